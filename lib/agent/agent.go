@@ -1,0 +1,135 @@
+// Package agent loads and validates an agent directory (seeds/000 §2.7):
+// agent.yaml (or legacy config.yaml), imports, hooks.yaml, context.yaml and
+// the plugins list, into one Agent value the engine and the other commands
+// share.
+package agent
+
+import "github.com/deltakit/delta/lib/tool"
+
+// Agent is a loaded, merged and validated agent definition. All paths are
+// absolute.
+type Agent struct {
+	Home        string // agent directory (symlinks resolved)
+	ConfigPath  string // agent.yaml, or config.yaml when falling back
+	Name        string
+	Version     string
+	Description string
+
+	LLM              LLMConfig
+	SystemPromptPath string
+	// MaxIterations from agent.yaml; 0 when not set (the engine's default
+	// of 30 applies).
+	MaxIterations int
+	// ToolTimeoutMS is the agent-wide default tool timeout; 0 when not set.
+	ToolTimeoutMS int
+	// Env configures the environment tools and hooks see.
+	Env EnvConfig
+
+	Tools   []tool.Tool // imports merged in order, local tools last
+	Plugins []PluginRef
+	Hooks   Hooks
+	Context ContextConfig
+
+	// Warnings are non-fatal findings (deprecations, both config files
+	// present); commands print them to stderr.
+	Warnings []string
+}
+
+// LLMConfig is agent.yaml's llm block.
+type LLMConfig struct {
+	Provider         string // "openai" (default), "anthropic", "scripted"
+	Model            string
+	BaseURL          string
+	Script           string // scripted provider: the turns file (absolute)
+	Temperature      *float64
+	MaxTokens        *int64
+	TopP             *float64
+	FrequencyPenalty *float64
+	PresencePenalty  *float64
+	Stop             []string
+	Seed             *int64
+	Extra            map[string]any // other OpenAI-style parameters, passed through
+}
+
+// EnvConfig controls secret filtering (seeds/001 §4.2).
+type EnvConfig struct {
+	// Passthrough names variables kept even though they look secret.
+	Passthrough []string
+	// Deny adds glob patterns of variables to remove.
+	Deny []string
+	// InheritSecrets turns the default secret filter off.
+	InheritSecrets bool
+}
+
+// PluginRef is one entry of agent.yaml's plugins list.
+type PluginRef struct {
+	Name   string
+	Path   string         // optional explicit binary (absolute once loaded)
+	Tools  []string       // optional subset of the plugin's tools
+	Config map[string]any // passed to the plugin at start
+	// AllowPath lets an unlocked delta-plugin-NAME found on PATH load.
+	AllowPath bool
+	Source    string // file:line:column of the entry
+}
+
+// HookName is a canonical lifecycle hook name (seeds/000 §2.7.3).
+type HookName string
+
+// The eight lifecycle hooks.
+const (
+	PreLLMRequest     HookName = "pre_llm_request"
+	PostLLMResponse   HookName = "post_llm_response"
+	PreToolExecution  HookName = "pre_tool_execution"
+	PostToolExecution HookName = "post_tool_execution"
+	OnError           HookName = "on_error"
+	OnRunEnd          HookName = "on_run_end"
+	OnIterationStart  HookName = "on_iteration_start"
+	OnIterationEnd    HookName = "on_iteration_end"
+)
+
+// Hooks maps each configured hook to its definition.
+type Hooks map[HookName]HookSpec
+
+// HookSpec is one hook: a command, or the name of a hook plugin.
+type HookSpec struct {
+	Command   []string // ${AGENT_HOME} and ${CWD} expanded at run time
+	Plugin    string
+	TimeoutMS int // 0: the hooks package default
+	Source    string
+}
+
+// ContextConfig is context.yaml.
+type ContextConfig struct {
+	Path    string
+	Sources []ContextSource
+}
+
+// Source types of context.yaml.
+const (
+	SourceFile         = "file"
+	SourceComputedFile = "computed_file"
+	SourceJournal      = "journal"
+)
+
+// ContextSource is one entry of context.yaml's sources, in priority order.
+type ContextSource struct {
+	Type          string
+	ID            string
+	Path          string // file: may contain ${AGENT_HOME}, ${CWD}
+	OnMissing     string // "error" (default) or "skip"
+	Generator     *Generator
+	OutputPath    string // computed_file
+	MaxIterations int    // journal: 0 means all
+	MaxTokens     int    // 0 means unlimited
+	Index         int    // position in sources, from 0
+	Line          int    // line in context.yaml
+}
+
+// Generator produces a computed_file: an external command, or an
+// in-process jq program over the journal.
+type Generator struct {
+	Command   []string
+	TimeoutMS int // default 30000
+	JQ        string
+	JQFile    string
+}

@@ -1,0 +1,112 @@
+// Package cli is the small shared frame of every Delta binary: kong parsing
+// with a hidden --man flag, exit codes carried by errors, and the
+// "NAME: error: …" / "NAME: hint: …" lines on stderr.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/alecthomas/kong"
+	mangokong "github.com/alecthomas/mango-kong"
+)
+
+// Exit codes shared by all Delta commands (seeds/000 §2.6.5).
+const (
+	ExitOK          = 0
+	ExitFailed      = 1
+	ExitUsage       = 2 // bad command line (kong parse errors)
+	ExitWaiting     = 101
+	ExitConfig      = 126
+	ExitInterrupted = 130
+)
+
+// Error is an error with an exit code and an optional hint saying what to do.
+type Error struct {
+	Code int
+	Err  error
+	Hint string
+}
+
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// ExitCode implements kong.ExitCoder.
+func (e *Error) ExitCode() int { return e.Code }
+
+// Errorf returns an *Error with the given exit code and hint ("" for none).
+func Errorf(code int, hint, format string, args ...any) error {
+	return &Error{Code: code, Err: fmt.Errorf(format, args...), Hint: hint}
+}
+
+// WithCode wraps err with an exit code and hint, keeping errors.Is chains.
+func WithCode(code int, hint string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &Error{Code: code, Err: err, Hint: hint}
+}
+
+// ManFlag is embedded in every binary's CLI struct: `--man` prints the
+// man page generated from the kong definitions (make man uses it).
+type ManFlag struct {
+	Man mangokong.ManFlag `hidden:"" help:"Print the man page and exit."`
+}
+
+// exitSignal unwinds kong's Exit callback (used by --help and --man) back to
+// Run without calling os.Exit deep inside the program.
+type exitSignal struct{ code int }
+
+// Run parses args into grammar, runs the selected command's Run method with
+// binds, prints any error as "NAME: error: …" (plus a hint line) to stderr,
+// and returns the exit code. main is
+//
+//	func main() { os.Exit(cli.Run(name, &grammar{}, os.Args[1:], os.Stdout, os.Stderr)) }
+//
+// and nothing else in a binary exits.
+func Run(name string, grammar any, args []string, stdout, stderr io.Writer, options ...kong.Option) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			if s, ok := r.(exitSignal); ok {
+				code = s.code
+				return
+			}
+			panic(r)
+		}
+	}()
+	opts := append([]kong.Option{
+		kong.Name(name),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(c int) { panic(exitSignal{c}) }),
+		kong.UsageOnError(),
+	}, options...)
+	parser, err := kong.New(grammar, opts...)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: error: %v\n", name, err)
+		return ExitFailed
+	}
+	ctx, err := parser.Parse(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: error: %v\n", name, err)
+		return ExitUsage
+	}
+	return Report(name, stderr, ctx.Run())
+}
+
+// Report prints err (if any) in the standard form and returns its exit code.
+func Report(name string, stderr io.Writer, err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	fmt.Fprintf(stderr, "%s: error: %v\n", name, err)
+	var e *Error
+	if errors.As(err, &e) && e.Hint != "" {
+		fmt.Fprintf(stderr, "%s: hint: %s\n", name, e.Hint)
+	}
+	var coder kong.ExitCoder
+	if errors.As(err, &coder) {
+		return coder.ExitCode()
+	}
+	return ExitFailed
+}

@@ -1,0 +1,97 @@
+// Package engine is Delta's stateless think-act-observe loop (seeds/000
+// §2.1): rebuild the context from the run's files, call the model, journal
+// its thought, run the tools it asked for, and repeat.
+//
+// The engine depends only on lib. The pieces that live above lib — context
+// composition (contextgen), lifecycle hooks (hooks) and plugin tools
+// (plugins) — reach it through the interfaces in this file, wired together
+// by cmd/delta-run.
+package engine
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/llm"
+)
+
+// RunInfo identifies one run on disk; every port receives it.
+type RunInfo struct {
+	RunID       string
+	RunDir      string // <workspace>/.delta/<run_id>
+	JournalPath string // RunDir/journal.jsonl
+	AgentHome   string
+	WorkDir     string
+	Agent       *agent.Agent
+	Iteration   int // the iteration about to run (or running)
+}
+
+// ContextBuilder rebuilds, from the run's files, the messages the model
+// receives next (seeds/000 §2.4). contextgen implements it; the engine calls
+// it once per iteration and keeps nothing between calls.
+type ContextBuilder interface {
+	Build(ctx context.Context, run RunInfo) ([]llm.Message, error)
+}
+
+// HookRequest is one lifecycle hook invocation.
+type HookRequest struct {
+	Name agent.HookName
+	Run  RunInfo
+	// Payload is the hook's input document: the LLM request for
+	// pre_llm_request, the response for post_llm_response, the tool call
+	// ({"tool_name","tool_args","call_id"}) for pre_tool_execution, the
+	// call and its result for post_tool_execution, the error for on_error,
+	// the final status for on_run_end.
+	Payload      json.RawMessage
+	ToolName     string
+	ToolResult   string
+	ErrorMessage string
+}
+
+// Hook decisions.
+const (
+	HookContinue = "continue"
+	HookModify   = "modify" // Payload replaces the request's payload
+	HookBlock    = "block"  // pre_tool_execution: the call does not run
+)
+
+// HookDecision is a hook's answer. A hook that fails or times out is
+// reported through the journal and answers HookContinue: apart from a
+// blocking decision a hook never breaks a run.
+type HookDecision struct {
+	Action  string
+	Payload json.RawMessage
+	Reason  string
+}
+
+// HookRunner runs the configured hook for req.Name, if any; with no hook
+// configured it returns HookContinue at once. Hooks run synchronously.
+type HookRunner interface {
+	RunHook(ctx context.Context, req HookRequest) (HookDecision, error)
+}
+
+// ToolOutcome is the result of one tool call as the engine journals it.
+type ToolOutcome struct {
+	// Observation is what the model sees, already truncated per seeds/001 §5.
+	Observation string
+	ExitCode    int
+	IsError     bool
+	// Data is optional structured output (plugin tools).
+	Data json.RawMessage
+	// RecordPath is the io/tool_executions record (relative to RunDir), when
+	// the toolbox wrote one.
+	RecordPath string
+	DurationMS int64
+}
+
+// Toolbox is a set of tools the model may call: the agent's command tools,
+// a plugin's tools, or several merged (the first toolbox that has a name
+// wins, so local definitions come first).
+type Toolbox interface {
+	Specs() []llm.ToolSpec
+	Has(name string) bool
+	Call(ctx context.Context, run RunInfo, callID, name string, args json.RawMessage) (ToolOutcome, error)
+	// Close releases what the toolbox started (plugin processes).
+	Close() error
+}

@@ -1,0 +1,89 @@
+// Package journal reads and writes journal.jsonl, the append-only event log
+// that is the single source of truth of a run (seeds/000 §2.1.2).
+//
+// Events are flat JSON objects so that shell tools such as
+// `jq -r .tool_name` work on them directly. Every event has type, seq and
+// timestamp; the other fields depend on the type (see man 5 delta-journal).
+package journal
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/deltakit/delta/lib/llm"
+)
+
+// Type names an event kind.
+type Type string
+
+// The event types of seeds/000 §2.1.2, plus USER_MESSAGE, SYSTEM_MESSAGE and
+// HOOK_EXECUTION (DESIGN.md).
+const (
+	EngineStart        Type = "ENGINE_START"
+	UserMessage        Type = "USER_MESSAGE"
+	Thought            Type = "THOUGHT"
+	ActionRequest      Type = "ACTION_REQUEST"
+	ActionResult       Type = "ACTION_RESULT"
+	HumanInputRequest  Type = "HUMAN_INPUT_REQUEST"
+	HumanInputReceived Type = "HUMAN_INPUT_RECEIVED"
+	Error              Type = "ERROR"
+	EngineEnd          Type = "ENGINE_END"
+	SystemMessage      Type = "SYSTEM_MESSAGE"
+	HookExecution      Type = "HOOK_EXECUTION"
+)
+
+// Event is one journal line. Fields that do not apply to a type are omitted
+// from its JSON.
+type Event struct {
+	// Envelope, on every event.
+	Type      Type      `json:"type"`
+	Seq       int64     `json:"seq"`
+	Timestamp time.Time `json:"timestamp"`
+	Iteration int       `json:"iteration,omitempty"`
+
+	// ENGINE_START, ENGINE_END.
+	RunID     string          `json:"run_id,omitempty"`
+	AgentHome string          `json:"agent_home,omitempty"`
+	WorkDir   string          `json:"work_dir,omitempty"`
+	Config    json.RawMessage `json:"config,omitempty"`
+	// ENGINE_END: final status; FinalIteration the last iteration reached.
+	Status         string `json:"status,omitempty"`
+	FinalIteration int    `json:"final_iteration,omitempty"`
+
+	// USER_MESSAGE, THOUGHT, SYSTEM_MESSAGE: the text.
+	Content string `json:"content,omitempty"`
+	// THOUGHT: the tool calls the model asked for, its token usage and the
+	// model name; InvocationRef points to the io/invocations record.
+	ToolCalls     []llm.ToolCall `json:"tool_calls,omitempty"`
+	Usage         *llm.Usage     `json:"usage,omitempty"`
+	Model         string         `json:"model,omitempty"`
+	InvocationRef string         `json:"invocation_ref,omitempty"`
+
+	// ACTION_REQUEST, ACTION_RESULT: CallID ties both to the THOUGHT's tool
+	// call so the conversation can be rebuilt exactly.
+	CallID   string          `json:"call_id,omitempty"`
+	ToolName string          `json:"tool_name,omitempty"`
+	ToolArgs json.RawMessage `json:"tool_args,omitempty"`
+	// ACTION_RESULT: what the model sees (possibly truncated), the exit code
+	// and the io/tool_executions record with the full output.
+	ObservationContent string `json:"observation_content,omitempty"`
+	ExitCode           *int   `json:"exit_code,omitempty"`
+	IsError            bool   `json:"is_error,omitempty"`
+	DurationMS         int64  `json:"duration_ms,omitempty"`
+	ExecutionRef       string `json:"execution_ref,omitempty"`
+
+	// HUMAN_INPUT_REQUEST, HUMAN_INPUT_RECEIVED.
+	Prompt    string `json:"prompt,omitempty"`
+	InputType string `json:"input_type,omitempty"`
+	Sensitive bool   `json:"sensitive,omitempty"`
+	Response  string `json:"response,omitempty"`
+
+	// ERROR.
+	ErrorMessage string          `json:"error_message,omitempty"`
+	ErrorDetails json.RawMessage `json:"error_details,omitempty"`
+
+	// HOOK_EXECUTION: which hook ran, its decision and its io/hooks record.
+	HookName string `json:"hook_name,omitempty"`
+	Decision string `json:"decision,omitempty"`
+	HookRef  string `json:"hook_ref,omitempty"`
+}

@@ -1,0 +1,97 @@
+// Package llm defines the provider-neutral conversation model that Delta
+// sends to language models, and the Provider interface every backend
+// (OpenAI-compatible, Anthropic, scripted) implements.
+//
+// The message shape follows OpenAI chat completions because the journal
+// source of context.yaml rebuilds the conversation in that form (seeds/000
+// §2.4.3); other providers translate at their edge.
+package llm
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Roles of a Message.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// Message is one chat message. Content is the text; an assistant message may
+// carry ToolCalls instead of (or beside) text, and a tool message answers
+// exactly one call through ToolCallID.
+type Message struct {
+	Role       string     `json:"role"`
+	Content    string     `json:"content"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+	// Name optionally labels a system message with the context source id.
+	Name string `json:"name,omitempty"`
+}
+
+// ToolCall is one function call requested by the model. Arguments is the
+// JSON object text exactly as the model produced it.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// ToolSpec is a tool as the model sees it: a name, a description and the
+// JSON Schema of its arguments object.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// Usage counts the tokens of one response (or a sum of many).
+type Usage struct {
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
+}
+
+// Add returns the sum of u and v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens}
+}
+
+// Params are the sampling parameters of agent.yaml's llm block. Nil means
+// "not set": the provider's default applies.
+type Params struct {
+	Model            string         `json:"model"`
+	Temperature      *float64       `json:"temperature,omitempty"`
+	MaxTokens        *int64         `json:"max_tokens,omitempty"`
+	TopP             *float64       `json:"top_p,omitempty"`
+	FrequencyPenalty *float64       `json:"frequency_penalty,omitempty"`
+	PresencePenalty  *float64       `json:"presence_penalty,omitempty"`
+	Stop             []string       `json:"stop,omitempty"`
+	Seed             *int64         `json:"seed,omitempty"`
+	Extra            map[string]any `json:"extra,omitempty"`
+}
+
+// Request is everything one model call needs.
+type Request struct {
+	Params   Params     `json:"params"`
+	Messages []Message  `json:"messages"`
+	Tools    []ToolSpec `json:"tools,omitempty"`
+}
+
+// Response is the model's turn: text, tool calls, or both.
+type Response struct {
+	Content      string     `json:"content"`
+	ToolCalls    []ToolCall `json:"tool_calls,omitempty"`
+	Usage        Usage      `json:"usage"`
+	Model        string     `json:"model,omitempty"`
+	FinishReason string     `json:"finish_reason,omitempty"`
+}
+
+// Provider sends one request to a model and returns its answer. Providers
+// retry transient failures themselves; an error returned here is final for
+// this call.
+type Provider interface {
+	Complete(ctx context.Context, req Request) (Response, error)
+}
