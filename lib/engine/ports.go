@@ -63,6 +63,14 @@ type HookDecision struct {
 	Action  string
 	Payload json.RawMessage
 	Reason  string
+	// Ran is true when a hook was configured and invoked; the engine then
+	// journals a HOOK_EXECUTION event with Action, Ref and Failure.
+	Ran bool
+	// Ref is the hook's io/hooks directory, relative to RunInfo.RunDir.
+	Ref string
+	// Failure describes a hook that failed or timed out ("" when it ran
+	// cleanly); the run goes on regardless.
+	Failure string
 }
 
 // HookRunner runs the configured hook for req.Name, if any; with no hook
