@@ -56,18 +56,52 @@ func BinDir(t testing.TB) string {
 			buildErr = err
 			return
 		}
-		cmd := exec.Command("go", "build", "-o", binDir+string(os.PathSeparator), "./cmd/...", "./plugins/...")
-		cmd.Dir = root
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Run(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out.String())
-		}
+		buildErr = build(root, binDir)
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
 	return binDir
+}
+
+// build compiles every main package under cmd/ and plugins/ into dir. When
+// the whole set fails it builds them one by one, so that one broken binary
+// only fails the scripts that use it (they then report "not found").
+func build(root, dir string) error {
+	list := exec.Command("go", "list", "-f", `{{if eq .Name "main"}}{{.ImportPath}}{{end}}`, "./cmd/...", "./plugins/...")
+	list.Dir = root
+	out, err := list.Output()
+	if err != nil {
+		return fmt.Errorf("go list: %v", err)
+	}
+	pkgs := strings.Fields(string(out))
+	if len(pkgs) == 0 {
+		return fmt.Errorf("no main packages under cmd/ or plugins/")
+	}
+	if goBuild(root, dir, pkgs...) == nil {
+		return nil
+	}
+	var failed []string
+	for _, p := range pkgs {
+		if err := goBuild(root, dir, p); err != nil {
+			failed = append(failed, err.Error())
+		}
+	}
+	if len(failed) > 0 {
+		fmt.Fprintf(os.Stderr, "clitest: some binaries did not build:\n%s\n", strings.Join(failed, "\n"))
+	}
+	return nil
+}
+
+func goBuild(root, dir string, pkgs ...string) error {
+	cmd := exec.Command("go", append([]string{"build", "-o", dir + string(os.PathSeparator)}, pkgs...)...)
+	cmd.Dir = root
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go build %s: %v\n%s", strings.Join(pkgs, " "), err, out.String())
+	}
+	return nil
 }
 
 // Params returns testscript parameters for the scripts in dir, with the

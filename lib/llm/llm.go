@@ -78,6 +78,10 @@ type Request struct {
 	Params   Params     `json:"params"`
 	Messages []Message  `json:"messages"`
 	Tools    []ToolSpec `json:"tools,omitempty"`
+	// Turn is the number of model turns this run has already taken (its
+	// THOUGHT events). Real providers ignore it; the scripted provider uses
+	// it to pick its next answer without keeping state of its own.
+	Turn int `json:"-"`
 }
 
 // Response is the model's turn: text, tool calls, or both.
