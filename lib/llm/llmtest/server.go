@@ -1,0 +1,258 @@
+// Package llmtest is a fake OpenAI-compatible chat completions server for
+// tests. Tests queue the answers the "model" gives, point a provider (or a
+// delta-run binary, through DELTA_BASE_URL) at Server.URL, and afterwards
+// inspect what the client sent. It speaks the real wire shape, so the
+// official OpenAI SDK parses its answers exactly as it parses OpenAI's.
+package llmtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/deltakit/delta/lib/llm"
+)
+
+// Server is a running fake endpoint. Its methods are safe for concurrent use.
+type Server struct {
+	// URL is the base URL including /v1, ready for DELTA_BASE_URL or
+	// agent.yaml's llm.base_url.
+	URL string
+
+	mu       sync.Mutex
+	queue    []reply
+	delay    time.Duration
+	requests []Recorded
+	served   int
+}
+
+// reply is one queued answer: a model response, an HTTP error, or a
+// dropped connection.
+type reply struct {
+	resp   llm.Response
+	status int // 0: success with resp
+	header http.Header
+	body   string
+	drop   bool
+}
+
+// NewServer starts a fake server that is closed when the test ends.
+func NewServer(t testing.TB) *Server {
+	t.Helper()
+	s := &Server{}
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(hs.Close)
+	s.URL = hs.URL + "/v1"
+	return s
+}
+
+// Reply queues a model response: text and/or tool calls, with usage. Tool
+// calls without an id get "call_N"; empty arguments become "{}".
+func (s *Server) Reply(r llm.Response) {
+	s.push(reply{resp: r})
+}
+
+// ReplyText queues a text-only answer (finish reason "stop").
+func (s *Server) ReplyText(text string) {
+	s.Reply(llm.Response{Content: text})
+}
+
+// ReplyToolCalls queues an answer made of tool calls (finish reason
+// "tool_calls").
+func (s *Server) ReplyToolCalls(calls ...llm.ToolCall) {
+	s.Reply(llm.Response{ToolCalls: calls})
+}
+
+// Fail queues an HTTP error response with the given status and body.
+func (s *Server) Fail(status int, body string) {
+	s.FailWith(status, nil, body)
+}
+
+// FailWith queues an HTTP error response with extra headers, such as
+// Retry-After on a 429.
+func (s *Server) FailWith(status int, header http.Header, body string) {
+	s.push(reply{status: status, header: header, body: body})
+}
+
+// Drop queues a broken connection: the server closes the socket without
+// answering, which clients see as a network error.
+func (s *Server) Drop() {
+	s.push(reply{drop: true})
+}
+
+// Delay makes every following answer wait d first (or until the client
+// gives up), for interrupt and cancellation tests.
+func (s *Server) Delay(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.delay = d
+}
+
+// Pending reports how many queued answers have not been served yet.
+func (s *Server) Pending() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.queue)
+}
+
+// Requests returns what clients sent so far, in order.
+func (s *Server) Requests() []Recorded {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Recorded(nil), s.requests...)
+}
+
+func (s *Server) push(r reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queue = append(s.queue, r)
+}
+
+// next records req and pops the next queued answer; ok is false when the
+// queue is empty.
+func (s *Server) next(rec Recorded) (reply, time.Duration, int, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = append(s.requests, rec)
+	if len(s.queue) == 0 {
+		return reply{}, s.delay, 0, false
+	}
+	r := s.queue[0]
+	s.queue = s.queue[1:]
+	s.served++
+	return r, s.delay, s.served, true
+}
+
+// Handler serves POST /v1/chat/completions (and /chat/completions), so
+// other tests can mount the fake under their own server.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/chat/completions", s.serveCompletion)
+	mux.HandleFunc("POST /chat/completions", s.serveCompletion)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, fmt.Sprintf("llmtest: no route for %s %s (only POST /v1/chat/completions)", r.Method, r.URL.Path), http.StatusNotFound)
+	})
+	return mux
+}
+
+func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, "llmtest: read request: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	rec, err := parseRequest(r, body)
+	if err != nil {
+		http.Error(w, "llmtest: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	rep, delay, n, ok := s.next(rec)
+	if delay > 0 {
+		select {
+		case <-time.After(delay):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	switch {
+	case !ok:
+		writeError(w, http.StatusInternalServerError, nil, "llmtest: no response queued")
+	case rep.drop:
+		dropConnection(w)
+	case rep.status != 0:
+		writeError(w, rep.status, rep.header, rep.body)
+	default:
+		writeJSON(w, completion(rep.resp, rec.Model, n))
+	}
+}
+
+// writeError answers with status; a body that is not JSON is wrapped in
+// OpenAI's error envelope so SDKs show its text.
+func writeError(w http.ResponseWriter, status int, header http.Header, body string) {
+	for k, vs := range header {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	if !json.Valid([]byte(body)) {
+		b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": body, "type": "llmtest_error"}})
+		body = string(b)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	io.WriteString(w, body)
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, "llmtest: encode response: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(b)
+}
+
+// dropConnection closes the TCP connection without an HTTP answer.
+func dropConnection(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		writeError(w, http.StatusBadGateway, nil, "llmtest: this connection cannot be dropped (HTTP/2)")
+		return
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		writeError(w, http.StatusBadGateway, nil, "llmtest: drop connection: "+err.Error())
+		return
+	}
+	conn.Close()
+}
+
+// completion renders r as an OpenAI chat.completion object.
+func completion(r llm.Response, model string, n int) map[string]any {
+	if r.Model != "" {
+		model = r.Model
+	}
+	msg := map[string]any{"role": "assistant", "content": r.Content, "refusal": nil}
+	finish := "stop"
+	if len(r.ToolCalls) > 0 {
+		calls := make([]map[string]any, len(r.ToolCalls))
+		for i, c := range r.ToolCalls {
+			id, args := c.ID, c.Arguments
+			if id == "" {
+				id = fmt.Sprintf("call_%d_%d", n, i)
+			}
+			if strings.TrimSpace(args) == "" {
+				args = "{}"
+			}
+			calls[i] = map[string]any{"id": id, "type": "function",
+				"function": map[string]any{"name": c.Name, "arguments": args}}
+		}
+		msg["tool_calls"] = calls
+		finish = "tool_calls"
+		if r.Content == "" {
+			msg["content"] = nil
+		}
+	}
+	if r.FinishReason != "" {
+		finish = r.FinishReason
+	}
+	return map[string]any{
+		"id":      fmt.Sprintf("chatcmpl-llmtest-%d", n),
+		"object":  "chat.completion",
+		"created": 1700000000,
+		"model":   model,
+		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish, "logprobs": nil}},
+		"usage": map[string]any{
+			"prompt_tokens":     r.Usage.InputTokens,
+			"completion_tokens": r.Usage.OutputTokens,
+			"total_tokens":      r.Usage.InputTokens + r.Usage.OutputTokens,
+		},
+	}
+}
