@@ -1,0 +1,131 @@
+package contextgen
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/lib/journal"
+	"github.com/deltakit/delta/lib/llm"
+)
+
+// DefaultGeneratorTimeoutMS is a generator's timeout when timeout_ms is not
+// set (seeds/000 §2.4.3).
+const DefaultGeneratorTimeoutMS = 30000
+
+// Builder builds a run's context from its agent's context.yaml. It
+// implements engine.ContextBuilder and keeps no state between builds.
+type Builder struct {
+	// Environ returns the process environment generators inherit (after
+	// the agent's secret filter); nil means os.Environ.
+	Environ func() []string
+	// Stderr receives warnings; nil discards them.
+	Stderr io.Writer
+}
+
+var _ engine.ContextBuilder = (*Builder)(nil)
+
+// New returns a Builder that runs generators with the current process's
+// environment.
+func New() *Builder { return &Builder{} }
+
+// Part is what one context source contributed.
+type Part struct {
+	Source   agent.ContextSource
+	Messages []llm.Message
+	// Tokens is the estimate of Messages (EstimateTokens).
+	Tokens int
+	// Truncated is true when max_tokens cut the source's content.
+	Truncated bool
+	// Skipped is true when the source's file was missing and on_missing
+	// is skip.
+	Skipped bool
+}
+
+// Build returns the messages the model receives next: every source of the
+// agent's context.yaml in order (source order is priority order).
+func (b *Builder) Build(ctx context.Context, run engine.RunInfo) ([]llm.Message, error) {
+	parts, err := b.BuildParts(ctx, run)
+	if err != nil {
+		return nil, err
+	}
+	var msgs []llm.Message
+	for _, p := range parts {
+		msgs = append(msgs, p.Messages...)
+	}
+	return msgs, nil
+}
+
+// BuildParts is Build with the contribution of each source kept apart, for
+// delta-context --source and --tokens.
+func (b *Builder) BuildParts(ctx context.Context, run engine.RunInfo) ([]Part, error) {
+	if run.Agent == nil {
+		return nil, fmt.Errorf("build context: %w: no agent loaded", ErrSource)
+	}
+	cfg := run.Agent.Context
+	var events []journal.Event
+	var eventsRead bool
+	loadEvents := func() ([]journal.Event, error) {
+		if eventsRead {
+			return events, nil
+		}
+		var err error
+		events, err = readJournal(run.JournalPath)
+		eventsRead = err == nil
+		return events, err
+	}
+	parts := make([]Part, 0, len(cfg.Sources))
+	for _, src := range cfg.Sources {
+		p, err := b.buildSource(ctx, run, src, loadEvents)
+		if err != nil {
+			return nil, &SourceError{Index: src.Index, ID: src.ID, Type: src.Type, File: cfg.Path, Line: src.Line, Err: err}
+		}
+		p.Source = src
+		p.Tokens = EstimateTokens(p.Messages)
+		parts = append(parts, p)
+	}
+	return parts, nil
+}
+
+func (b *Builder) buildSource(ctx context.Context, run engine.RunInfo, src agent.ContextSource, events func() ([]journal.Event, error)) (Part, error) {
+	switch src.Type {
+	case agent.SourceFile:
+		return b.fileSource(run, src)
+	case agent.SourceComputedFile:
+		return b.computedSource(ctx, run, src, events)
+	case agent.SourceJournal:
+		evs, err := events()
+		if err != nil {
+			return Part{}, err
+		}
+		return journalSource(evs, src), nil
+	default:
+		return Part{}, fmt.Errorf("%w: unknown type %q (want file, computed_file or journal)", ErrSource, src.Type)
+	}
+}
+
+// block wraps a file or computed_file content as the system message of
+// seeds/000 §2.4.3, labelled with the source id.
+func block(src agent.ContextSource, content string) llm.Message {
+	id := src.ID
+	if id == "" {
+		id = fmt.Sprintf("source_%d", src.Index+1)
+	}
+	return llm.Message{Role: llm.RoleSystem, Content: "# Context Block: " + id + "\n\n" + content, Name: id}
+}
+
+func (b *Builder) environ() []string {
+	if b.Environ != nil {
+		return b.Environ()
+	}
+	return os.Environ()
+}
+
+func (b *Builder) warnf(format string, args ...any) {
+	if b.Stderr != nil {
+		fmt.Fprintf(b.Stderr, "delta: warning: "+format+"\n", args...)
+	}
+}

@@ -1,0 +1,85 @@
+package contextgen
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/lib/journal"
+)
+
+// computedSource runs a computed_file source's generator and reads its
+// output: an external command (seeds/000 §2.4.3) that writes output_path,
+// or an in-process jq program whose result is used directly.
+func (b *Builder) computedSource(ctx context.Context, run engine.RunInfo, src agent.ContextSource, events func() ([]journal.Event, error)) (Part, error) {
+	g := src.Generator
+	if g == nil || (len(g.Command) == 0 && g.JQ == "" && g.JQFile == "") {
+		return Part{}, fmt.Errorf("%w: computed_file source without generator command, jq or jq_file", ErrSource)
+	}
+	outPath := ""
+	if src.OutputPath != "" {
+		outPath = Expand(src.OutputPath, run.AgentHome, run.WorkDir)
+	}
+	timeout := time.Duration(g.TimeoutMS) * time.Millisecond
+	if g.TimeoutMS <= 0 {
+		timeout = DefaultGeneratorTimeoutMS * time.Millisecond
+	}
+	if len(g.Command) == 0 {
+		evs, err := events()
+		if err != nil {
+			return Part{}, err
+		}
+		out, err := runJQ(ctx, run, g, evs, b.environ(), timeout)
+		if err != nil {
+			return Part{}, err
+		}
+		if outPath != "" {
+			if err := writeOutput(outPath, out); err != nil {
+				return Part{}, err
+			}
+		}
+		return textPart(src, out), nil
+	}
+	if outPath == "" {
+		return Part{}, fmt.Errorf("%w: computed_file source with a generator command needs output_path", ErrSource)
+	}
+	argv := ExpandAll(g.Command, run.AgentHome, run.WorkDir)
+	if err := runGenerator(ctx, argv, run, generatorEnv(b.environ(), run), timeout); err != nil {
+		return Part{}, err
+	}
+	content, ok, err := readMaybe(outPath, src.OnMissing)
+	if err != nil {
+		return Part{}, fmt.Errorf("generator %q ran but its output: %w", argv[0], err)
+	}
+	if !ok {
+		return Part{Skipped: true}, nil
+	}
+	return textPart(src, content), nil
+}
+
+// generatorEnv is the inherited environment plus the variables of
+// seeds/000 §2.4.3. DELTA_RUN_ID is the run's id; DELTA_RUN_DIR its
+// directory.
+func generatorEnv(environ []string, run engine.RunInfo) []string {
+	return append(append([]string(nil), environ...),
+		"DELTA_RUN_ID="+run.RunID,
+		"DELTA_RUN_DIR="+run.RunDir,
+		"DELTA_AGENT_HOME="+run.AgentHome,
+		"DELTA_CWD="+run.WorkDir,
+		"JOURNAL_PATH="+run.JournalPath,
+	)
+}
+
+func writeOutput(path, content string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("write generator output: %w", err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		return fmt.Errorf("write generator output: %w", err)
+	}
+	return nil
+}
