@@ -1,0 +1,245 @@
+package hooks
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"context"
+
+	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/engine"
+)
+
+// maxEnvValue caps TOOL_RESULT and ERROR_MESSAGE in the environment (Linux
+// refuses a single variable over 128 KiB); the full text is in
+// input/context.json.
+const maxEnvValue = 64 * 1024
+
+// hookContext is input/context.json: where the hook runs and what for.
+type hookContext struct {
+	HookName     agent.HookName `json:"hook_name"`
+	RunID        string         `json:"run_id"`
+	RunDir       string         `json:"run_dir"`
+	JournalPath  string         `json:"journal_path"`
+	AgentHome    string         `json:"agent_home"`
+	CWD          string         `json:"cwd"`
+	Iteration    int            `json:"iteration"`
+	ToolName     string         `json:"tool_name,omitempty"`
+	ToolResult   string         `json:"tool_result,omitempty"`
+	ErrorMessage string         `json:"error_message,omitempty"`
+	Timestamp    time.Time      `json:"timestamp"`
+}
+
+// control is output/control.json.
+type control struct {
+	Action  string `json:"action"`
+	Skip    bool   `json:"skip"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
+
+// runCommand runs a command hook with the io/hooks file protocol and turns
+// what it left behind into a decision.
+func (r *Runner) runCommand(ctx context.Context, spec agent.HookSpec, req engine.HookRequest) engine.HookDecision {
+	run := req.Run
+	dir, ref, err := reserve(run.RunDir, req.Name)
+	if err != nil {
+		return failed(req.Name, "", err.Error())
+	}
+	if err := writeInput(dir, req); err != nil {
+		return failed(req.Name, ref, err.Error())
+	}
+	argv := expandAll(spec.Command, run.AgentHome, run.WorkDir)
+	timeout := time.Duration(spec.TimeoutMS) * time.Millisecond
+	if spec.TimeoutMS <= 0 {
+		timeout = DefaultTimeoutMS * time.Millisecond
+	}
+	res := execHook(ctx, argv, run.WorkDir, r.hookEnv(dir, req), req.Payload, timeout)
+	if err := writeMeta(dir, argv, res); err != nil {
+		return failed(req.Name, ref, err.Error())
+	}
+	return decide(req.Name, dir, ref, res, timeout)
+}
+
+// decide reads output/ and the exit status into the hook's decision.
+func decide(name agent.HookName, dir, ref string, res result, timeout time.Duration) engine.HookDecision {
+	switch {
+	case res.startErr != nil:
+		return failed(name, ref, fmt.Sprintf("start %v", res.startErr))
+	case res.timedOut:
+		return failed(name, ref, fmt.Sprintf("timed out after %v and was killed", timeout))
+	}
+	ctl, hasCtl, err := readControl(dir)
+	if err != nil {
+		return failed(name, ref, err.Error())
+	}
+	if name == agent.PreToolExecution {
+		blocked := res.exitCode == 2 || (hasCtl && (strings.EqualFold(ctl.Action, "ABORT") || ctl.Skip))
+		if blocked {
+			return engine.HookDecision{Action: engine.HookBlock, Ref: ref, Reason: blockReason(ctl, res)}
+		}
+	}
+	if res.exitCode != 0 {
+		return failed(name, ref, fmt.Sprintf("exited with code %d%s", res.exitCode, tail(res.stderr)))
+	}
+	payload, err := os.ReadFile(filepath.Join(dir, "output", "final_payload.json"))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return engine.HookDecision{Action: engine.HookContinue, Ref: ref, Reason: ctlReason(ctl)}
+	case err != nil:
+		return failed(name, ref, fmt.Sprintf("read output/final_payload.json: %v", err))
+	case !validJSON(payload):
+		return failed(name, ref, "output/final_payload.json is not valid JSON")
+	case !modifiable[name]:
+		return engine.HookDecision{Action: engine.HookContinue, Ref: ref, Reason: "output/final_payload.json ignored: " + string(name) + " has nothing to replace"}
+	}
+	return engine.HookDecision{Action: engine.HookModify, Ref: ref, Payload: payload, Reason: ctlReason(ctl)}
+}
+
+func readControl(dir string) (control, bool, error) {
+	var c control
+	data, err := os.ReadFile(filepath.Join(dir, "output", "control.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, false, nil
+	}
+	if err != nil {
+		return c, false, fmt.Errorf("read output/control.json: %w", err)
+	}
+	if err := json.Unmarshal(data, &c); err != nil {
+		return c, false, fmt.Errorf("output/control.json: %v", err)
+	}
+	return c, true, nil
+}
+
+func ctlReason(c control) string {
+	if c.Reason != "" {
+		return c.Reason
+	}
+	return c.Message
+}
+
+// blockReason says why a call was blocked: the hook's own words when it
+// gave some, else the end of its stderr.
+func blockReason(c control, res result) string {
+	if r := ctlReason(c); r != "" {
+		return r
+	}
+	if s := strings.TrimSpace(tail(res.stderr)); s != "" {
+		return "blocked by pre_tool_execution hook" + s
+	}
+	if res.exitCode == 2 {
+		return "blocked by pre_tool_execution hook (exit code 2)"
+	}
+	return "blocked by pre_tool_execution hook"
+}
+
+// writeInput writes input/context.json and input/payload.json.
+func writeInput(dir string, req engine.HookRequest) error {
+	hc := hookContext{
+		HookName: req.Name, RunID: req.Run.RunID, RunDir: req.Run.RunDir, JournalPath: req.Run.JournalPath,
+		AgentHome: req.Run.AgentHome, CWD: req.Run.WorkDir, Iteration: req.Run.Iteration,
+		ToolName: req.ToolName, ToolResult: req.ToolResult, ErrorMessage: req.ErrorMessage,
+		Timestamp: time.Now().UTC(),
+	}
+	data, err := json.MarshalIndent(hc, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode hook context: %w", err)
+	}
+	payload := []byte(req.Payload)
+	if len(payload) == 0 {
+		payload = []byte("null")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "input", "context.json"), append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write hook input: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "input", "payload.json"), payload, 0o644); err != nil {
+		return fmt.Errorf("write hook input: %w", err)
+	}
+	return nil
+}
+
+// writeMeta writes execution_meta/: the command, its output and exit code.
+func writeMeta(dir string, argv []string, res result) error {
+	code := strconv.Itoa(res.exitCode)
+	switch {
+	case res.startErr != nil:
+		code = "not started: " + res.startErr.Error()
+	case res.timedOut:
+		code = "timeout"
+	}
+	files := map[string]string{
+		"command.txt":   shellQuote(argv) + "\n",
+		"stdout.log":    res.stdout,
+		"stderr.log":    res.stderr,
+		"exit_code.txt": code + "\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, "execution_meta", name), []byte(content), 0o644); err != nil {
+			return fmt.Errorf("write hook record: %w", err)
+		}
+	}
+	return nil
+}
+
+// hookEnv is the inherited environment plus the hook variables of
+// seeds/000 §2.7.3 and Delta's own.
+func (r *Runner) hookEnv(dir string, req engine.HookRequest) []string {
+	run := req.Run
+	env := append([]string(nil), r.environ()...)
+	env = append(env,
+		"DELTA_RUN_ID="+run.RunID,
+		"DELTA_HOOK_IO_PATH="+dir,
+		"DELTA_AGENT_HOME="+run.AgentHome,
+		"DELTA_CWD="+run.WorkDir,
+		"RUN_DIR="+run.RunDir,
+		"JOURNAL_PATH="+run.JournalPath,
+		"ITERATION_COUNT="+strconv.Itoa(run.Iteration),
+		"HOOK_NAME="+string(req.Name),
+	)
+	if req.ToolName != "" {
+		env = append(env, "TOOL_NAME="+req.ToolName)
+	}
+	if req.Name == agent.PostToolExecution {
+		env = append(env, "TOOL_RESULT="+capEnv(req.ToolResult))
+	}
+	if req.ErrorMessage != "" {
+		env = append(env, "ERROR_MESSAGE="+capEnv(req.ErrorMessage))
+	}
+	return env
+}
+
+func capEnv(s string) string {
+	if len(s) <= maxEnvValue {
+		return s
+	}
+	return s[:maxEnvValue] + "\n[truncated: full text in $DELTA_HOOK_IO_PATH/input/context.json]"
+}
+
+func expandAll(argv []string, home, cwd string) []string {
+	rep := strings.NewReplacer("${AGENT_HOME}", home, "${CWD}", cwd)
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		out[i] = rep.Replace(a)
+	}
+	return out
+}
+
+// shellQuote renders argv as one line a person can paste into a shell.
+func shellQuote(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
+			q[i] = a
+			continue
+		}
+		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}

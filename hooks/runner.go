@@ -1,0 +1,131 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/engine"
+)
+
+// DefaultTimeoutMS is a hook's timeout when hooks.yaml sets none.
+const DefaultTimeoutMS = 30000
+
+// PluginFunc answers a hook handled by a hook plugin; the plugins package
+// provides it when the agent loads plugins.
+type PluginFunc func(ctx context.Context, plugin string, req engine.HookRequest) (engine.HookDecision, error)
+
+// Options configure a Runner.
+type Options struct {
+	// Stderr receives one warning line per failed hook; nil discards them.
+	Stderr io.Writer
+	// Plugin answers hooks that name a plugin; nil when no plugins are
+	// wired, and such hooks then fail (recorded, run goes on).
+	Plugin PluginFunc
+	// Environ returns the environment hooks inherit before the Delta
+	// variables are added; nil means os.Environ filtered by the agent's env
+	// settings.
+	Environ func() []string
+}
+
+// Runner runs the hooks of one agent. It implements engine.HookRunner and
+// keeps no state: the io/hooks sequence number comes from the directory.
+type Runner struct {
+	agent *agent.Agent
+	opts  Options
+}
+
+var _ engine.HookRunner = (*Runner)(nil)
+
+// New returns the hook runner of agent a.
+func New(a *agent.Agent, opts Options) *Runner {
+	return &Runner{agent: a, opts: opts}
+}
+
+// RunHook runs the hook configured for req.Name. With none configured it
+// answers HookContinue with Ran false. Failures are reported in the
+// decision (Failure), not as an error; the error is only for a cancelled
+// ctx.
+func (r *Runner) RunHook(ctx context.Context, req engine.HookRequest) (engine.HookDecision, error) {
+	if r == nil || r.agent == nil {
+		return engine.HookDecision{Action: engine.HookContinue}, nil
+	}
+	spec, ok := r.agent.Hooks[req.Name]
+	if !ok || (len(spec.Command) == 0 && spec.Plugin == "") {
+		return engine.HookDecision{Action: engine.HookContinue}, nil
+	}
+	var d engine.HookDecision
+	if spec.Plugin != "" {
+		d = r.runPlugin(ctx, spec, req)
+	} else {
+		d = r.runCommand(ctx, spec, req)
+	}
+	d.Ran = true
+	if d.Failure != "" {
+		r.warnf("hook %s failed: %s", req.Name, d.Failure)
+	}
+	if err := ctx.Err(); err != nil {
+		return d, fmt.Errorf("hook %s: %w", req.Name, err)
+	}
+	return d, nil
+}
+
+// runPlugin delegates to the plugin host; a missing host or a plugin error
+// is a failure like a command hook's.
+func (r *Runner) runPlugin(ctx context.Context, spec agent.HookSpec, req engine.HookRequest) engine.HookDecision {
+	if r.opts.Plugin == nil {
+		return failed(req.Name, "", fmt.Sprintf("hook names plugin %q but no plugins are loaded (list it under plugins: in agent.yaml)", spec.Plugin))
+	}
+	d, err := r.opts.Plugin(ctx, spec.Plugin, req)
+	if err != nil {
+		return failed(req.Name, d.Ref, fmt.Sprintf("plugin %q: %v", spec.Plugin, err))
+	}
+	if d.Action == "" {
+		d.Action = engine.HookContinue
+	}
+	if d.Action == engine.HookBlock && req.Name != agent.PreToolExecution {
+		d.Action = engine.HookContinue
+	}
+	return d
+}
+
+// failed is the decision of a hook that could not give a verdict:
+// pre_tool_execution fails closed (block), every other hook lets the run
+// go on.
+func failed(name agent.HookName, ref, failure string) engine.HookDecision {
+	d := engine.HookDecision{Action: engine.HookContinue, Ref: ref, Failure: failure}
+	if name == agent.PreToolExecution {
+		d.Action = engine.HookBlock
+		d.Reason = "blocked: the pre_tool_execution policy hook failed (fail-closed): " + failure
+	}
+	return d
+}
+
+func (r *Runner) warnf(format string, args ...any) {
+	if r.opts.Stderr != nil {
+		fmt.Fprintf(r.opts.Stderr, "delta: warning: "+format+"\n", args...)
+	}
+}
+
+func (r *Runner) environ() []string {
+	if r.opts.Environ != nil {
+		return r.opts.Environ()
+	}
+	return os.Environ()
+}
+
+// modifiable lists the hooks whose final_payload.json replaces what the
+// engine goes on with: the request, the response, the tool call, the tool
+// result. For the others there is nothing to replace.
+var modifiable = map[agent.HookName]bool{
+	agent.PreLLMRequest:     true,
+	agent.PostLLMResponse:   true,
+	agent.PreToolExecution:  true,
+	agent.PostToolExecution: true,
+}
+
+// validJSON reports whether data is one JSON value.
+func validJSON(data []byte) bool { return json.Valid(data) }
