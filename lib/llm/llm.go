@@ -9,7 +9,8 @@ package llm
 
 import (
 	"context"
-	"encoding/json"
+
+	"github.com/deltakit/delta/lib/tool"
 )
 
 // Roles of a Message.
@@ -41,12 +42,10 @@ type ToolCall struct {
 }
 
 // ToolSpec is a tool as the model sees it: a name, a description and the
-// JSON Schema of its arguments object.
-type ToolSpec struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Parameters  json.RawMessage `json:"parameters"`
-}
+// JSON Schema of its arguments object. It is defined in lib/tool (which
+// builds the schemas) so that lib/tool need not import lib/llm: lib/llm's
+// providers import lib/agent, which imports lib/tool.
+type ToolSpec = tool.ModelSpec
 
 // Usage counts the tokens of one response (or a sum of many).
 type Usage struct {
