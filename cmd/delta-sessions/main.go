@@ -1,0 +1,11 @@
+// Command delta-sessions keeps persistent shell and interpreter sessions
+// for agents: start, exec, end, list (seeds/000 §2.3).
+package main
+
+import (
+	"os"
+
+	"github.com/deltakit/delta/lib/cli"
+)
+
+func main() { os.Exit(cli.Run("delta-sessions", &CLI{}, os.Args[1:], os.Stdout, os.Stderr)) }

@@ -1,0 +1,243 @@
+package sessions
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// DefaultIdleTimeout stops a holder nobody used for this long.
+const DefaultIdleTimeout = 30 * time.Minute
+
+// HolderInfo is holder.json: how to reach the holder of a session.
+type HolderInfo struct {
+	PID    int    `json:"pid"`
+	Socket string `json:"socket"`
+}
+
+// holderRequest is one JSON line a client sends to the holder.
+type holderRequest struct {
+	Op        string `json:"op"` // "exec" or "end"
+	Code      string `json:"code,omitempty"`
+	TimeoutMS int64  `json:"timeout_ms,omitempty"`
+}
+
+// holderReply is the holder's one-line JSON answer.
+type holderReply struct {
+	Result *Result `json:"result,omitempty"`
+	Error  string  `json:"error,omitempty"`
+}
+
+// SocketPath returns where the holder of the session at dir listens: in
+// the session directory, or, when that path is too long for a unix socket,
+// in the temporary directory under a name derived from dir.
+func SocketPath(dir string) string {
+	p := filepath.Join(dir, "holder.sock")
+	if len(p) < 100 {
+		return p
+	}
+	sum := sha256.Sum256([]byte(dir))
+	return filepath.Join(os.TempDir(), "delta-sess-"+hex.EncodeToString(sum[:8])+".sock")
+}
+
+// Hold is the holder process of an interpreter session (delta-sessions
+// __hold DIR): it starts the interpreter, serves exec requests on the
+// session's unix socket one at a time, and exits on end, on SIGTERM or
+// after the idle timeout. It writes "ok" or the startup error to ready.
+func Hold(dir string, ready io.WriteCloser) error {
+	fail := func(err error) error {
+		fmt.Fprintf(ready, "%v\n", err)
+		ready.Close()
+		return err
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "metadata.json"))
+	if err != nil {
+		return fail(fmt.Errorf("read session metadata: %w", err))
+	}
+	var m Metadata
+	if err := json.Unmarshal(data, &m); err != nil {
+		return fail(fmt.Errorf("parse session metadata: %w", err))
+	}
+	ip, err := startInterp(m.Kind, m.Argv, m.WorkDir)
+	if err != nil {
+		return fail(err)
+	}
+	sock := SocketPath(dir)
+	_ = os.Remove(sock)
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		ip.kill()
+		return fail(fmt.Errorf("listen on %s: %w", sock, err))
+	}
+	info, _ := json.Marshal(HolderInfo{PID: os.Getpid(), Socket: sock})
+	if err := WriteFileAtomic(filepath.Join(dir, "holder.json"), info); err != nil {
+		ln.Close()
+		ip.kill()
+		return fail(err)
+	}
+	_ = os.Remove(filepath.Join(dir, "holder.exit"))
+	fmt.Fprintln(ready, "ok")
+	ready.Close()
+
+	h := &holder{dir: dir, meta: &m, ip: ip, ln: ln, idle: time.Duration(m.IdleTimeoutMS) * time.Millisecond}
+	return h.serve()
+}
+
+type holder struct {
+	dir  string
+	meta *Metadata
+	mu   sync.Mutex
+	ip   *interp
+	ln   net.Listener
+	idle time.Duration
+	last time.Time
+	why  string
+}
+
+func (h *holder) serve() error {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
+	h.last = time.Now()
+	stop := make(chan string, 1)
+	go func() {
+		s := <-sigs
+		stop <- "stopped by " + s.String()
+	}()
+	if h.idle > 0 {
+		go h.watchIdle(stop)
+	}
+	go func() {
+		h.why = <-stop
+		h.ln.Close()
+	}()
+	for {
+		conn, err := h.ln.Accept()
+		if err != nil {
+			break
+		}
+		if end := h.handle(conn); end {
+			h.why = "ended"
+			break
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.ip.kill()
+	h.ln.Close()
+	_ = os.Remove(SocketPath(h.dir))
+	_ = os.Remove(filepath.Join(h.dir, "holder.json"))
+	_ = WriteFileAtomic(filepath.Join(h.dir, "holder.exit"), []byte(h.why+"\n"))
+	return nil
+}
+
+func (h *holder) watchIdle(stop chan<- string) {
+	for {
+		h.mu.Lock()
+		left := h.idle - time.Since(h.last)
+		h.mu.Unlock()
+		if left <= 0 {
+			stop <- "idle for " + h.idle.String()
+			return
+		}
+		time.Sleep(left)
+	}
+}
+
+// handle answers one connection; it reports whether the session ended.
+func (h *holder) handle(conn net.Conn) (end bool) {
+	defer conn.Close()
+	var req holderRequest
+	line, err := bufio.NewReader(conn).ReadBytes('\n')
+	if err != nil {
+		return false
+	}
+	if err := json.Unmarshal(line, &req); err != nil {
+		writeReply(conn, holderReply{Error: "bad request: " + err.Error()})
+		return false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.last = time.Now()
+	switch req.Op {
+	case "end":
+		writeReply(conn, holderReply{})
+		return true
+	case "exec":
+		timeout := time.Duration(req.TimeoutMS) * time.Millisecond
+		res, alive := h.ip.run(req.Code, timeout)
+		if res.TimedOut {
+			res.ExitCode = TimeoutExitCode
+			res.Stderr += TimeoutMessage(timeout)
+		}
+		if !alive {
+			ip, err := startInterp(h.meta.Kind, h.meta.Argv, h.meta.WorkDir)
+			if err != nil {
+				writeReply(conn, holderReply{Result: res, Error: "restart interpreter: " + err.Error()})
+				return true
+			}
+			h.ip = ip
+		}
+		h.last = time.Now()
+		writeReply(conn, holderReply{Result: res})
+		return false
+	default:
+		writeReply(conn, holderReply{Error: fmt.Sprintf("unknown op %q", req.Op)})
+		return false
+	}
+}
+
+func writeReply(w io.Writer, r holderReply) {
+	data, _ := json.Marshal(r)
+	_, _ = w.Write(append(data, '\n'))
+}
+
+// callHolder sends req to the holder of the session at dir and waits for
+// the reply (at most wait). An unreachable holder is ErrHolderDead, with
+// the reason the holder left behind when it stopped on its own.
+func callHolder(dir string, req holderRequest, wait time.Duration) (*holderReply, error) {
+	conn, err := net.DialTimeout("unix", SocketPath(dir), 5*time.Second)
+	if err != nil {
+		why := "it was killed or the machine restarted"
+		if b, rerr := os.ReadFile(filepath.Join(dir, "holder.exit")); rerr == nil {
+			why = string(trimNL(b))
+		}
+		return nil, fmt.Errorf("%w (%s)", ErrHolderDead, why)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(wait))
+	data, _ := json.Marshal(req)
+	if _, err := conn.Write(append(data, '\n')); err != nil {
+		return nil, fmt.Errorf("%w (write: %v)", ErrHolderDead, err)
+	}
+	line, err := bufio.NewReader(conn).ReadBytes('\n')
+	if err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return nil, fmt.Errorf("holder did not answer within %s", wait)
+		}
+		return nil, fmt.Errorf("%w (read: %v)", ErrHolderDead, err)
+	}
+	var rep holderReply
+	if err := json.Unmarshal(line, &rep); err != nil {
+		return nil, fmt.Errorf("bad holder reply: %w", err)
+	}
+	return &rep, nil
+}
+
+func trimNL(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}

@@ -1,0 +1,244 @@
+package sessions
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// StartOptions configure a new session.
+type StartOptions struct {
+	// WorkDir is where the session starts (default: the current directory).
+	WorkDir string
+	// IdleTimeout stops an interpreter holder unused this long (0: never).
+	IdleTimeout time.Duration
+	// Holder is the command line that runs Hold for a session directory,
+	// which is appended: normally {os.Executable(), "__hold"}.
+	Holder []string
+}
+
+// Start creates a session for argv (default bash). Shell sessions take a
+// first snapshot of their state right away; interpreter sessions start
+// their holder and wait until it is ready.
+func (s *Store) Start(argv []string, opt StartOptions) (*Metadata, error) {
+	if len(argv) == 0 {
+		argv = []string{"bash"}
+	}
+	kind, err := KindOf(argv)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := resolve(argv); err != nil {
+		return nil, err
+	}
+	wd := opt.WorkDir
+	if wd == "" {
+		if wd, err = os.Getwd(); err != nil {
+			return nil, fmt.Errorf("get working directory: %w", err)
+		}
+	}
+	if wd, err = filepath.Abs(wd); err != nil {
+		return nil, err
+	}
+	m := &Metadata{
+		SessionID: NewID(), Command: strings.Join(argv, " "), Argv: argv, Kind: kind,
+		CreatedAt: time.Now().UTC().Truncate(time.Second), Status: StatusActive, WorkDir: wd,
+		IdleTimeoutMS: opt.IdleTimeout.Milliseconds(),
+	}
+	dir, err := s.Create(m)
+	if err != nil {
+		return nil, err
+	}
+	if kind.Held() {
+		err = spawnHolder(dir, opt.Holder)
+	} else {
+		_, err = execShell(dir, m, ":", DefaultTimeout)
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return m, nil
+}
+
+// spawnHolder starts the holder detached (its own session, stdio on
+// /dev/null and holder.log) and waits for its "ok".
+func spawnHolder(dir string, holder []string) error {
+	if len(holder) == 0 {
+		self, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("find own executable: %w", err)
+		}
+		holder = []string{self, "__hold"}
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	logf, err := os.OpenFile(filepath.Join(dir, "holder.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		w.Close()
+		return fmt.Errorf("open holder log: %w", err)
+	}
+	defer logf.Close()
+	cmd := exec.Command(holder[0], append(holder[1:], dir)...)
+	cmd.Dir = dir
+	cmd.Stderr = logf
+	cmd.ExtraFiles = []*os.File{w}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		return fmt.Errorf("start holder: %w", err)
+	}
+	go func() { _ = cmd.Wait() }() // reap it if it dies while we still run
+	done := make(chan string, 1)
+	go func() {
+		b := make([]byte, 4096)
+		n, _ := readFull(r, b)
+		done <- strings.TrimSpace(string(b[:n]))
+	}()
+	select {
+	case msg := <-done:
+		if msg != "ok" {
+			if msg == "" {
+				msg = "holder exited during startup (see holder.log)"
+			}
+			return fmt.Errorf("start holder: %s", msg)
+		}
+		return nil
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		return fmt.Errorf("start holder: not ready after 30s")
+	}
+}
+
+func readFull(f *os.File, b []byte) (int, error) {
+	n := 0
+	for n < len(b) {
+		k, err := f.Read(b[n:])
+		n += k
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// Exec runs command in session id with the given timeout (0: none),
+// holding the session lock so concurrent execs run one after the other.
+func (s *Store) Exec(id, command string, timeout time.Duration) (*Result, error) {
+	m, err := s.Load(id)
+	if err != nil {
+		return nil, err
+	}
+	dir := s.Path(id)
+	unlock, err := Lock(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if m, err = s.Load(id); err != nil { // it may have ended while we waited
+		return nil, err
+	}
+	if m.Status == StatusTerminated {
+		return nil, fmt.Errorf("%w: %s", ErrEnded, id)
+	}
+	var res *Result
+	if m.Kind.Held() {
+		res, err = execHeld(dir, command, timeout)
+		if err != nil {
+			if isDead(err) && m.Status != StatusDead {
+				m.Status = StatusDead
+				_ = s.Save(m)
+			}
+			return nil, err
+		}
+	} else if res, err = execShell(dir, m, command, timeout); err != nil {
+		return nil, err
+	}
+	m.ExecutionCount++
+	m.LastExecutedAt = time.Now().UTC().Truncate(time.Millisecond)
+	if err := s.Save(m); err != nil {
+		return nil, err
+	}
+	appendHistory(dir, command, res)
+	return res, nil
+}
+
+func execHeld(dir, command string, timeout time.Duration) (*Result, error) {
+	wait := timeout + killGrace + 10*time.Second
+	if timeout <= 0 {
+		wait = 365 * 24 * time.Hour
+	}
+	rep, err := callHolder(dir, holderRequest{Op: "exec", Code: command, TimeoutMS: timeout.Milliseconds()}, wait)
+	if err != nil {
+		return nil, err
+	}
+	if rep.Error != "" {
+		return rep.Result, fmt.Errorf("holder: %s", rep.Error)
+	}
+	return rep.Result, nil
+}
+
+// appendHistory adds one line to history.log; it is a debugging aid, so
+// failing to write it does not fail the exec.
+func appendHistory(dir, command string, res *Result) {
+	f, err := os.OpenFile(filepath.Join(dir, "history.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	line, _ := json.Marshal(map[string]any{
+		"at": time.Now().UTC().Format(time.RFC3339Nano), "command": command,
+		"exit_code": res.ExitCode, "execution_time_ms": res.ExecutionTimeMS, "timed_out": res.TimedOut,
+	})
+	_, _ = f.Write(append(line, '\n'))
+}
+
+// End terminates session id: stops its holder, if any, and marks it
+// terminated. Its directory stays for inspection.
+func (s *Store) End(id string) (*Metadata, error) {
+	m, err := s.Load(id)
+	if err != nil {
+		return nil, err
+	}
+	if m.Status == StatusTerminated {
+		return nil, fmt.Errorf("%w: %s", ErrEnded, id)
+	}
+	dir := s.Path(id)
+	if m.Kind.Held() {
+		if _, err := callHolder(dir, holderRequest{Op: "end"}, 10*time.Second); err != nil && !isDead(err) {
+			return nil, err
+		}
+	}
+	unlock, err := Lock(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	m.Status = StatusTerminated
+	return m, s.Save(m)
+}
+
+// Alive refreshes the status of an interpreter session whose holder is
+// gone to dead (without saving it).
+func (s *Store) Alive(m *Metadata) {
+	if !m.Kind.Held() || m.Status != StatusActive {
+		return
+	}
+	data, err := os.ReadFile(filepath.Join(s.Path(m.SessionID), "holder.json"))
+	var hi HolderInfo
+	if err != nil || json.Unmarshal(data, &hi) != nil || syscall.Kill(hi.PID, 0) != nil {
+		m.Status = StatusDead
+	}
+}
+
+func isDead(err error) bool { return err != nil && errors.Is(err, ErrHolderDead) }

@@ -1,0 +1,71 @@
+package sessions
+
+// The wrapper scripts that give shell sessions their memory. Each exec runs
+// a fresh shell: the prologue restores the state files, the user's command
+// runs through eval in the same shell (so cd, export, functions and aliases
+// take effect), and an EXIT trap (which also runs after `exit N`) dumps the
+// state to new files and exits with the command's status. The Go side then
+// renames the new files into place, only if the dump finished (.saved).
+//
+// $1 is the session directory; it is cleared before the command runs.
+
+// bashScript is the wrapper for bash sessions. The dump uses only builtins
+// (${!A*} lists variable names without a subshell) to keep exec fast.
+const bashScript = `__delta_dir=$1; set --
+shopt -s expand_aliases
+if [ -f "$__delta_dir/env.sh" ]; then . "$__delta_dir/env.sh"; fi
+builtin cd -- "$(< "$__delta_dir/work_dir.txt")" || echo "delta-sessions: saved working directory is gone; staying in $PWD" >&2
+__delta_save() {
+	__delta_rc=$1
+	{
+		printf '%s\n' '__delta_restore_opts() {'
+		set +o; shopt -p
+		printf '%s\n' ':' '}'
+	} >| "$__delta_dir/.env.sh.new"
+	set +eu
+	unset -f __delta_restore_opts
+	{
+		for __delta_v in ${!A*} ${!B*} ${!C*} ${!D*} ${!E*} ${!F*} ${!G*} ${!H*} ${!I*} ${!J*} ${!K*} ${!L*} ${!M*} ${!N*} ${!O*} ${!P*} ${!Q*} ${!R*} ${!S*} ${!T*} ${!U*} ${!V*} ${!W*} ${!X*} ${!Y*} ${!Z*} ${!a*} ${!b*} ${!c*} ${!d*} ${!e*} ${!f*} ${!g*} ${!h*} ${!i*} ${!j*} ${!k*} ${!l*} ${!m*} ${!n*} ${!o*} ${!p*} ${!q*} ${!r*} ${!s*} ${!t*} ${!u*} ${!v*} ${!w*} ${!x*} ${!y*} ${!z*} ${!_*}; do
+			case $__delta_v in
+			__delta_*|_|BASH|BASHOPTS|BASHPID|BASH_*|SHLVL|PWD|RANDOM|SRANDOM|SECONDS|LINENO|HISTCMD|FUNCNAME|GROUPS|DIRSTACK|PIPESTATUS|EPOCHREALTIME|EPOCHSECONDS|EUID|UID|PPID|SHELLOPTS|COMP_WORDBREAKS|HOSTNAME|HOSTTYPE|MACHTYPE|OSTYPE) continue ;;
+			esac
+			declare -p -- "$__delta_v" 2>/dev/null
+		done
+		declare -f
+		alias -p
+	} >> "$__delta_dir/.env.sh.new"
+	printf '%s\n' "$PWD" >| "$__delta_dir/.work_dir.txt.new"
+	printf '%s\n' "$__delta_rc" >| "$__delta_dir/.saved"
+	exit "$__delta_rc"
+}
+trap '{ __delta_save "$?"; } 2>/dev/null' EXIT
+if declare -F __delta_restore_opts >/dev/null; then __delta_restore_opts 2>/dev/null; fi
+eval "$(< "$__delta_dir/.command")"
+`
+
+// shScript is the wrapper for POSIX sh (dash) sessions. dash cannot print
+// function definitions, so functions do not persist in sh sessions;
+// variables, exports, aliases, options and the directory do.
+const shScript = `__delta_dir=$1; set --
+__delta_ppid=$PPID
+if [ -f "$__delta_dir/env.sh" ]; then . "$__delta_dir/env.sh"; fi
+PPID=$__delta_ppid
+cd -- "$(cat "$__delta_dir/work_dir.txt")" || echo "delta-sessions: saved working directory is gone; staying in $PWD" >&2
+__delta_save() {
+	__delta_rc=$1
+	__delta_opts=$(set +o)
+	set +eu
+	{
+		set | grep -v -e '^__delta_' -e '^PPID=' -e '^PWD=' -e '^LINENO=' -e '^_='
+		export -p
+		alias | sed 's/^/alias /'
+		printf '%s\n' '__delta_restore_opts() {' "$__delta_opts" ':' '}'
+	} >| "$__delta_dir/.env.sh.new"
+	printf '%s\n' "$PWD" >| "$__delta_dir/.work_dir.txt.new"
+	printf '%s\n' "$__delta_rc" >| "$__delta_dir/.saved"
+	exit "$__delta_rc"
+}
+trap '{ __delta_save "$?"; } 2>/dev/null' EXIT
+if command -v __delta_restore_opts >/dev/null; then __delta_restore_opts 2>/dev/null; fi
+eval "$(cat "$__delta_dir/.command")"
+`

@@ -1,0 +1,207 @@
+// Package sessions implements delta-sessions (seeds/000 §2.3): persistent
+// execution contexts an agent drives one synchronous exec at a time. Shell
+// sessions keep their whole state (cwd, variables, functions, aliases,
+// options) in files of the session directory and need no daemon;
+// interpreter sessions (python3, node) keep a live interpreter in a small
+// detached holder process reached through a unix socket.
+package sessions
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Session statuses as written to metadata.json and printed by list.
+const (
+	StatusActive     = "active"
+	StatusTerminated = "terminated"
+	StatusDead       = "dead"
+)
+
+// Sentinel errors, matched with errors.Is by callers and tests.
+var (
+	ErrUnknownSession = errors.New("unknown session")
+	ErrEnded          = errors.New("session ended")
+	ErrHolderDead     = errors.New("holder not running")
+	ErrUnsupported    = errors.New("unsupported session command")
+	ErrBadID          = errors.New("malformed session id")
+)
+
+// Metadata is metadata.json of a session directory (seeds/000 §2.3.3), plus
+// the kind and argv Delta needs to run it again.
+type Metadata struct {
+	SessionID      string    `json:"session_id"`
+	Command        string    `json:"command"`
+	Argv           []string  `json:"argv"`
+	Kind           Kind      `json:"kind"`
+	CreatedAt      time.Time `json:"created_at"`
+	LastExecutedAt time.Time `json:"last_executed_at,omitzero"`
+	Status         string    `json:"status"`
+	WorkDir        string    `json:"work_dir"`
+	ExecutionCount int       `json:"execution_count"`
+	IdleTimeoutMS  int64     `json:"idle_timeout_ms,omitempty"`
+}
+
+// Store is a directory of sessions: $DELTA_SESSIONS_DIR, else ./.sessions.
+type Store struct {
+	Dir string
+}
+
+// DefaultDir returns the sessions directory from the environment.
+func DefaultDir() string {
+	if d := os.Getenv("DELTA_SESSIONS_DIR"); d != "" {
+		return d
+	}
+	return ".sessions"
+}
+
+// NewStore returns the store at dir made absolute, so that holders and
+// later calls from another working directory agree on the paths.
+func NewStore(dir string) (*Store, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("resolve sessions directory %q: %w", dir, err)
+	}
+	return &Store{Dir: abs}, nil
+}
+
+// NewID returns a fresh session id of the form sess_<12 hex digits>.
+func NewID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return "sess_" + hex.EncodeToString(b[:])
+}
+
+// validID keeps ids from naming paths outside the store.
+func validID(id string) bool {
+	if !strings.HasPrefix(id, "sess_") || len(id) > 64 {
+		return false
+	}
+	for _, r := range id[5:] {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return len(id) > 5
+}
+
+// Path returns the directory of session id.
+func (s *Store) Path(id string) string { return filepath.Join(s.Dir, id) }
+
+// Create makes the directory of a new session and writes its metadata.
+func (s *Store) Create(m *Metadata) (string, error) {
+	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+		return "", fmt.Errorf("create sessions directory: %w", err)
+	}
+	dir := s.Path(m.SessionID)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return "", fmt.Errorf("create session directory: %w", err)
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, "work_dir.txt"), []byte(m.WorkDir+"\n")); err != nil {
+		return "", err
+	}
+	return dir, s.Save(m)
+}
+
+// Load reads the metadata of session id.
+func (s *Store) Load(id string) (*Metadata, error) {
+	if !validID(id) {
+		return nil, fmt.Errorf("%w %q", ErrBadID, id)
+	}
+	data, err := os.ReadFile(filepath.Join(s.Path(id), "metadata.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%w %s in %s", ErrUnknownSession, id, s.Dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read session metadata: %w", err)
+	}
+	var m Metadata
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("parse %s metadata.json: %w", id, err)
+	}
+	return &m, nil
+}
+
+// Save writes metadata.json atomically.
+func (s *Store) Save(m *Metadata) error {
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(filepath.Join(s.Path(m.SessionID), "metadata.json"), append(data, '\n'))
+}
+
+// List returns the metadata of every session, oldest first.
+func (s *Store) List() ([]*Metadata, error) {
+	entries, err := os.ReadDir(s.Dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read sessions directory: %w", err)
+	}
+	var out []*Metadata
+	for _, e := range entries {
+		if !e.IsDir() || !validID(e.Name()) {
+			continue
+		}
+		m, err := s.Load(e.Name())
+		if err != nil {
+			continue // a half-created or foreign directory is not a session
+		}
+		out = append(out, m)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].CreatedAt.Before(out[j].CreatedAt) })
+	return out, nil
+}
+
+// Lock takes the exclusive lock of a session directory, waiting for any
+// other exec on the same session, so that execs never interleave.
+func Lock(dir string) (unlock func(), err error) {
+	f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open session lock: %w", err)
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock session: %w", err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// WriteFileAtomic writes data to a temporary file next to path and renames
+// it into place, so a crash never leaves a half-written state file.
+func WriteFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	return nil
+}
