@@ -1,0 +1,157 @@
+package agent
+
+import (
+	"path/filepath"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Keys of agent.yaml and its blocks.
+var (
+	agentKeys  = []string{"name", "version", "description", "llm", "system_prompt", "max_iterations", "tool_timeout_ms", "env", "imports", "tools", "plugins", "lifecycle_hooks"}
+	llmKeys    = []string{"provider", "model", "base_url", "script", "temperature", "max_tokens", "top_p", "frequency_penalty", "presence_penalty", "stop", "seed"}
+	envKeys    = []string{"passthrough", "deny", "inherit_secrets"}
+	pluginKeys = []string{"name", "path", "tools", "config", "allow_path"}
+	providers  = []string{"openai", "anthropic", "scripted"}
+)
+
+// decodeAgent fills a from agent.yaml (or config.yaml) and returns the
+// legacy lifecycle_hooks node, if any.
+func (l *loader) decodeAgent(d *doc, root *yaml.Node, a *Agent) *yaml.Node {
+	f := d.fields(root, "agent.yaml", agentKeys)
+	a.Name = d.str(f["name"], "name")
+	if a.Name == "" {
+		a.Name = filepath.Base(l.home)
+	}
+	a.Version = d.str(f["version"], "version")
+	a.Description = d.str(f["description"], "description")
+	a.MaxIterations = d.integer(f["max_iterations"], "max_iterations")
+	a.ToolTimeoutMS = d.integer(f["tool_timeout_ms"], "tool_timeout_ms")
+	l.decodeLLM(d, f["llm"], a)
+	l.decodeEnv(d, f["env"], a)
+
+	prompt := DefaultSystemPrompt
+	at := root
+	if sp, ok := f["system_prompt"]; ok {
+		prompt, at = d.str(sp, "system_prompt"), sp.value
+	}
+	if prompt != "" {
+		a.SystemPromptPath = l.resolveInside(d, at, l.home, prompt, "system prompt")
+	}
+
+	a.Tools = l.loadTools(d, f)
+	a.Plugins = l.decodePlugins(d, f["plugins"])
+	return f["lifecycle_hooks"].value
+}
+
+// decodeLLM reads the llm block; keys other than the known ones pass
+// through in Extra (other OpenAI-style parameters).
+func (l *loader) decodeLLM(d *doc, fl field, a *Agent) {
+	a.LLM.Provider = "openai"
+	if fl.value == nil {
+		return
+	}
+	f := d.fields(fl.value, "llm", nil)
+	if p := d.str(f["provider"], "llm.provider"); p != "" {
+		if !contains(providers, p) {
+			d.problem(f["provider"].value, ErrInvalid, "providers: openai (any OpenAI-compatible endpoint), anthropic, scripted", "unknown llm.provider %q", p)
+		}
+		a.LLM.Provider = p
+	}
+	a.LLM.Model = d.str(f["model"], "llm.model")
+	a.LLM.BaseURL = d.str(f["base_url"], "llm.base_url")
+	if s := d.str(f["script"], "llm.script"); s != "" {
+		a.LLM.Script = l.resolveInside(d, f["script"].value, l.home, s, "llm.script")
+	}
+	a.LLM.Temperature = d.floatPtr(f["temperature"], "llm.temperature")
+	if t := a.LLM.Temperature; t != nil && (*t < 0 || *t > 2) {
+		d.problem(f["temperature"].value, ErrInvalid, "", "llm.temperature must be between 0 and 2")
+	}
+	a.LLM.MaxTokens = d.intPtr(f["max_tokens"], "llm.max_tokens")
+	a.LLM.TopP = d.floatPtr(f["top_p"], "llm.top_p")
+	a.LLM.FrequencyPenalty = d.floatPtr(f["frequency_penalty"], "llm.frequency_penalty")
+	a.LLM.PresencePenalty = d.floatPtr(f["presence_penalty"], "llm.presence_penalty")
+	if st := f["stop"]; st.value != nil && st.value.Kind == yaml.ScalarNode {
+		a.LLM.Stop = []string{d.str(st, "llm.stop")}
+	} else {
+		a.LLM.Stop = d.strList(st, "llm.stop")
+	}
+	a.LLM.Seed = d.intPtr(f["seed"], "llm.seed")
+	for k, v := range f {
+		if contains(llmKeys, k) {
+			continue
+		}
+		// An unknown key close to a known one is a typo, not a pass-through
+		// parameter (temprature: would otherwise be sent to the API).
+		if s := suggest(k, llmKeys); s != "" {
+			d.unknownKey(v.key, "llm", llmKeys)
+			continue
+		}
+		var x any
+		if err := v.value.Decode(&x); err != nil {
+			d.problem(v.value, ErrInvalid, "", "llm.%s: %v", k, err)
+			continue
+		}
+		if a.LLM.Extra == nil {
+			a.LLM.Extra = map[string]any{}
+		}
+		a.LLM.Extra[k] = x
+	}
+}
+
+// decodeEnv reads the env block (secret filtering, seeds/001 §4.2).
+func (l *loader) decodeEnv(d *doc, fe field, a *Agent) {
+	if fe.value == nil {
+		return
+	}
+	f := d.fields(fe.value, "env", envKeys)
+	a.Env.Passthrough = d.strList(f["passthrough"], "env.passthrough")
+	a.Env.Deny = d.strList(f["deny"], "env.deny")
+	for i, g := range a.Env.Deny {
+		if _, err := filepath.Match(g, ""); err != nil {
+			d.problem(f["deny"].value.Content[i], ErrInvalid, "", "env.deny: bad glob %q: %v", g, err)
+		}
+	}
+	if b := d.boolPtr(f["inherit_secrets"], "env.inherit_secrets"); b != nil {
+		a.Env.InheritSecrets = *b
+	}
+}
+
+// decodePlugins reads the plugins list. A plugin's path may be anywhere
+// (installed plugins live outside the agent); a relative one is relative to
+// the agent home.
+func (l *loader) decodePlugins(d *doc, fp field) []PluginRef {
+	var out []PluginRef
+	seen := map[string]bool{}
+	for _, item := range d.list(fp, "plugins") {
+		f := d.fields(item, "a plugins entry", pluginKeys)
+		p := PluginRef{Name: d.str(f["name"], "plugin name"), Source: d.pos(item)}
+		if p.Name == "" {
+			d.problem(item, ErrInvalid, "", "plugin entry needs a name")
+			continue
+		}
+		if seen[p.Name] {
+			d.problem(f["name"].value, ErrInvalid, "", "plugin %q is listed twice", p.Name)
+		}
+		seen[p.Name] = true
+		if path := d.str(f["path"], "plugin path"); path != "" {
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(l.home, path)
+			}
+			p.Path = path
+		}
+		p.Tools = d.strList(f["tools"], "plugin tools")
+		if c := f["config"].value; c != nil {
+			if c.Kind != yaml.MappingNode {
+				d.problem(c, ErrInvalid, "", "plugin config must be a mapping, not %s", kindName(c))
+			} else if err := c.Decode(&p.Config); err != nil {
+				d.problem(c, ErrInvalid, "", "plugin config: %v", err)
+			}
+		}
+		if b := d.boolPtr(f["allow_path"], "allow_path"); b != nil {
+			p.AllowPath = *b
+		}
+		out = append(out, p)
+	}
+	return out
+}
