@@ -1,0 +1,150 @@
+// Package host runs Delta plugins for one run: it resolves each plugin
+// named in agent.yaml (or by a hook) to a locked binary, starts one process
+// per plugin on first use, merges plugin tools into an engine.Toolbox,
+// answers hook-plugin invocations for the hooks package, and stops every
+// process group when the run ends.
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/plugins/lock"
+	"github.com/deltakit/delta/plugins/proto"
+)
+
+// DefaultTimeoutMS bounds a plugin tool call when neither the agent nor
+// Options set a timeout.
+const DefaultTimeoutMS = 60000
+
+// Options configure a Host.
+type Options struct {
+	// Dir is the plugin directory; "" means lock.Dir().
+	Dir string
+	// Stderr receives the plugins' stderr (nil: discarded).
+	Stderr io.Writer
+	// TimeoutMS bounds each tool call; 0 means the agent's tool timeout or
+	// DefaultTimeoutMS.
+	TimeoutMS int
+}
+
+// Host holds a run's plugin processes.
+type Host struct {
+	opts Options
+	lock *lock.File
+	refs map[string]agent.PluginRef
+	// order is the agent.yaml order of refs.
+	order []string
+
+	mu      sync.Mutex
+	clients map[string]*Client
+}
+
+// New resolves every ref (checksums included) without starting anything.
+// An error names the plugin; Hint(err) says what to do.
+func New(refs []agent.PluginRef, opts Options) (*Host, error) {
+	if opts.Dir == "" {
+		d, err := lock.Dir()
+		if err != nil {
+			return nil, err
+		}
+		opts.Dir = d
+	}
+	lk, err := lock.Read(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	h := &Host{opts: opts, lock: lk, refs: map[string]agent.PluginRef{}, clients: map[string]*Client{}}
+	for _, ref := range refs {
+		if _, dup := h.refs[ref.Name]; dup {
+			return nil, fmt.Errorf("plugin %q listed twice (%s)", ref.Name, ref.Source)
+		}
+		h.refs[ref.Name] = ref
+		h.order = append(h.order, ref.Name)
+		if _, err := h.client(ref.Name); err != nil {
+			return nil, err
+		}
+	}
+	return h, nil
+}
+
+// client returns the Client of plugin name, resolving it on first use (a
+// hook plugin need not be listed in agent.yaml: it is found by name).
+func (h *Host) client(name string) (*Client, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if c, ok := h.clients[name]; ok {
+		return c, nil
+	}
+	ref, ok := h.refs[name]
+	if !ok {
+		ref = agent.PluginRef{Name: name}
+	}
+	bin, err := Resolve(ref, h.opts.Dir, h.lock)
+	if err != nil {
+		return nil, err
+	}
+	c, err := NewClient(bin, ref.Config, h.opts.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	h.clients[name] = c
+	return c, nil
+}
+
+// Client returns the client of a plugin listed in agent.yaml or locked.
+func (h *Host) Client(name string) (*Client, error) { return h.client(name) }
+
+// Close stops every plugin process (and its process group).
+func (h *Host) Close() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, c := range h.clients {
+		c.Stop()
+	}
+	return nil
+}
+
+// Hook answers a hook that hooks.yaml routes to plugin; its signature is
+// hooks.PluginFunc. The plugin is started on first use.
+func (h *Host) Hook(ctx context.Context, plugin string, req engine.HookRequest) (engine.HookDecision, error) {
+	c, err := h.client(plugin)
+	if err != nil {
+		return engine.HookDecision{Action: engine.HookContinue}, err
+	}
+	resp, err := c.Hook(ctx, &proto.HookRequest{
+		Name:        string(req.Name),
+		PayloadJson: req.Payload,
+		Context: &proto.HookContext{
+			RunId:        req.Run.RunID,
+			RunDir:       req.Run.RunDir,
+			Workdir:      req.Run.WorkDir,
+			AgentHome:    req.Run.AgentHome,
+			Iteration:    int32(req.Run.Iteration),
+			ToolName:     req.ToolName,
+			ToolResult:   req.ToolResult,
+			ErrorMessage: req.ErrorMessage,
+		},
+	})
+	if err != nil {
+		return engine.HookDecision{Action: engine.HookContinue, Ran: true}, err
+	}
+	d := engine.HookDecision{Action: resp.GetAction(), Payload: resp.GetPayloadJson(), Reason: resp.GetReason(), Ran: true}
+	switch d.Action {
+	case engine.HookContinue, engine.HookModify, engine.HookBlock:
+	case "":
+		d.Action = engine.HookContinue
+	default:
+		return engine.HookDecision{Action: engine.HookContinue, Ran: true},
+			fmt.Errorf("plugin %q answered unknown hook action %q", plugin, d.Action)
+	}
+	return d, nil
+}
+
+// errNoSuchTool is returned by Toolbox.Call for a name it does not serve.
+var errNoSuchTool = errors.New("no such plugin tool")

@@ -1,0 +1,137 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/plugins/proto"
+)
+
+// Toolbox is the engine.Toolbox of a run's tool plugins.
+type Toolbox struct {
+	h     *Host
+	own   bool // Close closes h
+	specs []llm.ToolSpec
+	// by maps a tool name to its plugin's client; plugin its plugin name.
+	by     map[string]*Client
+	plugin map[string]string
+}
+
+var _ engine.Toolbox = (*Toolbox)(nil)
+
+// NewToolbox resolves refs, starts each plugin and lists its tools; Close
+// stops the processes. Use Host.Toolbox to share processes with hook
+// plugins.
+func NewToolbox(ctx context.Context, refs []agent.PluginRef, opts Options) (*Toolbox, error) {
+	h, err := New(refs, opts)
+	if err != nil {
+		return nil, err
+	}
+	tb, err := h.Toolbox(ctx)
+	if err != nil {
+		h.Close()
+		return nil, err
+	}
+	tb.own = true
+	return tb, nil
+}
+
+// Toolbox starts the plugins listed in agent.yaml and lists their tools,
+// keeping only a plugin's selected subset (PluginRef.Tools) when given. A
+// name served by two plugins goes to the first listed; a selected tool the
+// plugin does not serve is an error.
+func (h *Host) Toolbox(ctx context.Context) (*Toolbox, error) {
+	tb := &Toolbox{h: h, by: map[string]*Client{}, plugin: map[string]string{}}
+	for _, name := range h.order {
+		ref := h.refs[name]
+		c, err := h.client(name)
+		if err != nil {
+			return nil, err
+		}
+		specs, _, err := c.Tools(ctx)
+		if err != nil {
+			return nil, err
+		}
+		served := map[string]bool{}
+		for _, s := range specs {
+			served[s.Name] = true
+			if len(ref.Tools) > 0 && !slices.Contains(ref.Tools, s.Name) {
+				continue
+			}
+			if _, taken := tb.by[s.Name]; taken {
+				continue
+			}
+			params := s.Parameters
+			if len(params) == 0 {
+				params = json.RawMessage(`{"type":"object","properties":{}}`)
+			}
+			tb.specs = append(tb.specs, llm.ToolSpec{Name: s.Name, Description: s.Description, Parameters: params})
+			tb.by[s.Name] = c
+			tb.plugin[s.Name] = name
+		}
+		for _, want := range ref.Tools {
+			if !served[want] {
+				return nil, fmt.Errorf("plugin %q (%s) has no tool %q", name, ref.Source, want)
+			}
+		}
+	}
+	return tb, nil
+}
+
+// Specs lists the plugin tools in agent.yaml order.
+func (t *Toolbox) Specs() []llm.ToolSpec { return slices.Clone(t.specs) }
+
+// Has reports whether a plugin serves the tool.
+func (t *Toolbox) Has(name string) bool { _, ok := t.by[name]; return ok }
+
+// Plugin names the plugin serving tool name ("" if none).
+func (t *Toolbox) Plugin(name string) string { return t.plugin[name] }
+
+// Call runs one tool call in its plugin. A plugin failure (crash, hang past
+// the timeout, error) becomes an error observation and the run goes on;
+// the returned error is only for a name no plugin serves.
+func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name string, args json.RawMessage) (engine.ToolOutcome, error) {
+	c, ok := t.by[name]
+	if !ok {
+		return engine.ToolOutcome{}, fmt.Errorf("tool %q: %w", name, errNoSuchTool)
+	}
+	timeout := t.h.opts.TimeoutMS
+	if timeout <= 0 && run.Agent != nil {
+		timeout = run.Agent.ToolTimeoutMS
+	}
+	if timeout <= 0 {
+		timeout = DefaultTimeoutMS
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(timeout)*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	res, err := c.Execute(ctx, &proto.ExecuteRequest{
+		Name: name, ArgumentsJson: args, Workdir: run.WorkDir, CallId: callID, RunId: run.RunID,
+	})
+	out := engine.ToolOutcome{DurationMS: time.Since(start).Milliseconds()}
+	switch {
+	case err != nil:
+		out.Observation, out.IsError, out.ExitCode = "error: "+err.Error(), true, 1
+	default:
+		out.Observation, out.IsError, out.Data = res.Output, res.IsError, res.Data
+		if res.IsError {
+			out.ExitCode = 1
+		}
+	}
+	return out, nil
+}
+
+// Close stops the plugin processes when the toolbox owns its Host (made by
+// NewToolbox); a Host's own Toolbox leaves that to Host.Close.
+func (t *Toolbox) Close() error {
+	if t.own {
+		return t.h.Close()
+	}
+	return nil
+}
