@@ -1,0 +1,206 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/deltakit/delta/lib/journal"
+	"github.com/deltakit/delta/lib/llm"
+)
+
+// callState records, for the tool calls of the last THOUGHT, what the
+// journal already holds about each (by call ID). It is empty for a fresh
+// THOUGHT and filled on resume.
+type callState struct {
+	requested map[string]bool // ACTION_REQUEST journaled
+	resolved  map[string]bool // ACTION_RESULT journaled
+	asked     map[string]bool // HUMAN_INPUT_REQUEST journaled
+	received  map[string]string
+}
+
+// pending finds the last THOUGHT's tool calls and what happened to them.
+func pending(events []journal.Event) (calls []llm.ToolCall, it int, st callState) {
+	last := -1
+	for i, ev := range events {
+		if ev.Type == journal.Thought {
+			last = i
+		}
+	}
+	st = callState{requested: map[string]bool{}, resolved: map[string]bool{}, asked: map[string]bool{}, received: map[string]string{}}
+	if last < 0 {
+		return nil, 0, st
+	}
+	for _, ev := range events[last+1:] {
+		switch ev.Type {
+		case journal.ActionRequest:
+			st.requested[ev.CallID] = true
+		case journal.ActionResult:
+			st.resolved[ev.CallID] = true
+		case journal.HumanInputRequest:
+			st.asked[ev.CallID] = true
+		case journal.HumanInputReceived:
+			st.received[ev.CallID] = ev.Response
+		}
+	}
+	return events[last].ToolCalls, events[last].Iteration, st
+}
+
+// resume completes what a previous invocation left open: tool calls of the
+// last THOUGHT without an ACTION_RESULT (a crash, an interrupt, or
+// ask_human waiting for its answer). It also recognises a run whose final
+// answer was journaled but whose end was not. done reports that the run
+// stops here with out.
+func (e *Engine) resume(ctx context.Context, events []journal.Event) (out Outcome, done bool, err error) {
+	calls, it, st := pending(events)
+	open := 0
+	for _, c := range calls {
+		if !st.resolved[c.ID] {
+			open++
+		}
+	}
+	if open == 0 {
+		return Outcome{}, false, nil
+	}
+	e.Run.Iteration = it
+	e.Log.Printf("resume: %d unfinished tool calls of iteration %d", open, it)
+	o, err := e.act(ctx, it, calls, st)
+	if err != nil || o != nil {
+		if o == nil {
+			return Outcome{}, true, err
+		}
+		return *o, true, err
+	}
+	return Outcome{}, false, nil
+}
+
+// act runs the tool calls of one THOUGHT in order, skipping those already
+// resolved. It returns a non-nil Outcome when the run must stop (waiting for
+// input or interrupted).
+func (e *Engine) act(ctx context.Context, it int, calls []llm.ToolCall, st callState) (*Outcome, error) {
+	for _, call := range calls {
+		if st.resolved[call.ID] {
+			continue
+		}
+		if call.Name == AskHumanName {
+			out, err := e.askHuman(ctx, it, call, st)
+			if err != nil || out != nil {
+				return out, err
+			}
+			continue
+		}
+		if st.requested[call.ID] {
+			// The previous engine died while this call ran: its effects are
+			// unknown, so it is reported rather than run a second time.
+			if err := e.result(it, call, "", ToolOutcome{IsError: true, ExitCode: -1,
+				Observation: "error: this tool call was interrupted before it finished (the engine stopped while it ran); its effects are unknown. Check the workspace before retrying."}); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if out, err := e.runCall(ctx, it, call); err != nil || out != nil {
+			return out, err
+		}
+	}
+	return nil, nil
+}
+
+// runCall runs one ordinary tool call: pre-hook, ACTION_REQUEST, execute,
+// ACTION_RESULT, post-hook.
+func (e *Engine) runCall(ctx context.Context, it int, call llm.ToolCall) (*Outcome, error) {
+	args := argsJSON(call.Arguments)
+	payload, _ := json.Marshal(map[string]any{"tool_name": call.Name, "tool_args": args, "call_id": call.ID})
+	dec, err := e.hook(ctx, HookRequest{Name: "pre_tool_execution", Payload: payload, ToolName: call.Name})
+	if err != nil {
+		return nil, err
+	}
+	if dec.Action == HookModify && len(dec.Payload) > 0 {
+		var m struct {
+			ToolArgs json.RawMessage `json:"tool_args"`
+		}
+		if json.Unmarshal(dec.Payload, &m) == nil && len(m.ToolArgs) > 0 {
+			args = m.ToolArgs
+		}
+	}
+	if err := e.append(&journal.Event{Type: journal.ActionRequest, Iteration: it, CallID: call.ID, ToolName: call.Name, ToolArgs: args}); err != nil {
+		return nil, err
+	}
+	var res ToolOutcome
+	switch {
+	case dec.Action == HookBlock:
+		reason := dec.Reason
+		if reason == "" {
+			reason = "no reason given"
+		}
+		res = ToolOutcome{IsError: true, ExitCode: -1, Observation: fmt.Sprintf("error: the call to %s was blocked by the pre_tool_execution hook: %s", call.Name, reason)}
+	case !json.Valid([]byte(orEmptyObject(call.Arguments))):
+		res = ToolOutcome{IsError: true, ExitCode: -1, Observation: fmt.Sprintf("error: the arguments of %s are not valid JSON: %q", call.Name, call.Arguments)}
+	case e.Tools == nil || !e.Tools.Has(call.Name):
+		res = ToolOutcome{IsError: true, ExitCode: -1, Observation: fmt.Sprintf("error: unknown tool %q; available tools: %s", call.Name, e.toolNames())}
+	default:
+		e.Log.Printf("iteration %d: run %s (%s)", it, call.Name, call.ID)
+		res, err = e.Tools.Call(ctx, e.Run, call.ID, call.Name, args)
+		if err != nil {
+			res = ToolOutcome{IsError: true, ExitCode: -1, Observation: fmt.Sprintf("error: %v", err)}
+		}
+	}
+	interrupted := ctx.Err() != nil
+	if interrupted {
+		res.IsError = true
+		res.Observation = "error: interrupted by the user (the engine received a signal) before the tool finished; its effects are unknown\n" + res.Observation
+	}
+	if err := e.result(it, call, "", res); err != nil {
+		return nil, err
+	}
+	post, _ := json.Marshal(map[string]any{"tool_name": call.Name, "tool_args": args, "call_id": call.ID,
+		"observation": res.Observation, "exit_code": res.ExitCode, "is_error": res.IsError})
+	if _, err := e.hook(ctx, HookRequest{Name: "post_tool_execution", Payload: post, ToolName: call.Name, ToolResult: res.Observation}); err != nil {
+		return nil, err
+	}
+	if interrupted {
+		out := e.outcome(StatusInterrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted by signal while " + call.Name + " ran"})
+		return &out, nil
+	}
+	return nil, nil
+}
+
+// result journals the ACTION_RESULT of call.
+func (e *Engine) result(it int, call llm.ToolCall, _ string, res ToolOutcome) error {
+	code := res.ExitCode
+	return e.append(&journal.Event{Type: journal.ActionResult, Iteration: it, CallID: call.ID, ToolName: call.Name,
+		ObservationContent: res.Observation, ExitCode: &code, IsError: res.IsError,
+		DurationMS: res.DurationMS, ExecutionRef: res.RecordPath})
+}
+
+// toolNames lists the names the model may call, for error observations.
+func (e *Engine) toolNames() string {
+	s := ""
+	for i, spec := range e.toolSpecs() {
+		if i > 0 {
+			s += ", "
+		}
+		s += spec.Name
+	}
+	return s
+}
+
+// argsJSON returns the call's arguments as a JSON value for the journal:
+// the object itself when valid, else the raw text as a JSON string so the
+// journal line stays valid.
+func argsJSON(s string) json.RawMessage {
+	s = orEmptyObject(s)
+	if json.Valid([]byte(s)) {
+		return json.RawMessage(s)
+	}
+	b, _ := json.Marshal(s)
+	return b
+}
+
+func orEmptyObject(s string) string {
+	for _, r := range s {
+		if r != ' ' && r != '\n' && r != '\t' && r != '\r' {
+			return s
+		}
+	}
+	return "{}"
+}

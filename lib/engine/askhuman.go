@@ -1,0 +1,199 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/deltakit/delta/lib/journal"
+	"github.com/deltakit/delta/lib/llm"
+)
+
+// AskHumanName is the built-in tool every agent has (seeds/000 §2.5.1).
+const AskHumanName = "ask_human"
+
+// Interaction files under the run directory (seeds/000 §2.5.3).
+const (
+	InteractionDir = "interaction"
+	RequestFile    = "request.json"
+	ResponseFile   = "response.txt"
+)
+
+// AskHumanSpec is ask_human as the model sees it.
+func AskHumanSpec() llm.ToolSpec {
+	return llm.ToolSpec{
+		Name:        AskHumanName,
+		Description: "Request input from human user. Execution pauses until response received.",
+		Parameters: json.RawMessage(`{"type":"object","properties":{` +
+			`"prompt":{"type":"string","description":"Question or instruction to display to user"},` +
+			`"input_type":{"type":"string","enum":["text","password","confirmation"],"description":"Input type: text | password | confirmation"},` +
+			`"sensitive":{"type":"boolean","description":"Whether input is sensitive (should hide input characters)"}},` +
+			`"required":["prompt"],"additionalProperties":false}`),
+	}
+}
+
+// askArgs are ask_human's arguments.
+type askArgs struct {
+	Prompt    string `json:"prompt"`
+	InputType string `json:"input_type"`
+	Sensitive bool   `json:"sensitive"`
+}
+
+// askHuman handles one ask_human call in either mode, or completes it on
+// resume when its answer is in interaction/response.txt.
+func (e *Engine) askHuman(ctx context.Context, it int, call llm.ToolCall, st callState) (*Outcome, error) {
+	var a askArgs
+	if err := json.Unmarshal([]byte(orEmptyObject(call.Arguments)), &a); err != nil || strings.TrimSpace(a.Prompt) == "" {
+		if !st.requested[call.ID] {
+			if err := e.append(&journal.Event{Type: journal.ActionRequest, Iteration: it, CallID: call.ID, ToolName: call.Name, ToolArgs: argsJSON(call.Arguments)}); err != nil {
+				return nil, err
+			}
+		}
+		return nil, e.result(it, call, "", ToolOutcome{IsError: true, ExitCode: -1,
+			Observation: `error: ask_human needs a JSON object with a non-empty "prompt" string`})
+	}
+	if a.InputType == "" {
+		a.InputType = "text"
+	}
+	if a.InputType == "password" {
+		a.Sensitive = true
+	}
+	if !st.requested[call.ID] {
+		if err := e.append(&journal.Event{Type: journal.ActionRequest, Iteration: it, CallID: call.ID, ToolName: call.Name, ToolArgs: argsJSON(call.Arguments)}); err != nil {
+			return nil, err
+		}
+	}
+	// An answer already received (crash between the two events) or waiting
+	// in response.txt completes the call.
+	if answer, ok := st.received[call.ID]; ok {
+		return nil, e.answered(it, call, answer, false)
+	}
+	if st.asked[call.ID] {
+		answer, ok, err := e.readResponse()
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return nil, e.answered(it, call, answer, true)
+		}
+	}
+	q := Interaction{Prompt: a.Prompt, InputType: a.InputType, Sensitive: a.Sensitive, CallID: call.ID}
+	if e.Interactive && e.Asker != nil {
+		if !st.asked[call.ID] {
+			if err := e.append(&journal.Event{Type: journal.HumanInputRequest, Iteration: it, CallID: call.ID,
+				Prompt: a.Prompt, InputType: a.InputType, Sensitive: a.Sensitive}); err != nil {
+				return nil, err
+			}
+		}
+		answer, err := e.Asker.Ask(ctx, q)
+		if err != nil {
+			if ctx.Err() != nil {
+				out := e.outcome(StatusInterrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted while waiting for the human's answer"})
+				return &out, nil
+			}
+			// No answer can be read (stdin closed): the model learns so.
+			return nil, e.result(it, call, "", ToolOutcome{IsError: true, ExitCode: -1, Observation: "error: no answer from the human: " + err.Error()})
+		}
+		return nil, e.answered(it, call, answer, true)
+	}
+	return e.pause(it, call, q, st.asked[call.ID])
+}
+
+// pause writes interaction/request.json, journals HUMAN_INPUT_REQUEST (once)
+// and stops the run as WAITING_FOR_INPUT.
+func (e *Engine) pause(it int, call llm.ToolCall, q Interaction, alreadyAsked bool) (*Outcome, error) {
+	q.RequestID = newRequestID()
+	dir := filepath.Join(e.Run.RunDir, InteractionDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create interaction directory: %w", err)
+	}
+	doc := map[string]any{"request_id": q.RequestID, "timestamp": time.Now().UTC().Format(time.RFC3339Nano),
+		"prompt": q.Prompt, "input_type": q.InputType, "sensitive": q.Sensitive, "call_id": call.ID}
+	data, _ := json.MarshalIndent(doc, "", "  ")
+	if err := writeFileAtomic(filepath.Join(dir, RequestFile), append(data, '\n')); err != nil {
+		return nil, fmt.Errorf("write interaction request: %w", err)
+	}
+	if !alreadyAsked {
+		if err := e.append(&journal.Event{Type: journal.HumanInputRequest, Iteration: it, CallID: call.ID,
+			Prompt: q.Prompt, InputType: q.InputType, Sensitive: q.Sensitive}); err != nil {
+			return nil, err
+		}
+	}
+	e.Log.Printf("iteration %d: waiting for human input (call %s)", it, call.ID)
+	out := e.outcome(StatusWaiting, nil)
+	out.Interaction = &q
+	return &out, nil
+}
+
+// answered journals HUMAN_INPUT_RECEIVED (unless already there) and the
+// ask_human ACTION_RESULT, then removes the interaction files.
+func (e *Engine) answered(it int, call llm.ToolCall, answer string, journalReceived bool) error {
+	if journalReceived {
+		if err := e.append(&journal.Event{Type: journal.HumanInputReceived, Iteration: it, CallID: call.ID, Response: answer}); err != nil {
+			return err
+		}
+	}
+	if err := e.result(it, call, "", ToolOutcome{Observation: answer}); err != nil {
+		return err
+	}
+	dir := filepath.Join(e.Run.RunDir, InteractionDir)
+	for _, name := range []string{ResponseFile, RequestFile} {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove interaction file: %w", err)
+		}
+	}
+	_ = os.Remove(dir) // only when empty
+	return nil
+}
+
+// readResponse reads interaction/response.txt; ok is false when absent.
+func (e *Engine) readResponse() (string, bool, error) {
+	data, err := os.ReadFile(filepath.Join(e.Run.RunDir, InteractionDir, ResponseFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("read interaction response: %w", err)
+	}
+	return strings.TrimRight(string(data), "\r\n"), true, nil
+}
+
+// newRequestID returns a random UUID v4 text.
+func newRequestID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// writeFileAtomic writes data to path through a temporary file and rename,
+// so readers never see a partial file.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,360 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"time"
+
+	"github.com/deltakit/delta/lib/journal"
+	"github.com/deltakit/delta/lib/llm"
+)
+
+// DefaultMaxIterations is the iteration limit when neither the command line
+// nor agent.yaml sets one (seeds/000 §2.1.1).
+const DefaultMaxIterations = 30
+
+// Journal is the run's event log as the engine uses it. Append assigns the
+// event's seq and timestamp and makes it durable before returning; Events
+// reads the whole log back (a torn final line is ignored).
+type Journal interface {
+	Append(ev *journal.Event) error
+	Events() ([]journal.Event, error)
+}
+
+// Asker answers ask_human synchronously (interactive mode, -i).
+type Asker interface {
+	Ask(ctx context.Context, q Interaction) (string, error)
+}
+
+// Engine runs one invocation of the think-act-observe loop over a run that
+// already exists on disk. It keeps no state between iterations: everything
+// it decides is read back from the journal.
+type Engine struct {
+	Run      RunInfo
+	Journal  Journal
+	Provider llm.Provider
+	Context  ContextBuilder
+	Hooks    HookRunner // nil: no hooks
+	Tools    Toolbox
+	// Params are the sampling parameters sent with every request.
+	Params llm.Params
+	// MaxIterations bounds the iterations of this invocation (a continued
+	// run gets a fresh budget); 0 means DefaultMaxIterations.
+	MaxIterations int
+	// Interactive answers ask_human through Asker instead of pausing.
+	Interactive bool
+	Asker       Asker
+	// Message is the user message this invocation starts with (the task of
+	// a new run, or continue -m for a run that is not waiting for input).
+	Message string
+	// Observe, when set, sees every event as it is journaled (the live
+	// stream on stderr).
+	Observe func(ev journal.Event)
+	// Log is engine.log; nil discards.
+	Log *log.Logger
+	// OnIteration is called when an iteration starts (metadata updates).
+	OnIteration func(iteration int)
+	// LoopWindow is how many identical consecutive tool-call turns trigger
+	// a loop warning; 0 means 3, negative disables detection.
+	LoopWindow int
+}
+
+// errStop unwinds the loop once the outcome is decided.
+type stop struct{ out Outcome }
+
+// Start journals ENGINE_START and runs the loop until the run completes,
+// fails, waits for input or is interrupted (ctx cancelled). The returned
+// error is only for failures to write the run's own files; everything else
+// is in the Outcome.
+func (e *Engine) Start(ctx context.Context, config json.RawMessage) (Outcome, error) {
+	if e.Log == nil {
+		e.Log = log.New(io.Discard, "", 0)
+	}
+	if err := e.append(&journal.Event{Type: journal.EngineStart, RunID: e.Run.RunID,
+		AgentHome: e.Run.AgentHome, WorkDir: e.Run.WorkDir, Config: config}); err != nil {
+		return Outcome{}, err
+	}
+	e.Log.Printf("engine start: run %s, agent %s, workspace %s", e.Run.RunID, e.Run.AgentHome, e.Run.WorkDir)
+	out, err := e.loop(ctx)
+	if err != nil {
+		e.Log.Printf("engine error: %v", err)
+		return out, err
+	}
+	return e.finish(out)
+}
+
+// loop is the body of Start.
+func (e *Engine) loop(ctx context.Context) (Outcome, error) {
+	events, err := e.Journal.Events()
+	if err != nil {
+		return Outcome{}, err
+	}
+	if out, done, err := e.resume(ctx, events); err != nil || done {
+		return out, err
+	}
+	if e.Message != "" {
+		if err := e.append(&journal.Event{Type: journal.UserMessage, Content: e.Message}); err != nil {
+			return Outcome{}, err
+		}
+	}
+	limit := e.MaxIterations
+	if limit <= 0 {
+		limit = DefaultMaxIterations
+	}
+	for n := 0; ; n++ {
+		events, err := e.Journal.Events()
+		if err != nil {
+			return Outcome{}, err
+		}
+		turn := countThoughts(events)
+		if ctx.Err() != nil {
+			return e.outcome(StatusInterrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted by signal"}), nil
+		}
+		if n >= limit {
+			msg := fmt.Sprintf("maximum iterations reached (%d) without a final answer", limit)
+			if err := e.append(&journal.Event{Type: journal.Error, Iteration: turn, ErrorMessage: msg}); err != nil {
+				return Outcome{}, err
+			}
+			return e.outcome(StatusFailed, &RunError{Type: ErrTypeMaxIterations, Message: msg,
+				Details: "continue the run with -m to grant more iterations, or raise --max-iterations"}), nil
+		}
+		e.Run.Iteration = turn + 1
+		out, err := e.iterate(ctx, events)
+		if err != nil || out != nil {
+			if out == nil {
+				return Outcome{}, err
+			}
+			return *out, err
+		}
+	}
+}
+
+// iterate runs one think-act-observe iteration. It returns a non-nil
+// Outcome when the run stops.
+func (e *Engine) iterate(ctx context.Context, events []journal.Event) (*Outcome, error) {
+	it := e.Run.Iteration
+	e.Log.Printf("iteration %d", it)
+	if e.OnIteration != nil {
+		e.OnIteration(it)
+	}
+	if err := e.detectLoop(events, it); err != nil {
+		return nil, err
+	}
+	if _, err := e.hook(ctx, HookRequest{Name: "on_iteration_start"}); err != nil {
+		return nil, err
+	}
+	resp, stopped, err := e.think(ctx, it)
+	if err != nil || stopped != nil {
+		return stopped, err
+	}
+	if len(resp.ToolCalls) == 0 {
+		out := e.outcome(StatusCompleted, nil)
+		out.ResultText = resp.Content
+		out.Result = ParseResult(resp.Content)
+		return &out, nil
+	}
+	if out, err := e.act(ctx, it, resp.ToolCalls, callState{}); err != nil || out != nil {
+		return out, err
+	}
+	if _, err := e.hook(ctx, HookRequest{Name: "on_iteration_end"}); err != nil {
+		return nil, err
+	}
+	return nil, nil
+}
+
+// think builds the context, asks the model and journals its THOUGHT.
+func (e *Engine) think(ctx context.Context, it int) (llm.Response, *Outcome, error) {
+	msgs, err := e.Context.Build(ctx, e.Run)
+	if err != nil {
+		if ctx.Err() != nil {
+			out := e.outcome(StatusInterrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted by signal"})
+			return llm.Response{}, &out, nil
+		}
+		out, jerr := e.fail(ctx, it, ErrTypeContext, fmt.Errorf("build context: %w", err))
+		return llm.Response{}, out, jerr
+	}
+	req := llm.Request{Params: e.Params, Messages: msgs, Tools: e.toolSpecs(), Turn: it - 1}
+	payload, _ := json.Marshal(req)
+	dec, err := e.hook(ctx, HookRequest{Name: "pre_llm_request", Payload: payload})
+	if err != nil {
+		return llm.Response{}, nil, err
+	}
+	if dec.Action == HookModify && len(dec.Payload) > 0 {
+		var modified llm.Request
+		if err := json.Unmarshal(dec.Payload, &modified); err != nil {
+			e.Log.Printf("pre_llm_request: ignoring modified payload: %v", err)
+		} else {
+			modified.Turn = req.Turn
+			req = modified
+		}
+	}
+	started := time.Now()
+	resp, callErr := e.Provider.Complete(ctx, req)
+	ref, werr := writeInvocation(e.Run.RunDir, it, req, resp, callErr, time.Since(started))
+	if werr != nil {
+		e.Log.Printf("write invocation record: %v", werr)
+	}
+	if callErr != nil {
+		if ctx.Err() != nil {
+			out := e.outcome(StatusInterrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted by signal"})
+			return llm.Response{}, &out, nil
+		}
+		out, jerr := e.fail(ctx, it, ErrTypeLLM, fmt.Errorf("model request: %w", callErr))
+		return llm.Response{}, out, jerr
+	}
+	e.Log.Printf("iteration %d: model %s answered in %s: %d tool calls, %d+%d tokens", it, resp.Model,
+		time.Since(started).Round(time.Millisecond), len(resp.ToolCalls), resp.Usage.InputTokens, resp.Usage.OutputTokens)
+	respPayload, _ := json.Marshal(resp)
+	if _, err := e.hook(ctx, HookRequest{Name: "post_llm_response", Payload: respPayload}); err != nil {
+		return llm.Response{}, nil, err
+	}
+	usage := resp.Usage
+	model := resp.Model
+	if model == "" {
+		model = req.Params.Model
+	}
+	resp.ToolCalls = normalizeCalls(resp.ToolCalls, it)
+	err = e.append(&journal.Event{Type: journal.Thought, Iteration: it, Content: resp.Content,
+		ToolCalls: resp.ToolCalls, Usage: &usage, Model: model, InvocationRef: ref})
+	return resp, nil, err
+}
+
+// fail journals an ERROR, runs on_error and returns a FAILED outcome.
+func (e *Engine) fail(ctx context.Context, it int, typ string, cause error) (*Outcome, error) {
+	e.Log.Printf("iteration %d: %s: %v", it, typ, cause)
+	details, _ := json.Marshal(map[string]string{"type": typ})
+	if err := e.append(&journal.Event{Type: journal.Error, Iteration: it, ErrorMessage: cause.Error(), ErrorDetails: details}); err != nil {
+		return nil, err
+	}
+	payload, _ := json.Marshal(map[string]any{"error_type": typ, "error_message": cause.Error(), "iteration": it})
+	if _, err := e.hook(ctx, HookRequest{Name: "on_error", Payload: payload, ErrorMessage: cause.Error()}); err != nil {
+		return nil, err
+	}
+	out := e.outcome(StatusFailed, &RunError{Type: typ, Message: cause.Error()})
+	return &out, nil
+}
+
+// finish runs on_run_end and journals ENGINE_END.
+func (e *Engine) finish(out Outcome) (Outcome, error) {
+	// The run's end is recorded even when ctx was cancelled.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	payload, _ := json.Marshal(map[string]any{"status": out.Status, "error": out.Error, "result": out.Result})
+	if _, err := e.hook(ctx, HookRequest{Name: "on_run_end", Payload: payload}); err != nil {
+		return out, err
+	}
+	err := e.append(&journal.Event{Type: journal.EngineEnd, RunID: e.Run.RunID, Status: out.Status, FinalIteration: out.Iterations})
+	e.Log.Printf("engine end: status %s after iteration %d", out.Status, out.Iterations)
+	if err != nil {
+		return out, err
+	}
+	events, err := e.Journal.Events()
+	if err != nil {
+		return out, err
+	}
+	out.Usage, out.ModelUsage = SumUsage(events)
+	return out, nil
+}
+
+// outcome returns an Outcome with the run's current iteration.
+func (e *Engine) outcome(status string, rerr *RunError) Outcome {
+	it := e.Run.Iteration
+	if events, err := e.Journal.Events(); err == nil {
+		it = countThoughts(events)
+	}
+	return Outcome{Status: status, Error: rerr, Iterations: it}
+}
+
+// append journals ev and shows it to the observer.
+func (e *Engine) append(ev *journal.Event) error {
+	if err := e.Journal.Append(ev); err != nil {
+		return fmt.Errorf("append %s to journal: %w", ev.Type, err)
+	}
+	if e.Observe != nil {
+		e.Observe(*ev)
+	}
+	return nil
+}
+
+// hook runs one lifecycle hook and journals HOOK_EXECUTION when it ran. A
+// hook's own failure never stops the run; only a failed journal write does.
+func (e *Engine) hook(ctx context.Context, req HookRequest) (HookDecision, error) {
+	if e.Hooks == nil {
+		return HookDecision{Action: HookContinue}, nil
+	}
+	req.Run = e.Run
+	dec, err := e.Hooks.RunHook(ctx, req)
+	if err != nil {
+		e.Log.Printf("hook %s: %v", req.Name, err)
+		if dec.Failure == "" {
+			dec.Failure = err.Error()
+		}
+		dec.Action = HookContinue
+	}
+	if dec.Action == "" {
+		dec.Action = HookContinue
+	}
+	if dec.Ran {
+		ev := &journal.Event{Type: journal.HookExecution, Iteration: e.Run.Iteration, HookName: string(req.Name),
+			Decision: dec.Action, HookRef: dec.Ref, ErrorMessage: dec.Failure, Content: dec.Reason}
+		if err := e.append(ev); err != nil {
+			return dec, err
+		}
+	}
+	return dec, nil
+}
+
+// toolSpecs is what the model is offered: the toolbox and ask_human.
+func (e *Engine) toolSpecs() []llm.ToolSpec {
+	var specs []llm.ToolSpec
+	if e.Tools != nil {
+		specs = append(specs, e.Tools.Specs()...)
+	}
+	return append(specs, AskHumanSpec())
+}
+
+// countThoughts is the number of model turns already journaled.
+func countThoughts(events []journal.Event) int {
+	n := 0
+	for _, ev := range events {
+		if ev.Type == journal.Thought {
+			n++
+		}
+	}
+	return n
+}
+
+// normalizeCalls gives every tool call an ID (some models omit them) so that
+// ACTION_REQUEST/RESULT can always refer to their call.
+func normalizeCalls(calls []llm.ToolCall, it int) []llm.ToolCall {
+	for i := range calls {
+		if calls[i].ID == "" {
+			calls[i].ID = fmt.Sprintf("call_%d_%d", it, i+1)
+		}
+	}
+	return calls
+}
+
+// SumUsage totals the token usage of the THOUGHT events, overall and per
+// model.
+func SumUsage(events []journal.Event) (llm.Usage, map[string]llm.Usage) {
+	var total llm.Usage
+	per := map[string]llm.Usage{}
+	for _, ev := range events {
+		if ev.Type != journal.Thought || ev.Usage == nil {
+			continue
+		}
+		total = total.Add(*ev.Usage)
+		per[ev.Model] = per[ev.Model].Add(*ev.Usage)
+	}
+	return total, per
+}
+
+// isInterrupted reports whether err comes from a cancelled context.
+func isInterrupted(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || errors.Is(err, context.Canceled)
+}

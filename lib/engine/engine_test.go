@@ -1,0 +1,283 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/deltakit/delta/lib/journal"
+	"github.com/deltakit/delta/lib/llm"
+	"github.com/google/go-cmp/cmp"
+)
+
+// scriptProvider answers turn N with turns[N], like the scripted provider.
+type scriptProvider struct {
+	turns []llm.Response
+	reqs  []llm.Request
+	fail  map[int]error
+}
+
+func (p *scriptProvider) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	p.reqs = append(p.reqs, req)
+	if err := p.fail[req.Turn]; err != nil {
+		return llm.Response{}, err
+	}
+	if req.Turn >= len(p.turns) {
+		return llm.Response{}, fmt.Errorf("script has no turn %d", req.Turn)
+	}
+	return p.turns[req.Turn], nil
+}
+
+// journalContext rebuilds an OpenAI-style conversation from the journal:
+// the small test stand-in for contextgen.
+type journalContext struct{ j Journal }
+
+func (c journalContext) Build(ctx context.Context, run RunInfo) ([]llm.Message, error) {
+	events, err := c.j.Events()
+	if err != nil {
+		return nil, err
+	}
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: "test"}}
+	for _, ev := range events {
+		switch ev.Type {
+		case journal.UserMessage, journal.SystemMessage:
+			msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: ev.Content})
+		case journal.Thought:
+			msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: ev.Content, ToolCalls: ev.ToolCalls})
+		case journal.ActionResult:
+			msgs = append(msgs, llm.Message{Role: llm.RoleTool, ToolCallID: ev.CallID, Content: ev.ObservationContent})
+		}
+	}
+	return msgs, nil
+}
+
+// echoTools has one tool, "echo", that returns its "text" argument.
+type echoTools struct{ calls int }
+
+func (t *echoTools) Specs() []llm.ToolSpec {
+	return []llm.ToolSpec{{Name: "echo", Parameters: json.RawMessage(`{"type":"object"}`)}}
+}
+func (t *echoTools) Has(name string) bool { return name == "echo" }
+func (t *echoTools) Call(ctx context.Context, run RunInfo, id, name string, args json.RawMessage) (ToolOutcome, error) {
+	t.calls++
+	var a struct{ Text string }
+	if err := json.Unmarshal(args, &a); err != nil {
+		return ToolOutcome{}, err
+	}
+	return ToolOutcome{Observation: a.Text}, nil
+}
+func (t *echoTools) Close() error { return nil }
+
+func call(id, name, args string) llm.ToolCall { return llm.ToolCall{ID: id, Name: name, Arguments: args} }
+
+func newEngine(t *testing.T, p llm.Provider) (*Engine, *FileJournal, *echoTools) {
+	t.Helper()
+	dir := t.TempDir()
+	j, err := OpenFileJournal(filepath.Join(dir, "journal.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { j.Close() })
+	tools := &echoTools{}
+	return &Engine{Run: RunInfo{RunID: "r1", RunDir: dir, JournalPath: filepath.Join(dir, "journal.jsonl")},
+		Journal: j, Provider: p, Context: journalContext{j}, Tools: tools, Message: "task"}, j, tools
+}
+
+func types(t *testing.T, j Journal) []string {
+	t.Helper()
+	events, err := j.Events()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for i, ev := range events {
+		if ev.Seq != int64(i+1) {
+			t.Errorf("event %d has seq %d", i, ev.Seq)
+		}
+		out = append(out, string(ev.Type))
+	}
+	return out
+}
+
+func TestLoopCompletesWithJSONResult(t *testing.T) {
+	p := &scriptProvider{turns: []llm.Response{
+		{ToolCalls: []llm.ToolCall{call("a", "echo", `{"text":"one"}`), call("b", "nope", `{}`), call("c", "echo", `not json`)}, Usage: llm.Usage{InputTokens: 10, OutputTokens: 2}, Model: "m"},
+		{Content: `{"ok": true}`, Usage: llm.Usage{InputTokens: 20, OutputTokens: 3}, Model: "m"},
+	}}
+	e, j, tools := newEngine(t, p)
+	out, err := e.Start(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != StatusCompleted || string(out.Result) != `{"ok":true}` || out.Iterations != 2 {
+		t.Fatalf("Start() = %+v", out)
+	}
+	if diff := cmp.Diff(llm.Usage{InputTokens: 30, OutputTokens: 5}, out.Usage); diff != "" {
+		t.Errorf("usage (-want +got):\n%s", diff)
+	}
+	want := []string{"ENGINE_START", "USER_MESSAGE", "THOUGHT", "ACTION_REQUEST", "ACTION_RESULT", "ACTION_REQUEST", "ACTION_RESULT", "ACTION_REQUEST", "ACTION_RESULT", "THOUGHT", "ENGINE_END"}
+	if diff := cmp.Diff(want, types(t, j)); diff != "" {
+		t.Errorf("journal (-want +got):\n%s", diff)
+	}
+	if tools.calls != 1 {
+		t.Errorf("echo ran %d times, want 1", tools.calls)
+	}
+	// The second request carries the three observations, errors included.
+	last := p.reqs[1].Messages
+	var obs []string
+	for _, m := range last {
+		if m.Role == llm.RoleTool {
+			obs = append(obs, m.Content)
+		}
+	}
+	if len(obs) != 3 || obs[0] != "one" {
+		t.Errorf("observations = %q", obs)
+	}
+	if p.reqs[1].Turn != 1 {
+		t.Errorf("second request Turn = %d, want 1", p.reqs[1].Turn)
+	}
+}
+
+func TestMaxIterationsFails(t *testing.T) {
+	loop := llm.Response{ToolCalls: []llm.ToolCall{call("", "echo", `{"text":"again"}`)}}
+	p := &scriptProvider{turns: []llm.Response{loop, loop, loop, loop}}
+	e, j, _ := newEngine(t, p)
+	e.MaxIterations = 4
+	out, err := e.Start(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != StatusFailed || out.Error == nil || out.Error.Type != ErrTypeMaxIterations {
+		t.Fatalf("Start() = %+v, want FAILED max_iterations", out)
+	}
+	events, _ := j.Events()
+	warned := 0
+	for _, ev := range events {
+		if ev.Type == journal.SystemMessage {
+			warned++
+		}
+	}
+	if warned != 1 {
+		t.Errorf("%d loop warnings, want 1", warned)
+	}
+}
+
+func TestAskHumanAsyncThenResume(t *testing.T) {
+	p := &scriptProvider{turns: []llm.Response{
+		{ToolCalls: []llm.ToolCall{call("q", "ask_human", `{"prompt":"name?"}`)}},
+		{Content: "done"},
+	}}
+	e, j, _ := newEngine(t, p)
+	out, err := e.Start(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != StatusWaiting || out.Interaction == nil || out.Interaction.Prompt != "name?" {
+		t.Fatalf("Start() = %+v, want WAITING_FOR_INPUT", out)
+	}
+	req := filepath.Join(e.Run.RunDir, "interaction", "request.json")
+	if _, err := os.Stat(req); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.Run.RunDir, "interaction", "response.txt"), []byte("Ada\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e2 := *e
+	e2.Message = ""
+	out, err = e2.Start(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != StatusCompleted || out.ResultText != "done" {
+		t.Fatalf("resume = %+v", out)
+	}
+	if _, err := os.Stat(req); !os.IsNotExist(err) {
+		t.Errorf("request.json still there: %v", err)
+	}
+	want := []string{"ENGINE_START", "USER_MESSAGE", "THOUGHT", "ACTION_REQUEST", "HUMAN_INPUT_REQUEST", "ENGINE_END",
+		"ENGINE_START", "HUMAN_INPUT_RECEIVED", "ACTION_RESULT", "THOUGHT", "ENGINE_END"}
+	if diff := cmp.Diff(want, types(t, j)); diff != "" {
+		t.Errorf("journal (-want +got):\n%s", diff)
+	}
+}
+
+func TestResumeAfterCrashRecordsInterruptedCall(t *testing.T) {
+	p := &scriptProvider{turns: []llm.Response{
+		{ToolCalls: []llm.ToolCall{call("a", "echo", `{"text":"x"}`), call("b", "echo", `{"text":"y"}`)}},
+		{Content: "ok"},
+	}}
+	e, j, tools := newEngine(t, p)
+	// A crash after call a was requested but before its result.
+	for _, ev := range []journal.Event{
+		{Type: journal.EngineStart}, {Type: journal.UserMessage, Content: "task"},
+		{Type: journal.Thought, Iteration: 1, ToolCalls: p.turns[0].ToolCalls},
+		{Type: journal.ActionRequest, Iteration: 1, CallID: "a", ToolName: "echo"},
+	} {
+		if err := j.Append(&ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.Message = ""
+	out, err := e.Start(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != StatusCompleted {
+		t.Fatalf("Start() = %+v", out)
+	}
+	if tools.calls != 1 {
+		t.Errorf("tool ran %d times, want 1 (only the call never started)", tools.calls)
+	}
+	events, _ := j.Events()
+	results := map[string]bool{}
+	for _, ev := range events {
+		if ev.Type == journal.ActionResult {
+			results[ev.CallID] = ev.IsError
+		}
+	}
+	if diff := cmp.Diff(map[string]bool{"a": true, "b": false}, results); diff != "" {
+		t.Errorf("results is_error (-want +got):\n%s", diff)
+	}
+}
+
+func TestLLMErrorFails(t *testing.T) {
+	p := &scriptProvider{fail: map[int]error{0: fmt.Errorf("boom")}}
+	e, _, _ := newEngine(t, p)
+	out, err := e.Start(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != StatusFailed || out.Error.Type != ErrTypeLLM {
+		t.Fatalf("Start() = %+v", out)
+	}
+}
+
+func TestInterruptedBeforeModelCall(t *testing.T) {
+	p := &scriptProvider{}
+	e, _, _ := newEngine(t, p)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out, err := e.Start(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != StatusInterrupted {
+		t.Fatalf("Start() = %+v", out)
+	}
+}
+
+func TestParseResult(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"a": 1}`, `{"a":1}`},
+		{`hello`, `"hello"`},
+		{`42`, `42`},
+		{``, `""`},
+	} {
+		if got := string(ParseResult(tc.in)); got != tc.want {
+			t.Errorf("ParseResult(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
