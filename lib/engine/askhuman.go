@@ -15,6 +15,7 @@ import (
 
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/tool"
 )
 
 // AskHumanName is the built-in tool every agent has (seeds/000 §2.5.1).
@@ -27,18 +28,9 @@ const (
 	ResponseFile   = "response.txt"
 )
 
-// AskHumanSpec is ask_human as the model sees it.
-func AskHumanSpec() llm.ToolSpec {
-	return llm.ToolSpec{
-		Name:        AskHumanName,
-		Description: "Request input from human user. Execution pauses until response received.",
-		Parameters: json.RawMessage(`{"type":"object","properties":{` +
-			`"prompt":{"type":"string","description":"Question or instruction to display to user"},` +
-			`"input_type":{"type":"string","enum":["text","password","confirmation"],"description":"Input type: text | password | confirmation"},` +
-			`"sensitive":{"type":"boolean","description":"Whether input is sensitive (should hide input characters)"}},` +
-			`"required":["prompt"],"additionalProperties":false}`),
-	}
-}
+// AskHumanSpec is ask_human as the model sees it (tool.AskHumanSpec, the
+// one definition shared with delta-tool-expand).
+func AskHumanSpec() llm.ToolSpec { return tool.AskHumanSpec() }
 
 // askArgs are ask_human's arguments.
 type askArgs struct {

@@ -71,7 +71,9 @@ func (t *echoTools) Call(ctx context.Context, run RunInfo, id, name string, args
 }
 func (t *echoTools) Close() error { return nil }
 
-func call(id, name, args string) llm.ToolCall { return llm.ToolCall{ID: id, Name: name, Arguments: args} }
+func call(id, name, args string) llm.ToolCall {
+	return llm.ToolCall{ID: id, Name: name, Arguments: args}
+}
 
 func newEngine(t *testing.T, p llm.Provider) (*Engine, *FileJournal, *echoTools) {
 	t.Helper()

@@ -9,11 +9,11 @@ import (
 // Run statuses (seeds/000 §2.1.4). They are the values of metadata.json's
 // status field and of ENGINE_END's status.
 const (
-	StatusRunning    = "RUNNING"
-	StatusWaiting    = "WAITING_FOR_INPUT"
-	StatusCompleted  = "COMPLETED"
-	StatusFailed     = "FAILED"
-	StatusInterrupted ="INTERRUPTED"
+	StatusRunning     = "RUNNING"
+	StatusWaiting     = "WAITING_FOR_INPUT"
+	StatusCompleted   = "COMPLETED"
+	StatusFailed      = "FAILED"
+	StatusInterrupted = "INTERRUPTED"
 )
 
 // Error types reported in Outcome.Error and RunResult's error.type.

@@ -1,0 +1,244 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/execute"
+	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/tool"
+)
+
+// DefaultToolTimeout applies when neither the tool (timeout_ms) nor the
+// agent (tool_timeout_ms) sets one. seeds/001 suggests 10 s for an
+// interactive coding shell; Delta tools are whole programs (builds, test
+// suites, sub-agents), so the default is 120 s.
+const DefaultToolTimeout = 120 * time.Second
+
+// Observation limits (seeds/001 §5: the shell defaults).
+const (
+	ObservationMaxChars = 30000
+	ObservationMaxLines = 256
+)
+
+// CommandTools is the Toolbox of an agent's command tools: each call is
+// built with tool.Build and run with execute.Run in its own process group,
+// in the workspace, with the agent's filtered environment.
+type CommandTools struct {
+	tools   []tool.Tool
+	env     []string
+	timeout time.Duration
+}
+
+// NewCommandTools returns the toolbox of a's tools. environ is the process
+// environment; secrets are filtered per a.Env before any tool sees it (the
+// provider variables of .env never reach tools).
+func NewCommandTools(a *agent.Agent, environ []string) *CommandTools {
+	t := &CommandTools{tools: a.Tools, env: execute.FilterEnv(environ, a.Env), timeout: DefaultToolTimeout}
+	if a.ToolTimeoutMS > 0 {
+		t.timeout = time.Duration(a.ToolTimeoutMS) * time.Millisecond
+	}
+	return t
+}
+
+// Specs lists the tools as the model sees them.
+func (c *CommandTools) Specs() []llm.ToolSpec {
+	specs := make([]llm.ToolSpec, len(c.tools))
+	for i, t := range c.tools {
+		specs[i] = tool.Spec(t)
+	}
+	return specs
+}
+
+// Has reports whether the agent defines name.
+func (c *CommandTools) Has(name string) bool {
+	_, ok := c.find(name)
+	return ok
+}
+
+func (c *CommandTools) find(name string) (tool.Tool, bool) {
+	for _, t := range c.tools {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return tool.Tool{}, false
+}
+
+// Close does nothing: command tools hold no processes between calls.
+func (c *CommandTools) Close() error { return nil }
+
+// execRecord is one io/tool_executions record.
+type execRecord struct {
+	CallID      string          `json:"call_id"`
+	ToolName    string          `json:"tool_name"`
+	Args        json.RawMessage `json:"args"`
+	Argv        []string        `json:"argv"`
+	Stdin       *string         `json:"stdin"`
+	Dir         string          `json:"dir"`
+	StartedAt   time.Time       `json:"started_at"`
+	DurationMS  int64           `json:"duration_ms"`
+	TimeoutMS   int64           `json:"timeout_ms"`
+	ExitCode    int             `json:"exit_code"`
+	Signal      string          `json:"signal,omitempty"`
+	TimedOut    bool            `json:"timed_out,omitempty"`
+	Canceled    bool            `json:"canceled,omitempty"`
+	StdoutBytes int64           `json:"stdout_bytes"`
+	StderrBytes int64           `json:"stderr_bytes"`
+	StdoutFile  string          `json:"stdout_file,omitempty"`
+	StderrFile  string          `json:"stderr_file,omitempty"`
+	Error       string          `json:"error,omitempty"`
+}
+
+// Call builds and runs one call. Bad arguments, a missing program, a
+// non-zero exit and a timeout are all observations with IsError set; the
+// error is only for failing to write the run's records.
+func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name string, args json.RawMessage) (ToolOutcome, error) {
+	t, ok := c.find(name)
+	if !ok {
+		return ToolOutcome{IsError: true, ExitCode: -1, Observation: fmt.Sprintf("error: unknown tool %q", name)}, nil
+	}
+	built, err := tool.Build(t, args)
+	if err != nil {
+		return ToolOutcome{IsError: true, ExitCode: -1, Observation: fmt.Sprintf("error: bad arguments for %s: %v", name, err)}, nil
+	}
+	timeout := c.timeout
+	if t.TimeoutMS > 0 {
+		timeout = time.Duration(t.TimeoutMS) * time.Millisecond
+	}
+	started := time.Now().UTC()
+	base := fmt.Sprintf("%s_%s_%s", started.Format("20060102T150405.000000000Z"), safeName(name), safeName(callID))
+	recDir := filepath.Join(run.RunDir, ToolExecutionsDir)
+	spec := execute.Spec{Argv: built.Argv, Dir: run.WorkDir, Env: c.env, Timeout: timeout,
+		OutputDir: filepath.Join(recDir, base)}
+	if built.Stdin != nil {
+		spec.Stdin = []byte(*built.Stdin)
+	}
+	res, runErr := execute.Run(ctx, spec)
+	rec := execRecord{CallID: callID, ToolName: name, Args: args, Argv: built.Argv, Stdin: built.Stdin, Dir: run.WorkDir,
+		StartedAt: started, DurationMS: res.Duration.Milliseconds(), TimeoutMS: timeout.Milliseconds(),
+		ExitCode: res.ExitCode, Signal: res.Signal, TimedOut: res.TimedOut, Canceled: res.Canceled,
+		StdoutBytes: res.StdoutBytes, StderrBytes: res.StderrBytes}
+	out := ToolOutcome{ExitCode: res.ExitCode, DurationMS: res.Duration.Milliseconds()}
+	if runErr != nil {
+		rec.Error = runErr.Error()
+		out.ExitCode, rec.ExitCode = 127, 127
+		out.IsError = true
+		out.Observation = fmt.Sprintf("error: could not start %s: %v", name, runErr)
+		if !errors.Is(runErr, os.ErrNotExist) && !strings.Contains(runErr.Error(), "not found") {
+			out.ExitCode, rec.ExitCode = -1, -1
+		}
+	} else {
+		rec.StdoutFile = filepath.Join(ToolExecutionsDir, base, "stdout.log")
+		rec.StderrFile = filepath.Join(ToolExecutionsDir, base, "stderr.log")
+		out.IsError = res.ExitCode != 0 || res.TimedOut || res.Canceled
+		out.Observation = execute.Truncate(formatObservation(res, timeout), ObservationMaxChars, ObservationMaxLines)
+	}
+	rel := filepath.Join(ToolExecutionsDir, base+".json")
+	data, _ := json.MarshalIndent(rec, "", "  ")
+	if err := os.MkdirAll(recDir, 0o755); err != nil {
+		return out, fmt.Errorf("create tool execution records: %w", err)
+	}
+	if err := writeFileAtomic(filepath.Join(run.RunDir, rel), append(data, '\n')); err != nil {
+		return out, fmt.Errorf("write tool execution record: %w", err)
+	}
+	out.RecordPath = rel
+	return out, nil
+}
+
+// formatObservation is what the model reads of a finished command: stdout,
+// then stderr under a marker, then the exit status when it is not 0.
+func formatObservation(res execute.Result, timeout time.Duration) string {
+	var b strings.Builder
+	b.WriteString(res.Stdout)
+	if res.Stderr != "" {
+		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+			b.WriteByte('\n')
+		}
+		b.WriteString("[stderr]\n")
+		b.WriteString(res.Stderr)
+	}
+	switch {
+	case res.TimedOut:
+		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+			b.WriteByte('\n')
+		}
+		b.WriteString(execute.TimeoutNote(timeout.Milliseconds()))
+	case res.ExitCode != 0:
+		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "[exit code: %d", res.ExitCode)
+		if res.Signal != "" {
+			fmt.Fprintf(&b, ", killed by %s", res.Signal)
+		}
+		b.WriteString("]")
+	}
+	if b.Len() == 0 {
+		return "(no output)"
+	}
+	return b.String()
+}
+
+// safeName keeps a name usable in a file name.
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// Merge returns one Toolbox of several: the first box that has a name wins,
+// so pass the agent's command tools first and plugin toolboxes after.
+func Merge(boxes ...Toolbox) Toolbox { return merged(boxes) }
+
+type merged []Toolbox
+
+func (m merged) Specs() []llm.ToolSpec {
+	seen := map[string]bool{}
+	var out []llm.ToolSpec
+	for _, b := range m {
+		for _, s := range b.Specs() {
+			if !seen[s.Name] {
+				seen[s.Name] = true
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+func (m merged) Has(name string) bool {
+	for _, b := range m {
+		if b.Has(name) {
+			return true
+		}
+	}
+	return false
+}
+
+func (m merged) Call(ctx context.Context, run RunInfo, callID, name string, args json.RawMessage) (ToolOutcome, error) {
+	for _, b := range m {
+		if b.Has(name) {
+			return b.Call(ctx, run, callID, name, args)
+		}
+	}
+	return ToolOutcome{IsError: true, ExitCode: -1, Observation: fmt.Sprintf("error: unknown tool %q", name)}, nil
+}
+
+func (m merged) Close() error {
+	var errs []error
+	for _, b := range m {
+		errs = append(errs, b.Close())
+	}
+	return errors.Join(errs...)
+}
