@@ -12,6 +12,10 @@ import (
 	"github.com/deltakit/delta/lib/journal"
 )
 
+// ReadJournal reads a run's events the way Build does (delta-context fold
+// uses it).
+func ReadJournal(path string) ([]journal.Event, error) { return readJournal(path) }
+
 // readJournal reads a run's events. A missing journal (an agent and a
 // workspace without a run) is an empty conversation; a torn last line (a
 // crash mid-write) is ignored like the engine ignores it.
