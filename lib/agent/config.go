@@ -13,6 +13,9 @@ var (
 	envKeys    = []string{"passthrough", "deny", "inherit_secrets"}
 	pluginKeys = []string{"name", "path", "tools", "config", "allow_path"}
 	providers  = []string{"openai", "anthropic", "scripted"}
+	// passThroughKeys are well-known provider parameters that look like
+	// typos of llmKeys but are not.
+	passThroughKeys = []string{"top_k", "n", "user", "logprobs", "top_logprobs", "logit_bias", "response_format", "reasoning_effort", "parallel_tool_calls", "tool_choice", "service_tier", "max_completion_tokens", "metadata"}
 )
 
 // decodeAgent fills a from agent.yaml (or config.yaml) and returns the
@@ -83,7 +86,7 @@ func (l *loader) decodeLLM(d *doc, fl field, a *Agent) {
 		}
 		// An unknown key close to a known one is a typo, not a pass-through
 		// parameter (temprature: would otherwise be sent to the API).
-		if s := suggest(k, llmKeys); s != "" {
+		if s := suggest(k, llmKeys); s != "" && !contains(passThroughKeys, k) {
 			d.unknownKey(v.key, "llm", llmKeys)
 			continue
 		}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/alecthomas/kong"
+	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/tool"
+	"gopkg.in/yaml.v3"
+)
+
+// CLI is the delta-tool-expand grammar.
+type CLI struct {
+	cli.ManFlag
+
+	Agent  string `arg:"" optional:"" default:"." help:"Agent directory, or its agent.yaml (default: the current directory)." type:"path"`
+	Format string `short:"f" enum:"yaml,json" default:"yaml" help:"Output format of the expanded tools: yaml or json."`
+	Check  bool   `xor:"action" help:"Only validate the agent: print nothing on stdout, every problem on stderr, exit 126 when there is one."`
+	Call   string `xor:"action" placeholder:"TOOL" help:"Print the argv and stdin a call of TOOL would execute (nothing is run)."`
+	Args   string `placeholder:"JSON" default:"{}" help:"The call's arguments, a JSON object, as the model would send them (with --call)."`
+	Schema bool   `xor:"action" help:"Print the tools as the model sees them: a JSON array of {name, description, parameters}, built-in ask_human included."`
+}
+
+// Help is the long description, and the man page's DESCRIPTION.
+func (CLI) Help() string {
+	return `show, check and preview the tools of a Delta agent
+delta-tool-expand loads an agent exactly as delta-run does (agent.yaml, imports, hooks.yaml, context.yaml) and prints every tool after imports are merged, in the expanded internal form of seeds/000 §2.2.7: the fixed argv (command) and, for each parameter, its type, how it is injected (argument, stdin or option) and its position. exec: tools show their argv with ${name} where a value goes; shell: tools show the sh -c script with "$1", "$2" … so you can check the quoting.
+With --call TOOL --args JSON it prints {"argv": [...], "stdin": "..." | null}: exactly what would be executed, without running it. With --schema it prints the JSON Schemas the model sees. With --check it validates only. Load problems are listed as file:line:column: message, each with a hint. Deprecation warnings go to stderr. The tool syntax is documented in delta-agent(5).
+Exit codes: 0 ok; 1 the --call arguments or tool name are wrong; 2 bad command line; 126 the agent does not load (every problem is listed on stderr).`
+}
+
+// Run loads the agent and performs the selected action.
+func (c *CLI) Run(ctx *kong.Context) error {
+	stdout, stderr := ctx.Stdout, ctx.Stderr
+	a, err := load(c.Agent, stderr)
+	if err != nil {
+		return err
+	}
+	switch {
+	case c.Check:
+		fmt.Fprintf(stderr, "delta-tool-expand: ok: agent %s, %d tools\n", a.Name, len(a.Tools))
+		return nil
+	case c.Call != "":
+		return printCall(stdout, a, c.Call, c.Args)
+	case c.Schema:
+		return writeJSON(stdout, specs(a))
+	case c.Format == "json":
+		return writeJSON(stdout, expanded{Tools: tools(a)})
+	default:
+		return writeYAML(stdout, expanded{Tools: tools(a)})
+	}
+}
+
+// load loads the agent, prints its warnings, and turns load problems into
+// a listing on stderr and an exit-126 error.
+func load(path string, stderr io.Writer) (*agent.Agent, error) {
+	a, err := agent.Load(path)
+	var le *agent.LoadError
+	if errors.As(err, &le) {
+		for _, p := range le.Problems {
+			fmt.Fprintln(stderr, p.String())
+			if p.Hint != "" {
+				fmt.Fprintf(stderr, "  hint: %s\n", p.Hint)
+			}
+		}
+		n := len(le.Problems)
+		return nil, cli.Errorf(cli.ExitConfig, "", "agent %s does not load: %d problem%s", path, n, plural(n))
+	}
+	if err != nil {
+		return nil, cli.WithCode(cli.ExitConfig, "", err)
+	}
+	for _, w := range a.Warnings {
+		fmt.Fprintln(stderr, w)
+	}
+	return a, nil
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// expanded is the printed document: seeds/000 §2.2.7's tools list.
+type expanded struct {
+	Tools []tool.Tool `json:"tools" yaml:"tools"`
+}
+
+// tools returns every tool to print. Tools from other sources (plugins)
+// are appended here when they have an expanded form.
+func tools(a *agent.Agent) []tool.Tool {
+	return a.Tools
+}
+
+// specs returns the tools as the model sees them: the agent's tools, then
+// the built-in ask_human. Plugin tools are appended here.
+func specs(a *agent.Agent) []llm.ToolSpec {
+	out := make([]llm.ToolSpec, 0, len(a.Tools)+1)
+	for _, t := range a.Tools {
+		out = append(out, tool.Spec(t))
+	}
+	return append(out, tool.AskHumanSpec())
+}
+
+// printCall builds one call and prints its argv and stdin.
+func printCall(w io.Writer, a *agent.Agent, name, args string) error {
+	if name == tool.AskHumanName {
+		return cli.Errorf(cli.ExitFailed, "ask_human is answered by a human through delta-run, not executed as a command", "ask_human is built in: it has no argv")
+	}
+	i := slices.IndexFunc(a.Tools, func(t tool.Tool) bool { return t.Name == name })
+	if i < 0 {
+		names := make([]string, len(a.Tools))
+		for j, t := range a.Tools {
+			names[j] = t.Name
+		}
+		return cli.Errorf(cli.ExitFailed, "tools of this agent: "+strings.Join(names, ", "), "no tool %q in agent %s", name, a.Name)
+	}
+	call, err := tool.Build(a.Tools[i], json.RawMessage(args))
+	if err != nil {
+		return cli.WithCode(cli.ExitFailed, "see the tool's parameters with: delta-tool-expand --schema", fmt.Errorf("build call: %w", err))
+	}
+	return writeJSON(w, call)
+}
+
+func writeJSON(w io.Writer, v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encode JSON: %w", err)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func writeYAML(w io.Writer, v any) error {
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encode YAML: %w", err)
+	}
+	enc.Close()
+	_, err := w.Write(b.Bytes())
+	return err
+}

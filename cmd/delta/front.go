@@ -1,0 +1,136 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+
+	"github.com/deltakit/delta/lib/cli"
+)
+
+// execFunc replaces the process (syscall.Exec); tests pass a fake.
+type execFunc func(argv0 string, argv []string, envv []string) error
+
+// usage is the --help text.
+const usage = `usage: delta COMMAND [ARGS...]
+
+Delta runs LLM agents whose whole state lives in files. delta is a thin front:
+"delta NAME ARGS..." runs delta-NAME ARGS... (found next to delta, then on PATH).
+
+Commands:
+  run [AGENT] -m TASK       start a run                          (delta-run run)
+  continue --run-id ID      resume a run                         (delta-run continue)
+  list-runs                 list the runs of a workspace         (delta-run list-runs)
+  init NAME                 create an agent from a template      (delta-run init)
+  tool expand [AGENT]       show, check and preview tools        (delta-tool-expand)
+  tool:expand [AGENT]       the same                             (delta-tool-expand)
+  context                   build the LLM context of a run       (delta-context)
+  sessions                  persistent command sessions          (delta-sessions)
+  pty                       terminal sessions                    (delta-pty)
+  plugin                    install, list, remove plugins        (delta-plugin)
+  NAME                      any delta-NAME on PATH
+
+Options:
+  -h, --help                this help ("delta help NAME" shows NAME's help)
+      --version             print the version
+
+See delta(1), delta-agent(5) and each command's man page.
+`
+
+// runSubcommands are delta-run's subcommands, reachable as delta SUB.
+var runSubcommands = map[string]bool{"run": true, "continue": true, "list-runs": true, "init": true}
+
+// run dispatches args; it returns only when it does not exec.
+func run(args []string, stdout, stderr io.Writer, execve execFunc) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return cli.ExitUsage
+	}
+	switch args[0] {
+	case "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return cli.ExitOK
+	case "--version":
+		fmt.Fprintf(stdout, "delta %s\n", version())
+		return cli.ExitOK
+	case "--man":
+		return cli.Run("delta", &manGrammar{}, []string{"--man"}, stdout, stderr)
+	case "help":
+		if len(args) == 1 {
+			fmt.Fprint(stdout, usage)
+			return cli.ExitOK
+		}
+		return dispatch(append(args[1:2:2], "--help"), stderr, execve)
+	}
+	return dispatch(args, stderr, execve)
+}
+
+// dispatch maps args to a binary and its arguments, and execs it.
+func dispatch(args []string, stderr io.Writer, execve execFunc) int {
+	name, rest := args[0], args[1:]
+	switch {
+	case runSubcommands[name]:
+		name, rest = "run", args
+	case name == "tool:expand":
+		name = "tool-expand"
+	case name == "tool":
+		if len(rest) == 0 || rest[0] != "expand" {
+			return cli.Report("delta", stderr, cli.Errorf(cli.ExitUsage, "the tool command has one subcommand: delta tool expand [AGENT]", "unknown tool subcommand %q", strings.Join(rest[:min(1, len(rest))], "")))
+		}
+		name, rest = "tool-expand", rest[1:]
+	case strings.HasPrefix(name, "-"):
+		return cli.Report("delta", stderr, cli.Errorf(cli.ExitUsage, "run delta --help for the commands", "unknown option %q", name))
+	case strings.ContainsAny(name, `/\`) || name == "." || name == "..":
+		return cli.Report("delta", stderr, cli.Errorf(cli.ExitUsage, "run delta --help for the commands", "unknown command %q", name))
+	}
+	bin := "delta-" + name
+	path, dir, err := find(bin)
+	if err != nil {
+		return cli.Report("delta", stderr, cli.Errorf(cli.ExitUsage, "run delta --help for the commands, or put a delta-"+name+" executable on PATH", "unknown command %q: no %s in %s or on PATH", args[0], bin, dir))
+	}
+	err = execve(path, append([]string{bin}, rest...), os.Environ())
+	return cli.Report("delta", stderr, fmt.Errorf("run %s: %w", path, err))
+}
+
+// find looks for bin next to the running delta, then on PATH. dir is the
+// directory of the running delta (for the error message).
+func find(bin string) (path, dir string, err error) {
+	if self, err := os.Executable(); err == nil {
+		if resolved, err := filepath.EvalSymlinks(self); err == nil {
+			self = resolved
+		}
+		dir = filepath.Dir(self)
+		candidate := filepath.Join(dir, bin)
+		if isExecutable(candidate) {
+			return candidate, dir, nil
+		}
+	}
+	path, err = exec.LookPath(bin)
+	if err != nil {
+		return "", dir, err
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	return path, dir, nil
+}
+
+func isExecutable(p string) bool {
+	info, err := os.Stat(p)
+	if err != nil {
+		return false
+	}
+	return info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0
+}
+
+// version is the module version the binary was built from.
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}

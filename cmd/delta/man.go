@@ -1,0 +1,40 @@
+package main
+
+import "github.com/deltakit/delta/lib/cli"
+
+// manGrammar describes delta for its man page only: delta parses its own
+// arguments by hand, because everything after the command name belongs to
+// the command it runs.
+type manGrammar struct {
+	cli.ManFlag
+
+	Version bool `help:"Print the version and exit."`
+
+	Run      passCmd `cmd:"" help:"Start a run: delta-run run ARGS."`
+	Continue passCmd `cmd:"" help:"Resume a run: delta-run continue ARGS."`
+	ListRuns passCmd `cmd:"" name:"list-runs" help:"List runs: delta-run list-runs ARGS."`
+	Init     passCmd `cmd:"" help:"Create an agent from a template: delta-run init ARGS."`
+	Tool     toolCmd `cmd:"" help:"Tool commands: delta tool expand ARGS runs delta-tool-expand ARGS (also spelled tool:expand)."`
+	Context  passCmd `cmd:"" help:"Build the LLM context: delta-context ARGS."`
+	Sessions passCmd `cmd:"" help:"Persistent command sessions: delta-sessions ARGS."`
+	Pty      passCmd `cmd:"" help:"Terminal sessions: delta-pty ARGS."`
+	Plugin   passCmd `cmd:"" help:"Install, list and remove plugins: delta-plugin ARGS."`
+	HelpCmd  passCmd `cmd:"" name:"help" help:"Print this usage, or with NAME run delta-NAME --help."`
+	Anything passCmd `cmd:"" name:"NAME" help:"Any other NAME runs delta-NAME ARGS, found next to delta or on PATH."`
+}
+
+// Help is the man page's DESCRIPTION.
+func (manGrammar) Help() string {
+	return `run Delta commands: delta NAME ARGS runs delta-NAME ARGS
+delta is the git-style front of the Delta toolkit. "delta NAME ARGS..." replaces itself (execve) with the binary delta-NAME and ARGS, so signals, standard input and output and the exit code are those of the command itself. delta-NAME is looked for first in the directory of the running delta binary, then on PATH.
+run, continue, list-runs and init are subcommands of delta-run: "delta run -m TASK" runs "delta-run run -m TASK". "delta tool expand" and "delta tool:expand" run delta-tool-expand.
+Exit codes: those of the command run; 0 for --help and --version; 2 for no command, an unknown option, or a command with no delta-NAME next to delta or on PATH.`
+}
+
+type passCmd struct {
+	Args []string `arg:"" optional:"" passthrough:"" help:"Arguments passed to the command unchanged."`
+}
+
+type toolCmd struct {
+	Expand passCmd `cmd:"" help:"Run delta-tool-expand ARGS."`
+}
