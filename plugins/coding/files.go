@@ -1,0 +1,231 @@
+package coding
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// ErrFileNotFound is returned for a file that does not exist.
+var ErrFileNotFound = errors.New("file not found")
+
+// ErrBinary is returned by read_file for a file that is not text.
+var ErrBinary = errors.New("binary file")
+
+const defaultReadLimit = 2000
+
+func readFileTool(_ context.Context, t *Tools, ws string, raw json.RawMessage) (string, error) {
+	var a struct {
+		FilePath string `json:"file_path"`
+		Offset   int    `json:"offset"`
+		Limit    int    `json:"limit"`
+	}
+	if err := decode(raw, &a); err != nil {
+		return "", err
+	}
+	p, err := t.resolve(ws, a.FilePath)
+	if err != nil {
+		return "", err
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return "", fileError(a.FilePath, err)
+	}
+	return ReadLines(data, a.Offset, a.Limit)
+}
+
+// ReadLines formats data as "N | line" lines from 1-based offset (0 means
+// 1), at most limit lines (0 means 2000). A file with a NUL byte in its
+// first 8000 bytes is binary and refused.
+func ReadLines(data []byte, offset, limit int) (string, error) {
+	if bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
+		return "", fmt.Errorf("%w (%d bytes): read_file shows text only", ErrBinary, len(data))
+	}
+	if len(data) == 0 {
+		return "(empty file)", nil
+	}
+	if offset <= 0 {
+		offset = 1
+	}
+	if limit <= 0 {
+		limit = defaultReadLimit
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if offset > len(lines) {
+		return "", fmt.Errorf("%w: offset %d is past the end of the file (%d lines)", ErrArguments, offset, len(lines))
+	}
+	end := min(len(lines), offset-1+limit)
+	width := len(strconv.Itoa(end))
+	var b strings.Builder
+	for i := offset - 1; i < end; i++ {
+		fmt.Fprintf(&b, "%*d | %s\n", width, i+1, strings.TrimSuffix(lines[i], "\r"))
+	}
+	if end < len(lines) {
+		fmt.Fprintf(&b, "[%d more lines; read on with offset %d]\n", len(lines)-end, end+1)
+	}
+	return b.String(), nil
+}
+
+func writeFileTool(_ context.Context, t *Tools, ws string, raw json.RawMessage) (string, error) {
+	var a struct {
+		FilePath string  `json:"file_path"`
+		Content  *string `json:"content"`
+	}
+	if err := decode(raw, &a); err != nil {
+		return "", err
+	}
+	if a.Content == nil {
+		return "", fmt.Errorf("%w: content is required", ErrArguments)
+	}
+	p, err := t.resolve(ws, a.FilePath)
+	if err != nil {
+		return "", err
+	}
+	if err := writeFile(p, *a.Content); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("Wrote %d bytes to %s", len(*a.Content), display(ws, p)), nil
+}
+
+// writeFile writes content to p, creating parent directories and keeping
+// an existing file's mode.
+func writeFile(p, content string) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("create directory: %w", err)
+	}
+	mode := fs.FileMode(0o644)
+	if st, err := os.Stat(p); err == nil {
+		mode = st.Mode().Perm()
+	}
+	if err := os.WriteFile(p, []byte(content), mode); err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	return nil
+}
+
+func editFileTool(_ context.Context, t *Tools, ws string, raw json.RawMessage) (string, error) {
+	var a struct {
+		FilePath   string  `json:"file_path"`
+		OldString  *string `json:"old_string"`
+		NewString  *string `json:"new_string"`
+		ReplaceAll bool    `json:"replace_all"`
+	}
+	if err := decode(raw, &a); err != nil {
+		return "", err
+	}
+	if a.OldString == nil || a.NewString == nil {
+		return "", fmt.Errorf("%w: old_string and new_string are required", ErrArguments)
+	}
+	p, err := t.resolve(ws, a.FilePath)
+	if err != nil {
+		return "", err
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return "", fileError(a.FilePath, err)
+	}
+	res, err := Edit(string(data), *a.OldString, *a.NewString, a.ReplaceAll)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", a.FilePath, err)
+	}
+	if err := writeFile(p, res.Content); err != nil {
+		return "", err
+	}
+	msg := fmt.Sprintf("Made %d replacement(s) in %s", res.Replacements, display(ws, p))
+	if res.Fuzzy {
+		msg += " (old_string matched after ignoring whitespace and Unicode punctuation differences)"
+	}
+	return msg, nil
+}
+
+func applyPatchTool(_ context.Context, t *Tools, ws string, raw json.RawMessage) (string, error) {
+	var a struct {
+		Patch string `json:"patch"`
+	}
+	if err := decode(raw, &a); err != nil {
+		return "", err
+	}
+	read := func(path string) (string, error) {
+		p, err := t.resolve(ws, path)
+		if err != nil {
+			return "", err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return "", fileError(path, err)
+		}
+		return string(data), nil
+	}
+	changes, err := ComputePatch(a.Patch, read)
+	if err != nil {
+		return "", err
+	}
+	// Resolve every target before writing anything.
+	type target struct{ from, to string }
+	targets := make([]target, len(changes))
+	for i, c := range changes {
+		if targets[i].from, err = t.resolve(ws, c.Path); err != nil {
+			return "", err
+		}
+		if c.NewPath != "" {
+			if targets[i].to, err = t.resolve(ws, c.NewPath); err != nil {
+				return "", err
+			}
+		}
+	}
+	var b strings.Builder
+	b.WriteString("Success. Updated the following files:\n")
+	for i, c := range changes {
+		tg := targets[i]
+		switch {
+		case c.Kind == OpDelete:
+			if err := os.Remove(tg.from); err != nil {
+				return "", fmt.Errorf("delete %s: %w", c.Path, err)
+			}
+			fmt.Fprintf(&b, "D %s\n", c.Path)
+		case c.Kind == OpAdd:
+			if err := writeFile(tg.from, c.Content); err != nil {
+				return "", err
+			}
+			fmt.Fprintf(&b, "A %s\n", c.Path)
+		case tg.to != "":
+			if err := writeFile(tg.to, c.Content); err != nil {
+				return "", err
+			}
+			if tg.to != tg.from {
+				if err := os.Remove(tg.from); err != nil {
+					return "", fmt.Errorf("move %s: %w", c.Path, err)
+				}
+			}
+			fmt.Fprintf(&b, "M %s -> %s\n", c.Path, c.NewPath)
+		default:
+			if err := writeFile(tg.from, c.Content); err != nil {
+				return "", err
+			}
+			fmt.Fprintf(&b, "M %s\n", c.Path)
+		}
+	}
+	return b.String(), nil
+}
+
+// fileError words a file error for the model.
+func fileError(name string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%w: %s (use glob to find the right path)", ErrFileNotFound, name)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("permission denied: %s", name)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Err.Error() == "is a directory" {
+		return fmt.Errorf("%s is a directory (use glob to list it)", name)
+	}
+	return err
+}

@@ -1,0 +1,375 @@
+package coding
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrPatchSyntax is wrapped by every apply_patch parse error.
+var ErrPatchSyntax = errors.New("invalid patch")
+
+// ErrHunkNotFound is wrapped when a hunk's lines are not in the file.
+var ErrHunkNotFound = errors.New("hunk does not match the file")
+
+// OpKind is what a patch operation does to a file.
+type OpKind string
+
+// Patch operations (seeds/001 Appendix A).
+const (
+	OpAdd    OpKind = "add"
+	OpDelete OpKind = "delete"
+	OpUpdate OpKind = "update"
+)
+
+// PatchOp is one file operation of a v4a patch.
+type PatchOp struct {
+	Kind   OpKind
+	Path   string
+	MoveTo string   // update only: rename target
+	Lines  []string // add only: the file's lines
+	Hunks  []Hunk   // update only
+}
+
+// Hunk is one @@ section of an update.
+type Hunk struct {
+	// Hint is the text after "@@ " (a line near the change; "" for a bare @@).
+	Hint  string
+	Lines []HunkLine
+	// EOF is set by "*** End of File": the hunk ends at the end of the file.
+	EOF bool
+}
+
+// HunkLine is one line of a hunk: Op is ' ' (context), '-' or '+'.
+type HunkLine struct {
+	Op   byte
+	Text string
+}
+
+const (
+	beginPatch = "*** Begin Patch"
+	endPatch   = "*** End Patch"
+	addFile    = "*** Add File: "
+	deleteFile = "*** Delete File: "
+	updateFile = "*** Update File: "
+	moveTo     = "*** Move to: "
+	endOfFile  = "*** End of File"
+)
+
+// ParsePatch parses a v4a patch. It accepts what models actually send:
+// text around the Begin/End markers (a heredoc wrapper), CRLF line ends, a
+// missing "*** End Patch", a bare "@@", an update whose first hunk has no
+// @@ line, and blank hunk lines that lost their leading space.
+func ParsePatch(text string) ([]PatchOp, error) {
+	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	start := -1
+	for i, l := range lines {
+		if strings.TrimSpace(l) == beginPatch {
+			start = i
+			break
+		}
+	}
+	if start < 0 {
+		return nil, fmt.Errorf("%w: missing %q line", ErrPatchSyntax, beginPatch)
+	}
+	lines = lines[start+1:]
+	for i, l := range lines {
+		if strings.TrimSpace(l) == endPatch {
+			lines = lines[:i]
+			break
+		}
+	}
+	var ops []PatchOp
+	for i := 0; i < len(lines); {
+		l := lines[i]
+		switch {
+		case strings.HasPrefix(l, addFile):
+			op := PatchOp{Kind: OpAdd, Path: strings.TrimSpace(l[len(addFile):])}
+			i++
+			for ; i < len(lines) && !isHeader(lines[i]); i++ {
+				switch {
+				case strings.HasPrefix(lines[i], "+"):
+					op.Lines = append(op.Lines, lines[i][1:])
+				case strings.TrimSpace(lines[i]) == "" && onlyBlankUntilHeader(lines[i:]):
+					// trailing blank lines before the next header or the end
+				default:
+					return nil, fmt.Errorf("%w: line %q in Add File %s must start with '+'", ErrPatchSyntax, lines[i], op.Path)
+				}
+			}
+			ops = append(ops, op)
+		case strings.HasPrefix(l, deleteFile):
+			ops = append(ops, PatchOp{Kind: OpDelete, Path: strings.TrimSpace(l[len(deleteFile):])})
+			i++
+		case strings.HasPrefix(l, updateFile):
+			op := PatchOp{Kind: OpUpdate, Path: strings.TrimSpace(l[len(updateFile):])}
+			i++
+			if i < len(lines) && strings.HasPrefix(lines[i], moveTo) {
+				op.MoveTo = strings.TrimSpace(lines[i][len(moveTo):])
+				i++
+			}
+			var err error
+			op.Hunks, i, err = parseHunks(lines, i, op.Path)
+			if err != nil {
+				return nil, err
+			}
+			if len(op.Hunks) == 0 && op.MoveTo == "" {
+				return nil, fmt.Errorf("%w: Update File %s has no hunks", ErrPatchSyntax, op.Path)
+			}
+			ops = append(ops, op)
+		case strings.TrimSpace(l) == "":
+			i++
+		default:
+			return nil, fmt.Errorf("%w: unexpected line %q (expected %q, %q or %q)",
+				ErrPatchSyntax, l, strings.TrimSpace(addFile), strings.TrimSpace(deleteFile), strings.TrimSpace(updateFile))
+		}
+	}
+	for _, op := range ops {
+		if op.Path == "" {
+			return nil, fmt.Errorf("%w: %s operation without a path", ErrPatchSyntax, op.Kind)
+		}
+	}
+	if len(ops) == 0 {
+		return nil, fmt.Errorf("%w: no file operations", ErrPatchSyntax)
+	}
+	return ops, nil
+}
+
+// parseHunks reads the hunks of one Update File starting at lines[i].
+func parseHunks(lines []string, i int, path string) ([]Hunk, int, error) {
+	var hunks []Hunk
+	var cur *Hunk
+	for ; i < len(lines) && !isHeader(lines[i]); i++ {
+		l := lines[i]
+		switch {
+		case l == "@@" || strings.HasPrefix(l, "@@ "):
+			hunks = append(hunks, Hunk{Hint: strings.TrimSpace(strings.TrimPrefix(l, "@@"))})
+			cur = &hunks[len(hunks)-1]
+			continue
+		case strings.TrimSpace(l) == endOfFile:
+			if cur == nil {
+				return nil, i, fmt.Errorf("%w: %q before any hunk in %s", ErrPatchSyntax, endOfFile, path)
+			}
+			cur.EOF = true
+			continue
+		}
+		if cur == nil {
+			hunks = append(hunks, Hunk{})
+			cur = &hunks[len(hunks)-1]
+		}
+		switch {
+		case l == "":
+			if onlyBlankUntilHeader(lines[i:]) {
+				continue
+			}
+			cur.Lines = append(cur.Lines, HunkLine{Op: ' '})
+		case l[0] == ' ' || l[0] == '-' || l[0] == '+':
+			cur.Lines = append(cur.Lines, HunkLine{Op: l[0], Text: l[1:]})
+		default:
+			return nil, i, fmt.Errorf("%w: line %q in Update File %s must start with ' ', '-', '+' or @@", ErrPatchSyntax, l, path)
+		}
+	}
+	for n, h := range hunks {
+		if len(h.Lines) == 0 {
+			return nil, i, fmt.Errorf("%w: hunk %d of %s is empty", ErrPatchSyntax, n+1, path)
+		}
+	}
+	return hunks, i, nil
+}
+
+func isHeader(l string) bool {
+	return strings.HasPrefix(l, addFile) || strings.HasPrefix(l, deleteFile) || strings.HasPrefix(l, updateFile)
+}
+
+func onlyBlankUntilHeader(lines []string) bool {
+	for _, l := range lines {
+		if isHeader(l) {
+			return true
+		}
+		if strings.TrimSpace(l) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// Change is one file change computed from a patch, not yet written.
+type Change struct {
+	Kind    OpKind
+	Path    string
+	NewPath string // rename target ("" when not moved)
+	Content string // new content (add and update)
+}
+
+// ReadFunc reads a file named in a patch (as written in the patch).
+type ReadFunc func(path string) (string, error)
+
+// ComputePatch parses text and computes every change against the files
+// read returns, without writing anything: a patch applies whole or not at
+// all.
+func ComputePatch(text string, read ReadFunc) ([]Change, error) {
+	ops, err := ParsePatch(text)
+	if err != nil {
+		return nil, err
+	}
+	var changes []Change
+	for _, op := range ops {
+		switch op.Kind {
+		case OpAdd:
+			content := strings.Join(op.Lines, "\n")
+			if len(op.Lines) > 0 {
+				content += "\n"
+			}
+			changes = append(changes, Change{Kind: OpAdd, Path: op.Path, Content: content})
+		case OpDelete:
+			if _, err := read(op.Path); err != nil {
+				return nil, fmt.Errorf("delete %s: %w", op.Path, err)
+			}
+			changes = append(changes, Change{Kind: OpDelete, Path: op.Path})
+		case OpUpdate:
+			old, err := read(op.Path)
+			if err != nil {
+				return nil, fmt.Errorf("update %s: %w", op.Path, err)
+			}
+			content, err := applyHunks(old, op.Hunks, op.Path)
+			if err != nil {
+				return nil, err
+			}
+			changes = append(changes, Change{Kind: OpUpdate, Path: op.Path, NewPath: op.MoveTo, Content: content})
+		}
+	}
+	return changes, nil
+}
+
+// applyHunks applies hunks in order to content.
+func applyHunks(content string, hunks []Hunk, path string) (string, error) {
+	trailingNL := strings.HasSuffix(content, "\n") || content == ""
+	lines := strings.Split(strings.TrimSuffix(content, "\n"), "\n")
+	if content == "" {
+		lines = nil
+	}
+	cursor := 0
+	for n, h := range hunks {
+		var old, repl []string
+		for _, hl := range h.Lines {
+			if hl.Op != '+' {
+				old = append(old, hl.Text)
+			}
+			if hl.Op != '-' {
+				repl = append(repl, hl.Text)
+			}
+		}
+		from, hintAt := cursor, -1
+		if h.Hint != "" {
+			if hintAt = findHint(lines, h.Hint, cursor); hintAt >= 0 {
+				from = hintAt
+			}
+		}
+		var at int
+		switch {
+		case len(old) == 0 && hintAt >= 0 && !h.EOF:
+			at = hintAt + 1 // pure addition after the hinted line
+		case len(old) == 0:
+			at = len(lines)
+		default:
+			at = findLines(lines, old, from, h.EOF)
+			if at < 0 && from != cursor {
+				at = findLines(lines, old, cursor, h.EOF)
+			}
+			if at < 0 {
+				at = findLines(lines, old, 0, h.EOF)
+			}
+			if at < 0 {
+				return "", hunkError(n+1, path, h, old, lines)
+			}
+		}
+		lines = append(lines[:at], append(slicesClone(repl), lines[at+len(old):]...)...)
+		cursor = at + len(repl)
+	}
+	out := strings.Join(lines, "\n")
+	if trailingNL && len(lines) > 0 {
+		out += "\n"
+	}
+	return out, nil
+}
+
+func slicesClone(s []string) []string { return append([]string(nil), s...) }
+
+// findHint returns the first line at or after from that matches hint
+// (exactly, then with normalized whitespace and punctuation, then as a
+// substring), or -1.
+func findHint(lines []string, hint string, from int) int {
+	for _, m := range []matchMode{exact, trimmed, normalized} {
+		for i := from; i < len(lines); i++ {
+			if matchLine(lines[i], hint, m) {
+				return i
+			}
+		}
+	}
+	nh := normalize(hint)
+	for i := from; i < len(lines); i++ {
+		if nh != "" && strings.Contains(normalize(lines[i]), nh) {
+			return i
+		}
+	}
+	return -1
+}
+
+// findLines finds want as consecutive lines at or after from, trying exact
+// matching first and then the whitespace- and punctuation-tolerant modes.
+// With eof it prefers a match that ends at the end of the file.
+func findLines(lines, want []string, from int, eof bool) int {
+	for _, m := range []matchMode{exact, trimEnd, trimmed, normalized} {
+		if eof {
+			if at := len(lines) - len(want); at >= from && linesMatch(lines[at:], want, m) {
+				return at
+			}
+		}
+		for at := from; at+len(want) <= len(lines); at++ {
+			if linesMatch(lines[at:], want, m) {
+				return at
+			}
+		}
+	}
+	return -1
+}
+
+func linesMatch(lines, want []string, m matchMode) bool {
+	for i, w := range want {
+		if !matchLine(lines[i], w, m) {
+			return false
+		}
+	}
+	return true
+}
+
+// hunkError explains a hunk that did not match, with where its first line
+// does occur, so the model can re-read the file and retry.
+func hunkError(n int, path string, h Hunk, old, lines []string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "hunk %d of %s: these lines were not found in the file", n, path)
+	if h.Hint != "" {
+		fmt.Fprintf(&b, " (after @@ %s)", h.Hint)
+	}
+	b.WriteString(":\n")
+	for _, l := range old {
+		b.WriteString("  " + l + "\n")
+	}
+	first := ""
+	for _, l := range old {
+		if strings.TrimSpace(l) != "" {
+			first = l
+			break
+		}
+	}
+	var seen []string
+	for i, l := range lines {
+		if first != "" && matchLine(l, first, normalized) && len(seen) < 5 {
+			seen = append(seen, fmt.Sprint(i+1))
+		}
+	}
+	if len(seen) > 0 {
+		fmt.Fprintf(&b, "the first of them appears at line(s) %s, but the lines after it differ; ", strings.Join(seen, ", "))
+	}
+	b.WriteString("read the file again and resend the patch with context lines copied exactly")
+	return fmt.Errorf("%w: %s", ErrHunkNotFound, b.String())
+}

@@ -1,0 +1,352 @@
+package coding
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+// ErrPattern is wrapped for an invalid regex or glob pattern.
+var ErrPattern = errors.New("invalid pattern")
+
+const defaultMaxResults = 100
+
+// GrepOptions is one grep call, paths already resolved.
+type GrepOptions struct {
+	Pattern         string
+	Root            string // file or directory searched
+	Glob            string // file name (or relative path) filter
+	CaseInsensitive bool
+	MaxResults      int
+}
+
+// Match is one matching line.
+type Match struct {
+	Path string // absolute
+	Line int
+	Text string
+}
+
+func grepTool(ctx context.Context, t *Tools, ws string, raw json.RawMessage) (string, error) {
+	var a struct {
+		Pattern         string `json:"pattern"`
+		Path            string `json:"path"`
+		GlobFilter      string `json:"glob_filter"`
+		CaseInsensitive bool   `json:"case_insensitive"`
+		MaxResults      int    `json:"max_results"`
+	}
+	if err := decode(raw, &a); err != nil {
+		return "", err
+	}
+	if a.Path == "" {
+		a.Path = "."
+	}
+	root, err := t.resolve(ws, a.Path)
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(root); err != nil {
+		return "", fmt.Errorf("path not found: %s", a.Path)
+	}
+	opts := GrepOptions{Pattern: a.Pattern, Root: root, Glob: a.GlobFilter, CaseInsensitive: a.CaseInsensitive, MaxResults: a.MaxResults}
+	if opts.MaxResults <= 0 {
+		opts.MaxResults = defaultMaxResults
+	}
+	var matches []Match
+	var more bool
+	if rg, err := exec.LookPath("rg"); err == nil && !t.Config.NoRipgrep {
+		matches, more, err = GrepRipgrep(ctx, rg, opts)
+		if err != nil {
+			return "", err
+		}
+	} else {
+		matches, more, err = GrepGo(ctx, opts)
+		if err != nil {
+			return "", err
+		}
+	}
+	if len(matches) == 0 {
+		return "No matches found.", nil
+	}
+	var b strings.Builder
+	for _, m := range matches {
+		fmt.Fprintf(&b, "%s:%d:%s\n", display(ws, m.Path), m.Line, m.Text)
+	}
+	if more {
+		fmt.Fprintf(&b, "[results limited to %d matches; narrow the pattern, path or glob_filter, or raise max_results]\n", opts.MaxResults)
+	}
+	return b.String(), nil
+}
+
+// GrepGo searches in Go: files under Root in lexical order, skipping .git
+// and binary files, at most MaxResults matches; more reports that there
+// were more.
+func GrepGo(ctx context.Context, o GrepOptions) (matches []Match, more bool, err error) {
+	expr := o.Pattern
+	if o.CaseInsensitive {
+		expr = "(?i)" + expr
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, false, fmt.Errorf("%w: %v", ErrPattern, err)
+	}
+	if o.Glob != "" {
+		if _, err := path.Match(o.Glob, ""); err != nil {
+			return nil, false, fmt.Errorf("%w: glob_filter %q: %v", ErrPattern, o.Glob, err)
+		}
+	}
+	errStop := errors.New("stop")
+	err = filepath.WalkDir(o.Root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // unreadable entries are skipped, as rg does
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" && p != o.Root {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || !globFilter(o.Glob, o.Root, p) {
+			return nil
+		}
+		found, stop, err := grepFile(p, re, o.MaxResults-len(matches))
+		if err != nil {
+			return nil
+		}
+		matches = append(matches, found...)
+		if stop {
+			more = true
+			return errStop
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return nil, false, err
+	}
+	return matches, more, nil
+}
+
+// globFilter reports whether file p (under root) passes glob: a pattern
+// without "/" matches the base name, one with "/" the relative path.
+func globFilter(glob, root, p string) bool {
+	if glob == "" {
+		return true
+	}
+	if !strings.Contains(glob, "/") {
+		ok, _ := path.Match(glob, filepath.Base(p))
+		return ok
+	}
+	rel, err := filepath.Rel(root, p)
+	if err != nil {
+		return false
+	}
+	return matchGlob(splitGlob(glob), strings.Split(filepath.ToSlash(rel), "/"))
+}
+
+// grepFile returns up to max matches in file p; stop is set when the file
+// had more matches than max.
+func grepFile(p string, re *regexp.Regexp, max int) ([]Match, bool, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	head := make([]byte, 8000)
+	n, _ := f.Read(head)
+	if bytes.IndexByte(head[:n], 0) >= 0 {
+		return nil, false, nil // binary
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		return nil, false, err
+	}
+	var out []Match
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	for line := 1; sc.Scan(); line++ {
+		if re.Match(sc.Bytes()) {
+			if len(out) == max {
+				return out, true, nil
+			}
+			out = append(out, Match{Path: p, Line: line, Text: sc.Text()})
+		}
+	}
+	return out, false, nil
+}
+
+// GrepRipgrep searches with ripgrep (which also honours .gitignore).
+func GrepRipgrep(ctx context.Context, rg string, o GrepOptions) ([]Match, bool, error) {
+	args := []string{"--line-number", "--no-heading", "--with-filename", "--color", "never", "--null", "--sort", "path"}
+	if o.CaseInsensitive {
+		args = append(args, "--ignore-case")
+	}
+	if o.Glob != "" {
+		args = append(args, "--glob", o.Glob)
+	}
+	args = append(args, "--regexp", o.Pattern, "--", o.Root)
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, rg, args...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit) && exit.ExitCode() == 1:
+		return nil, false, nil // no matches
+	case errors.As(err, &exit) && exit.ExitCode() == 2 && stdout.Len() == 0:
+		return nil, false, fmt.Errorf("%w: %s", ErrPattern, strings.TrimSpace(stderr.String()))
+	case err != nil && stdout.Len() == 0:
+		return nil, false, fmt.Errorf("run rg: %w", err)
+	}
+	var out []Match
+	for _, l := range strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n") {
+		file, rest, ok := strings.Cut(l, "\x00")
+		if !ok {
+			continue
+		}
+		num, text, _ := strings.Cut(rest, ":")
+		var line int
+		fmt.Sscan(num, &line)
+		if len(out) == o.MaxResults {
+			return out, true, nil
+		}
+		out = append(out, Match{Path: file, Line: line, Text: text})
+	}
+	return out, false, nil
+}
+
+func globTool(ctx context.Context, t *Tools, ws string, raw json.RawMessage) (string, error) {
+	var a struct {
+		Pattern string `json:"pattern"`
+		Path    string `json:"path"`
+	}
+	if err := decode(raw, &a); err != nil {
+		return "", err
+	}
+	if a.Path == "" {
+		a.Path = "."
+	}
+	base, err := t.resolve(ws, a.Path)
+	if err != nil {
+		return "", err
+	}
+	if st, err := os.Stat(base); err != nil || !st.IsDir() {
+		return "", fmt.Errorf("path not found or not a directory: %s", a.Path)
+	}
+	files, err := Glob(ctx, base, a.Pattern)
+	if err != nil {
+		return "", err
+	}
+	if len(files) == 0 {
+		return "No files found.", nil
+	}
+	var b strings.Builder
+	for _, f := range files {
+		b.WriteString(display(ws, f) + "\n")
+	}
+	return b.String(), nil
+}
+
+// Glob returns the files under base matching pattern ("**" matches any
+// number of directories, other segments as path.Match), newest first, then
+// by name. .git directories are skipped.
+func Glob(ctx context.Context, base, pattern string) ([]string, error) {
+	if pattern == "" {
+		return nil, fmt.Errorf("%w: empty glob", ErrPattern)
+	}
+	segs := splitGlob(strings.TrimPrefix(filepath.ToSlash(pattern), "./"))
+	for _, s := range segs {
+		if _, err := path.Match(s, ""); err != nil {
+			return nil, fmt.Errorf("%w: %q: %v", ErrPattern, pattern, err)
+		}
+	}
+	type hit struct {
+		path string
+		mod  time.Time
+	}
+	var hits []hit
+	err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" && p != base {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(base, p)
+		if !matchGlob(segs, strings.Split(filepath.ToSlash(rel), "/")) {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		hits = append(hits, hit{p, info.ModTime()})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		if !hits[i].mod.Equal(hits[j].mod) {
+			return hits[i].mod.After(hits[j].mod)
+		}
+		return hits[i].path < hits[j].path
+	})
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = h.path
+	}
+	return out, nil
+}
+
+func splitGlob(pattern string) []string {
+	var segs []string
+	for _, s := range strings.Split(pattern, "/") {
+		if s != "" && s != "." {
+			segs = append(segs, s)
+		}
+	}
+	return segs
+}
+
+// matchGlob matches path segments against pattern segments, "**" standing
+// for zero or more segments.
+func matchGlob(pat, name []string) bool {
+	for len(pat) > 0 {
+		if pat[0] == "**" {
+			for i := 0; i <= len(name); i++ {
+				if matchGlob(pat[1:], name[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(name) == 0 {
+			return false
+		}
+		if ok, _ := path.Match(pat[0], name[0]); !ok {
+			return false
+		}
+		pat, name = pat[1:], name[1:]
+	}
+	return len(name) == 0
+}
