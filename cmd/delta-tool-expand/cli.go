@@ -31,8 +31,7 @@ type CLI struct {
 
 // Help is the long description, and the man page's DESCRIPTION.
 func (CLI) Help() string {
-	return `show, check and preview the tools of a Delta agent
-delta-tool-expand loads an agent exactly as delta-run does (agent.yaml, imports, hooks.yaml, context.yaml) and prints every tool after imports are merged, in the expanded internal form of seeds/000 §2.2.7: the fixed argv (command) and, for each parameter, its type, how it is injected (argument, stdin or option) and its position. exec: tools show their argv with ${name} where a value goes; shell: tools show the sh -c script with "$1", "$2" … so you can check the quoting.
+	return `delta-tool-expand loads an agent exactly as delta-run does (agent.yaml, imports, hooks.yaml, context.yaml) and prints every tool after imports are merged, in the expanded internal form of seeds/000 §2.2.7: the fixed argv (command) and, for each parameter, its type, how it is injected (argument, stdin or option) and its position. exec: tools show their argv with ${name} where a value goes; shell: tools show the sh -c script with "$1", "$2" … so you can check the quoting.
 With --call TOOL --args JSON it prints {"argv": [...], "stdin": "..." | null}: exactly what would be executed, without running it. With --schema it prints the JSON Schemas the model sees. With --check it validates only. Load problems are listed as file:line:column: message, each with a hint. Deprecation warnings go to stderr. The tool syntax is documented in delta-agent(5).
 Exit codes: 0 ok; 1 the --call arguments or tool name are wrong; 2 bad command line; 126 the agent does not load (every problem is listed on stderr).`
 }
@@ -153,4 +152,11 @@ func writeYAML(w io.Writer, v any) error {
 	enc.Close()
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// BeforeReset gives the man page its NAME line (kong takes the one-line
+// summary from the application's Help, which cli.Run leaves empty).
+func (c *CLI) BeforeReset(k *kong.Kong) error {
+	k.Model.Help = "show, check and preview the tools of a Delta agent"
+	return nil
 }

@@ -1,6 +1,9 @@
 package main
 
-import "github.com/deltakit/delta/lib/cli"
+import (
+	"github.com/alecthomas/kong"
+	"github.com/deltakit/delta/lib/cli"
+)
 
 // manGrammar describes delta for its man page only: delta parses its own
 // arguments by hand, because everything after the command name belongs to
@@ -25,8 +28,7 @@ type manGrammar struct {
 
 // Help is the man page's DESCRIPTION.
 func (manGrammar) Help() string {
-	return `run Delta commands: delta NAME ARGS runs delta-NAME ARGS
-delta is the git-style front of the Delta toolkit. "delta NAME ARGS..." replaces itself (execve) with the binary delta-NAME and ARGS, so signals, standard input and output and the exit code are those of the command itself. delta-NAME is looked for first in the directory of the running delta binary, then on PATH.
+	return `delta is the git-style front of the Delta toolkit. "delta NAME ARGS..." replaces itself (execve) with the binary delta-NAME and ARGS, so signals, standard input and output and the exit code are those of the command itself. delta-NAME is looked for first in the directory of the running delta binary, then on PATH.
 run, continue, list-runs and init are subcommands of delta-run: "delta run -m TASK" runs "delta-run run -m TASK". "delta tool expand" and "delta tool:expand" run delta-tool-expand.
 Exit codes: those of the command run; 0 for --help and --version; 2 for no command, an unknown option, or a command with no delta-NAME next to delta or on PATH.`
 }
@@ -37,4 +39,10 @@ type passCmd struct {
 
 type toolCmd struct {
 	Expand passCmd `cmd:"" help:"Run delta-tool-expand ARGS."`
+}
+
+// BeforeReset gives the man page its NAME line.
+func (m *manGrammar) BeforeReset(k *kong.Kong) error {
+	k.Model.Help = "run Delta commands: delta NAME ARGS runs delta-NAME ARGS"
+	return nil
 }
