@@ -1,0 +1,241 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
+
+	"github.com/deltakit/delta/lib/agent"
+)
+
+const (
+	anthropicDefaultBaseURL = "https://api.anthropic.com/"
+	// anthropicDefaultMaxTokens fills the Messages API's required
+	// max_tokens when agent.yaml does not set llm.max_tokens.
+	anthropicDefaultMaxTokens = 4096
+)
+
+// anthropicProvider speaks the Anthropic Messages API natively.
+type anthropicProvider struct {
+	ep     endpoint
+	client anthropic.Client
+	retry  Retry
+}
+
+func newAnthropic(cfg agent.LLMConfig, env map[string]string) (Provider, error) {
+	ep, err := resolveEndpoint("anthropic", cfg, env, "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")
+	if err != nil {
+		return nil, err
+	}
+	base := ep.baseURL
+	if base == "" {
+		base = anthropicDefaultBaseURL
+	}
+	client := anthropic.NewClient(
+		// The SDK would otherwise read keys, tokens and profiles from the
+		// process environment and home directory; Delta's .env merge is
+		// the only source.
+		option.WithoutEnvironmentDefaults(),
+		option.WithAPIKey(ep.key),
+		option.WithBaseURL(base),
+		option.WithMaxRetries(0), // retries are ours: see Retry
+	)
+	return &anthropicProvider{ep: ep, client: client, retry: DefaultRetry}, nil
+}
+
+// Complete sends req as one Messages call, retrying transient failures.
+func (p *anthropicProvider) Complete(ctx context.Context, req Request) (Response, error) {
+	params, opts, err := anthropicParams(req)
+	if err != nil {
+		return Response{}, fmt.Errorf("anthropic: %w", err)
+	}
+	return p.retry.do(ctx, p.ep, func(ctx context.Context) (Response, error) {
+		m, err := p.client.Messages.New(ctx, params, opts...)
+		if err != nil {
+			return Response{}, p.wrap(err)
+		}
+		return anthropicResponse(m), nil
+	})
+}
+
+func (p *anthropicProvider) wrap(err error) error {
+	var ae *anthropic.Error
+	if errors.As(err, &ae) {
+		var h http.Header
+		if ae.Response != nil {
+			h = ae.Response.Header
+		}
+		return p.ep.newAPIError(ae.StatusCode, h, anthropicErrorMessage(ae.RawJSON()))
+	}
+	return redactedError{err: err, text: "anthropic: " + p.ep.redact(err.Error())}
+}
+
+// anthropicErrorMessage pulls error.message out of an error body.
+func anthropicErrorMessage(raw string) string {
+	var body struct {
+		Error struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal([]byte(raw), &body) == nil && body.Error.Message != "" {
+		return body.Error.Type + ": " + body.Error.Message
+	}
+	return raw
+}
+
+// anthropicParams maps a Request: system messages go to the system field,
+// tool calls and results become tool_use/tool_result blocks, and messages
+// of the same role in a row share one turn (the API wants the tool results
+// answering one assistant turn in a single user turn). Frequency and
+// presence penalties and seed have no Anthropic equivalent and are not sent.
+func anthropicParams(req Request) (anthropic.MessageNewParams, []option.RequestOption, error) {
+	sp := req.Params
+	p := anthropic.MessageNewParams{Model: anthropic.Model(sp.Model), MaxTokens: anthropicDefaultMaxTokens}
+	if sp.MaxTokens != nil {
+		p.MaxTokens = *sp.MaxTokens
+	}
+	if sp.Temperature != nil {
+		p.Temperature = anthropic.Float(*sp.Temperature)
+	}
+	if sp.TopP != nil {
+		p.TopP = anthropic.Float(*sp.TopP)
+	}
+	p.StopSequences = sp.Stop
+	for i, m := range req.Messages {
+		if m.Role == RoleSystem {
+			if m.Content != "" {
+				p.System = append(p.System, anthropic.TextBlockParam{Text: m.Content})
+			}
+			continue
+		}
+		role, blocks, err := anthropicBlocks(m)
+		if err != nil {
+			return p, nil, fmt.Errorf("message %d: %w", i, err)
+		}
+		if n := len(p.Messages); n > 0 && p.Messages[n-1].Role == role {
+			p.Messages[n-1].Content = append(p.Messages[n-1].Content, blocks...)
+			continue
+		}
+		p.Messages = append(p.Messages, anthropic.MessageParam{Role: role, Content: blocks})
+	}
+	for _, t := range req.Tools {
+		tp, err := anthropicTool(t)
+		if err != nil {
+			return p, nil, err
+		}
+		p.Tools = append(p.Tools, anthropic.ToolUnionParam{OfTool: &tp})
+	}
+	var opts []option.RequestOption
+	for k, v := range sp.Extra {
+		opts = append(opts, option.WithJSONSet(k, v))
+	}
+	return p, opts, nil
+}
+
+func anthropicBlocks(m Message) (anthropic.MessageParamRole, []anthropic.ContentBlockParamUnion, error) {
+	switch m.Role {
+	case RoleUser:
+		return anthropic.MessageParamRoleUser, []anthropic.ContentBlockParamUnion{anthropic.NewTextBlock(nonEmpty(m.Content))}, nil
+	case RoleTool:
+		return anthropic.MessageParamRoleUser, []anthropic.ContentBlockParamUnion{anthropic.NewToolResultBlock(m.ToolCallID, nonEmpty(m.Content), false)}, nil
+	case RoleAssistant:
+		var blocks []anthropic.ContentBlockParamUnion
+		if m.Content != "" || len(m.ToolCalls) == 0 {
+			blocks = append(blocks, anthropic.NewTextBlock(nonEmpty(m.Content)))
+		}
+		for _, c := range m.ToolCalls {
+			blocks = append(blocks, anthropic.NewToolUseBlock(c.ID, toolInput(c.Arguments), c.Name))
+		}
+		return anthropic.MessageParamRoleAssistant, blocks, nil
+	default:
+		return "", nil, fmt.Errorf("unknown role %q", m.Role)
+	}
+}
+
+// nonEmpty keeps text blocks valid: the API rejects empty ones.
+func nonEmpty(s string) string {
+	if s == "" {
+		return "(empty)"
+	}
+	return s
+}
+
+// toolInput is the call's arguments as a JSON object; arguments that are
+// not an object (a model's malformed output) travel as {}.
+func toolInput(args string) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal([]byte(args), &obj) != nil || obj == nil {
+		return json.RawMessage("{}")
+	}
+	return json.RawMessage(args)
+}
+
+func anthropicTool(t ToolSpec) (anthropic.ToolParam, error) {
+	schema, err := schemaMap(t.Parameters)
+	if err != nil {
+		return anthropic.ToolParam{}, fmt.Errorf("tool %q: %w", t.Name, err)
+	}
+	in := anthropic.ToolInputSchemaParam{ExtraFields: map[string]any{}}
+	for k, v := range schema {
+		switch k {
+		case "type":
+		case "properties":
+			in.Properties = v
+		case "required":
+			for _, r := range asSlice(v) {
+				if s, ok := r.(string); ok {
+					in.Required = append(in.Required, s)
+				}
+			}
+		default:
+			in.ExtraFields[k] = v
+		}
+	}
+	tp := anthropic.ToolParam{Name: t.Name, InputSchema: in}
+	if t.Description != "" {
+		tp.Description = anthropic.String(t.Description)
+	}
+	return tp, nil
+}
+
+func asSlice(v any) []any {
+	s, _ := v.([]any)
+	return s
+}
+
+// anthropicFinish maps stop reasons onto the OpenAI names the journal uses.
+var anthropicFinish = map[anthropic.StopReason]string{
+	anthropic.StopReasonEndTurn:      "stop",
+	anthropic.StopReasonStopSequence: "stop",
+	anthropic.StopReasonToolUse:      "tool_calls",
+	anthropic.StopReasonMaxTokens:    "length",
+}
+
+func anthropicResponse(m *anthropic.Message) Response {
+	r := Response{
+		Model: string(m.Model),
+		Usage: Usage{
+			InputTokens:  m.Usage.InputTokens + m.Usage.CacheCreationInputTokens + m.Usage.CacheReadInputTokens,
+			OutputTokens: m.Usage.OutputTokens,
+		},
+		FinishReason: string(m.StopReason),
+	}
+	if f, ok := anthropicFinish[m.StopReason]; ok {
+		r.FinishReason = f
+	}
+	for _, b := range m.Content {
+		switch b.Type {
+		case "text":
+			r.Content += b.Text
+		case "tool_use":
+			r.ToolCalls = append(r.ToolCalls, ToolCall{ID: b.ID, Name: b.Name, Arguments: argsOrEmpty(string(b.Input))})
+		}
+	}
+	return r
+}

@@ -1,0 +1,97 @@
+package llm
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/deltakit/delta/lib/agent"
+)
+
+// Sentinel errors of provider construction and calls; compare with errors.Is.
+var (
+	// ErrNoAPIKey: an HTTP provider was chosen but no key variable is set.
+	ErrNoAPIKey = errors.New("no API key")
+	// ErrAuth: the endpoint rejected the key (HTTP 401 or 403).
+	ErrAuth = errors.New("authentication failed")
+	// ErrUnknownProvider: agent.yaml names a provider Delta does not have.
+	ErrUnknownProvider = errors.New("unknown llm provider")
+)
+
+// Providers lists the supported values of agent.yaml's llm.provider.
+var Providers = []string{"openai", "anthropic", "scripted"}
+
+// New returns the provider cfg asks for. env is the merged variable set of
+// LoadEnv: keys and base URLs are read from it, never from the process.
+func New(cfg agent.LLMConfig, env map[string]string) (Provider, error) {
+	switch cfg.Provider {
+	case "", "openai":
+		return newOpenAI(cfg, env)
+	case "anthropic":
+		return newAnthropic(cfg, env)
+	case "scripted":
+		if cfg.Script == "" {
+			return nil, fmt.Errorf("scripted provider needs a script file (--llm scripted:FILE or llm.script in agent.yaml)")
+		}
+		return NewScripted(cfg.Script)
+	default:
+		return nil, fmt.Errorf("%w %q (supported: %s)", ErrUnknownProvider, cfg.Provider, strings.Join(Providers, ", "))
+	}
+}
+
+// ParamsOf copies the sampling parameters of agent.yaml's llm block.
+func ParamsOf(cfg agent.LLMConfig) Params {
+	return Params{
+		Model:            cfg.Model,
+		Temperature:      cfg.Temperature,
+		MaxTokens:        cfg.MaxTokens,
+		TopP:             cfg.TopP,
+		FrequencyPenalty: cfg.FrequencyPenalty,
+		PresencePenalty:  cfg.PresencePenalty,
+		Stop:             cfg.Stop,
+		Seed:             cfg.Seed,
+		Extra:            cfg.Extra,
+	}
+}
+
+// endpoint is what an HTTP provider needs to connect.
+type endpoint struct {
+	name    string // provider name for messages: "openai", "anthropic"
+	key     string
+	keyVars []string // variables the key may come from, in order
+	baseURL string
+}
+
+// resolveEndpoint picks the key and base URL from env: DELTA_* first, then
+// the provider's usual variables; agent.yaml's base_url wins over both.
+func resolveEndpoint(name string, cfg agent.LLMConfig, env map[string]string, keyVar, urlVar string) (endpoint, error) {
+	ep := endpoint{name: name, keyVars: []string{"DELTA_API_KEY", keyVar}}
+	ep.key = firstSet(env, ep.keyVars...)
+	if ep.key == "" {
+		return ep, fmt.Errorf("%s provider: %w: set DELTA_API_KEY (or %s) in the environment or in a .env file "+
+			"(workspace, agent or project root); for offline runs use the scripted provider (--llm scripted:FILE)",
+			name, ErrNoAPIKey, keyVar)
+	}
+	ep.baseURL = cfg.BaseURL
+	if ep.baseURL == "" {
+		ep.baseURL = firstSet(env, "DELTA_BASE_URL", urlVar)
+	}
+	return ep, nil
+}
+
+func firstSet(env map[string]string, names ...string) string {
+	for _, n := range names {
+		if v := strings.TrimSpace(env[n]); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// redact removes the key from text that may reach a log or the journal.
+func (ep endpoint) redact(s string) string {
+	if len(ep.key) < 4 {
+		return s
+	}
+	return strings.ReplaceAll(s, ep.key, "[redacted]")
+}

@@ -1,0 +1,190 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Retry says how the HTTP providers retry transient failures (HTTP 429,
+// 5xx, broken connections). The SDKs' own retries are off so that this is
+// the only policy, and tests can observe it.
+type Retry struct {
+	Attempts      int           // total tries, including the first
+	Base          time.Duration // first wait; doubles after every failure
+	Max           time.Duration // cap on one computed wait
+	MaxRetryAfter time.Duration // cap on a server's Retry-After
+	// Sleep waits d or until ctx ends. Tests swap it to record the waits
+	// instead of sleeping.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// DefaultRetry is the policy New gives HTTP providers. Tests may replace it
+// (restoring it afterwards) to make retries instant.
+var DefaultRetry = Retry{
+	Attempts:      4,
+	Base:          500 * time.Millisecond,
+	Max:           8 * time.Second,
+	MaxRetryAfter: 60 * time.Second,
+	Sleep:         sleepCtx,
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// APIError is an HTTP error answer of a model endpoint, with the key
+// already removed from its message. 401 and 403 match ErrAuth.
+type APIError struct {
+	Provider   string
+	Status     int
+	Message    string
+	RetryAfter time.Duration // from the Retry-After header; 0 if absent
+	keyHint    string        // the variables to set, for auth errors
+}
+
+func (e *APIError) Error() string {
+	msg := fmt.Sprintf("%s: HTTP %d %s", e.Provider, e.Status, http.StatusText(e.Status))
+	if e.Message != "" {
+		msg += ": " + e.Message
+	}
+	if e.auth() {
+		msg += "; check " + e.keyHint
+	}
+	return msg
+}
+
+// Is makes errors.Is(err, ErrAuth) true for authentication failures.
+func (e *APIError) Is(target error) bool { return target == ErrAuth && e.auth() }
+
+func (e *APIError) auth() bool {
+	return e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden
+}
+
+// transient reports whether another try may succeed.
+func (e *APIError) transient() bool {
+	return e.Status == http.StatusTooManyRequests || e.Status == http.StatusRequestTimeout || e.Status >= 500
+}
+
+// newAPIError builds an APIError from a response status, header and the
+// provider's error text.
+func (ep endpoint) newAPIError(status int, header http.Header, message string) *APIError {
+	message = strings.TrimSpace(ep.redact(message))
+	if len(message) > 500 {
+		message = message[:500] + "…"
+	}
+	return &APIError{
+		Provider:   ep.name,
+		Status:     status,
+		Message:    message,
+		RetryAfter: retryAfter(header),
+		keyHint:    fmt.Sprintf("%s (the key is read from %s in the environment or a .env file)", strings.Join(ep.keyVars, " / "), strings.Join(ep.keyVars, " or ")),
+	}
+}
+
+// retryAfter parses Retry-After as seconds or an HTTP date.
+func retryAfter(h http.Header) time.Duration {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(0, time.Until(t))
+	}
+	return 0
+}
+
+// networkError reports whether err is a failure to talk to the server
+// rather than an answer from it.
+func networkError(err error) bool {
+	var ne net.Error
+	var ue *url.Error
+	return errors.As(err, &ne) || errors.As(err, &ue) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED)
+}
+
+// do runs call until it succeeds, fails for good, or the attempts run out.
+// call must return *APIError for HTTP error answers.
+func (r Retry) do(ctx context.Context, ep endpoint, call func(context.Context) (Response, error)) (Response, error) {
+	attempts := max(1, r.Attempts)
+	var last error
+	for i := range attempts {
+		resp, err := call(ctx)
+		if err == nil {
+			return resp, nil
+		}
+		if ctx.Err() != nil {
+			return Response{}, fmt.Errorf("%s: %w", ep.name, ctx.Err())
+		}
+		wait, ok := r.retryable(err, i)
+		if !ok {
+			return Response{}, err
+		}
+		last = err
+		if i == attempts-1 {
+			break
+		}
+		if err := r.Sleep(ctx, wait); err != nil {
+			return Response{}, fmt.Errorf("%s: %w", ep.name, err)
+		}
+	}
+	return Response{}, fmt.Errorf("%s: giving up after %d attempts: %w", ep.name, attempts, last)
+}
+
+// retryable decides whether err deserves another try after failure number
+// i (0-based), and how long to wait first.
+func (r Retry) retryable(err error, i int) (time.Duration, bool) {
+	var ae *APIError
+	if errors.As(err, &ae) {
+		if !ae.transient() {
+			return 0, false
+		}
+		if ae.RetryAfter > 0 {
+			return min(ae.RetryAfter, r.MaxRetryAfter), true
+		}
+		return r.backoff(i), true
+	}
+	if networkError(err) {
+		return r.backoff(i), true
+	}
+	return 0, false
+}
+
+// backoff is exponential with jitter: a random wait in [d/2, d] where d
+// doubles from Base up to Max, so clients that failed together spread out.
+func (r Retry) backoff(i int) time.Duration {
+	d := r.Base
+	for range i {
+		d *= 2
+		if d >= r.Max {
+			d = r.Max
+			break
+		}
+	}
+	d = min(d, r.Max)
+	if d <= 0 {
+		return 0
+	}
+	half := d / 2
+	return half + rand.N(d-half+1)
+}
