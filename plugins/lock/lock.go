@@ -89,6 +89,10 @@ func Write(dir string, f *File) error {
 		return fmt.Errorf("write plugin lock file: %w", err)
 	}
 	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write plugin lock file: %w", err)
+	}
 	if _, err := tmp.Write(append(data, '\n')); err != nil {
 		tmp.Close()
 		return fmt.Errorf("write plugin lock file: %w", err)

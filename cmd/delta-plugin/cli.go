@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/plugins/install"
+	"github.com/deltakit/delta/plugins/lock"
+)
+
+// CLI is delta-plugin's grammar.
+type CLI struct {
+	cli.ManFlag
+
+	Dir string `name:"dir" env:"DELTA_PLUGIN_DIR" placeholder:"DIR" help:"Plugin directory (default ~/.delta/plugins)."`
+
+	Install InstallCmd `cmd:"" help:"Install a plugin from a binary path or a Go module@version."`
+	List    ListCmd    `cmd:"" help:"List installed plugins with their tools and checksum status."`
+	Remove  RemoveCmd  `cmd:"" help:"Remove an installed plugin."`
+	Verify  VerifyCmd  `cmd:"" help:"Check every installed binary against its locked sha256."`
+}
+
+// Help is the description at the top of --help and the man page.
+func (CLI) Help() string {
+	return `delta-plugin manages Delta plugins: hashicorp/go-plugin binaries (gRPC) that add tools to an agent, or answer its lifecycle hooks. "delta plugin ARGS" runs it.
+
+Plugins live in the plugin directory ($DELTA_PLUGIN_DIR, else ~/.delta/plugins) as delta-plugin-NAME, and plugins.lock.json there records for each its version, source, tools and sha256. delta-run loads a plugin only when its binary still has the locked checksum; an agent.yaml entry with an explicit path must match the lock too, and an unlocked delta-plugin-NAME on PATH loads only with allow_path: true.
+
+Agents name plugins in agent.yaml:
+
+    plugins:
+      - name: coding
+        tools: [read_file, apply_patch]   # optional subset
+        config: {allow_outside_workspace: false}
+
+Exit codes: 0 success; 1 failure (a plugin that does not start, a checksum MISMATCH or missing binary found by verify); 2 usage error.`
+}
+
+// dir is the plugin directory.
+func (c *CLI) dir() (string, error) {
+	if c.Dir != "" {
+		return c.Dir, nil
+	}
+	return lock.Dir()
+}
+
+// InstallCmd is `delta-plugin install`.
+type InstallCmd struct {
+	Source string `arg:"" placeholder:"PATH|MODULE@VERSION" help:"A plugin binary, or a Go module path@version built with go install."`
+	Name   string `name:"name" placeholder:"NAME" help:"Plugin name (default: the binary name without delta-plugin-)."`
+
+	Stdout io.Writer `kong:"-"`
+	Stderr io.Writer `kong:"-"`
+}
+
+// AfterApply sets the stdio defaults.
+func (c *InstallCmd) AfterApply() error {
+	c.Stdout, c.Stderr = os.Stdout, os.Stderr
+	return nil
+}
+
+// Run installs the plugin and prints what was locked.
+func (c *InstallCmd) Run(root *CLI) error {
+	dir, err := root.dir()
+	if err != nil {
+		return err
+	}
+	e, err := install.Install(context.Background(), c.Source, install.Options{Dir: dir, Name: c.Name, Stderr: c.Stderr})
+	if err != nil {
+		return cli.WithCode(cli.ExitFailed, "", err)
+	}
+	fmt.Fprintf(c.Stdout, "installed %s %s (%s)\n  tools: %s\n  sha256: %s\n", e.Name, e.Version, e.Path, toolList(e.Tools), e.SHA256)
+	return nil
+}
+
+// ListCmd is `delta-plugin list`.
+type ListCmd struct {
+	Format string `name:"format" enum:"text,json" default:"text" help:"Output format: text or json."`
+
+	Stdout io.Writer `kong:"-"`
+}
+
+// AfterApply sets the stdio defaults.
+func (c *ListCmd) AfterApply() error {
+	c.Stdout = os.Stdout
+	return nil
+}
+
+// Run prints the installed plugins.
+func (c *ListCmd) Run(root *CLI) error {
+	dir, err := root.dir()
+	if err != nil {
+		return err
+	}
+	list, err := install.List(dir)
+	if err != nil {
+		return err
+	}
+	if c.Format == "json" {
+		enc := json.NewEncoder(c.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(list)
+	}
+	tw := tabwriter.NewWriter(c.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tVERSION\tSOURCE\tTOOLS\tCHECKSUM")
+	for _, p := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Name, p.Version, p.Source, toolList(p.Tools), p.Status)
+	}
+	return tw.Flush()
+}
+
+// RemoveCmd is `delta-plugin remove`.
+type RemoveCmd struct {
+	Name string `arg:"" help:"Plugin to remove."`
+
+	Stdout io.Writer `kong:"-"`
+}
+
+// AfterApply sets the stdio defaults.
+func (c *RemoveCmd) AfterApply() error {
+	c.Stdout = os.Stdout
+	return nil
+}
+
+// Run removes the plugin.
+func (c *RemoveCmd) Run(root *CLI) error {
+	dir, err := root.dir()
+	if err != nil {
+		return err
+	}
+	if err := install.Remove(dir, c.Name); err != nil {
+		return cli.WithCode(cli.ExitFailed, "see installed plugins with `delta plugin list`", err)
+	}
+	fmt.Fprintf(c.Stdout, "removed %s\n", c.Name)
+	return nil
+}
+
+// VerifyCmd is `delta-plugin verify`.
+type VerifyCmd struct {
+	Stdout io.Writer `kong:"-"`
+}
+
+// AfterApply sets the stdio defaults.
+func (c *VerifyCmd) AfterApply() error {
+	c.Stdout = os.Stdout
+	return nil
+}
+
+// Run checks every plugin and fails on any mismatch or missing binary.
+func (c *VerifyCmd) Run(root *CLI) error {
+	dir, err := root.dir()
+	if err != nil {
+		return err
+	}
+	list, err := install.List(dir)
+	if err != nil {
+		return err
+	}
+	var bad []string
+	for _, p := range list {
+		fmt.Fprintf(c.Stdout, "%s\t%s\n", p.Name, p.Status)
+		if p.Status != lock.StatusOK {
+			bad = append(bad, p.Name)
+		}
+	}
+	if len(bad) > 0 {
+		return cli.Errorf(cli.ExitFailed, "reinstall a plugin whose change is yours with `delta plugin install`; otherwise treat the binary as tampered",
+			"checksum verification failed for %s", strings.Join(bad, ", "))
+	}
+	return nil
+}
+
+func toolList(tools []string) string {
+	if len(tools) == 0 {
+		return "-"
+	}
+	return strings.Join(tools, ",")
+}
