@@ -1,0 +1,71 @@
+// Command testplugin is a plugin for the host tests: it echoes, fails,
+// crashes, hangs, reports its pid and config, answers hooks, and writes a
+// marker file at start when TESTPLUGIN_MARK names one (so a test can prove
+// a refused binary never ran).
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/deltakit/delta/plugins/sdk"
+)
+
+type plugin struct{ config json.RawMessage }
+
+func (p *plugin) Configure(_ context.Context, c json.RawMessage) error {
+	p.config = c
+	return nil
+}
+
+func (p *plugin) Tools(context.Context) ([]sdk.Tool, error) {
+	var tools []sdk.Tool
+	for _, n := range []string{"echo", "fail", "crash", "hang", "pid", "config", "sleep_ctx"} {
+		tools = append(tools, sdk.Tool{Name: n, Description: "test tool " + n})
+	}
+	return tools, nil
+}
+
+func (p *plugin) Call(ctx context.Context, req sdk.CallRequest) (sdk.CallResult, error) {
+	switch req.Name {
+	case "echo":
+		return sdk.CallResult{Output: string(req.Arguments) + " in " + req.WorkDir, Data: json.RawMessage(`{"echo":true}`)}, nil
+	case "fail":
+		return sdk.Errorf("it failed"), nil
+	case "crash":
+		os.Exit(3)
+	case "hang":
+		time.Sleep(time.Hour)
+	case "pid":
+		return sdk.Text(strconv.Itoa(os.Getpid())), nil
+	case "config":
+		return sdk.Text(string(p.config)), nil
+	case "sleep_ctx":
+		<-ctx.Done()
+		return sdk.Text("cancelled"), nil
+	}
+	return sdk.CallResult{}, fmt.Errorf("no tool %q", req.Name)
+}
+
+type hooks struct{}
+
+func (hooks) Hook(_ context.Context, req sdk.HookRequest) (sdk.HookResponse, error) {
+	if req.ToolName == "rm" {
+		return sdk.HookResponse{Action: sdk.Block, Reason: "no rm"}, nil
+	}
+	return sdk.HookResponse{Action: sdk.Modify, Payload: json.RawMessage(`{"hooked":"` + req.Name + `"}`)}, nil
+}
+
+func main() {
+	if mark := os.Getenv("TESTPLUGIN_MARK"); mark != "" {
+		os.WriteFile(mark, []byte("started"), 0o644)
+	}
+	if err := sdk.Serve(sdk.Plugin{Tools: &plugin{}, Hooks: hooks{}, Version: "9.9.9"}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
