@@ -102,3 +102,26 @@ func moreLines(sc *bufio.Scanner) bool { return sc.Scan() }
 
 // Close closes the file.
 func (j *FileJournal) Close() error { return j.f.Close() }
+
+// RepairJournal makes a journal whose last line was torn by a crash
+// appendable again: the original is copied to journal.jsonl.corrupt-<time>
+// and the file is cut after its last complete line. It returns the copy's
+// path, or "" when the journal was intact.
+func RepairJournal(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) || len(data) == 0 || data[len(data)-1] == '\n' {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read journal: %w", err)
+	}
+	backup := path + ".corrupt-" + time.Now().UTC().Format("20060102T150405Z")
+	if err := os.WriteFile(backup, data, 0o644); err != nil {
+		return "", fmt.Errorf("keep torn journal: %w", err)
+	}
+	keep := bytes.LastIndexByte(data, '\n') + 1
+	if err := os.Truncate(path, int64(keep)); err != nil {
+		return "", fmt.Errorf("repair journal: %w", err)
+	}
+	return backup, nil
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/deltakit/delta/lib/engine"
+	"golang.org/x/term"
+)
+
+// isTerminal reports whether f is a terminal.
+func isTerminal(f *os.File) bool { return f != nil && term.IsTerminal(int(f.Fd())) }
+
+// terminalAsker answers ask_human in interactive mode: the prompt on
+// stderr, the answer from the terminal (hidden when sensitive) or, when
+// stdin is not a terminal, one line of stdin.
+type terminalAsker struct {
+	in     *os.File
+	out    io.Writer
+	reader *bufio.Reader
+}
+
+// Ask implements engine.Asker.
+func (a *terminalAsker) Ask(ctx context.Context, q engine.Interaction) (string, error) {
+	label := q.Prompt
+	if q.InputType == "confirmation" {
+		label += " [yes/no]"
+	}
+	fmt.Fprintf(a.out, "\n%s\n> ", label)
+	type answer struct {
+		s   string
+		err error
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		if q.Sensitive && isTerminal(a.in) {
+			b, err := term.ReadPassword(int(a.in.Fd()))
+			fmt.Fprintln(a.out)
+			ch <- answer{string(b), err}
+			return
+		}
+		if a.reader == nil {
+			a.reader = bufio.NewReader(a.in)
+		}
+		line, err := a.reader.ReadString('\n')
+		if err != nil && !(errors.Is(err, io.EOF) && line != "") {
+			ch <- answer{"", fmt.Errorf("read answer: %w", err)}
+			return
+		}
+		ch <- answer{strings.TrimRight(line, "\r\n"), nil}
+	}()
+	select {
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case r := <-ch:
+		return r.s, r.err
+	}
+}
+
+// pickWorkspace asks on the terminal which workspace to use. ok is false
+// when the user chose a new one.
+func pickWorkspace(agentHome string, std stdio) (dir string, ok bool, err error) {
+	names, last := engine.ListWorkspaces(agentHome)
+	if len(names) == 0 {
+		return "", false, nil
+	}
+	fmt.Fprintf(std.err, "Workspaces of %s: %s\n", agentHome, strings.Join(names, " "))
+	if last != "" {
+		fmt.Fprintf(std.err, "Last used: %s\n", last)
+	}
+	fmt.Fprintf(std.err, "Workspace to use (name, Enter for a new one): ")
+	line, err := bufio.NewReader(std.in).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", false, err
+	}
+	name := strings.TrimSpace(line)
+	if name == "" {
+		return "", false, nil
+	}
+	for _, n := range names {
+		if n == name {
+			engine.UseWorkspace(agentHome, name)
+			return filepath.Join(agentHome, "workspaces", name), true, nil
+		}
+	}
+	return "", false, fmt.Errorf("no workspace %q under %s", name, agentHome)
+}

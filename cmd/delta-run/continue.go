@@ -1,0 +1,142 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/engine"
+)
+
+// ContinueCmd continues an existing run (seeds/000 §2.6.2).
+type ContinueCmd struct {
+	RunID         string `name:"run-id" help:"The run to continue (see list-runs)." required:""`
+	WorkDir       string `short:"w" name:"work-dir" help:"Workspace holding the run." default:"." type:"path"`
+	Message       string `short:"m" help:"Message: the answer when WAITING_FOR_INPUT; required for COMPLETED and FAILED; optional for INTERRUPTED."`
+	MaxIterations int    `name:"max-iterations" help:"Maximum iterations of this invocation (default: the run's limit)."`
+	Verbose       bool   `short:"v" help:"Show more detail in the live stream."`
+	Interactive   bool   `short:"i" help:"Answer ask_human on the terminal."`
+	Force         bool   `help:"Let the janitor take over a RUNNING run started on another host."`
+	Format        string `help:"Output on stdout: text, json or raw." enum:"text,json,raw" default:"text"`
+	LLM           string `name:"llm" help:"Override the agent's provider (scripted:FILE, openai, anthropic)." placeholder:"PROVIDER[:FILE]"`
+}
+
+// Help is the long description.
+func (c *ContinueCmd) Help() string {
+	return "Continues run --run-id in the workspace according to its status: INTERRUPTED resumes (optionally after -m), " +
+		"WAITING_FOR_INPUT takes -m (or an existing interaction/response.txt) as the ask_human answer, COMPLETED and FAILED " +
+		"need -m as a new user message, RUNNING triggers the janitor (a dead process's run becomes INTERRUPTED and resumes; " +
+		"a live one is refused). An unfinished tool call left by a crash is recorded as interrupted, a call never started is run. " +
+		"A torn final journal line is repaired first (the original is kept as journal.jsonl.corrupt-*). " + exitCodesHelp
+}
+
+// Run continues the run.
+func (c *ContinueCmd) Run() error {
+	io := osStdio()
+	if err := engine.ValidateRunID(c.RunID); err != nil {
+		return cli.WithCode(cli.ExitConfig, "", err)
+	}
+	workDir, err := filepath.Abs(c.WorkDir)
+	if err != nil {
+		return err
+	}
+	if w, err := filepath.EvalSymlinks(workDir); err == nil {
+		workDir = w
+	}
+	runDir := engine.RunDir(workDir, c.RunID)
+	meta, err := engine.ReadMetadata(runDir)
+	if err != nil {
+		if errors.Is(err, engine.ErrNoRun) {
+			return cli.Errorf(cli.ExitFailed, "Use `delta run` to start a new run, or `delta list-runs -w "+c.WorkDir+"` to see the runs",
+				"no existing run %q found in the work directory %s", c.RunID, workDir)
+		}
+		return err
+	}
+	unlock, err := engine.Lock(runDir)
+	if errors.Is(err, engine.ErrLocked) {
+		return cli.Errorf(cli.ExitFailed, "", "run is currently executing; wait for completion or interrupt it first")
+	}
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if meta, err = engine.ReadMetadata(runDir); err != nil { // re-read under the lock
+		return err
+	}
+	if err := c.checkState(runDir, meta); err != nil {
+		return err
+	}
+	if repaired, err := engine.RepairJournal(filepath.Join(runDir, engine.JournalFile)); err != nil {
+		return err
+	} else if repaired != "" {
+		fmt.Fprintf(io.err, "delta-run: warning: the journal's last line was torn (a crash mid-write); removed it, original kept as %s\n", repaired)
+	}
+	a, err := loadAgent(meta.AgentHome, io)
+	if err != nil {
+		return err
+	}
+	provider, params, err := newProvider(a, c.LLM, workDir)
+	if err != nil {
+		return err
+	}
+	message := c.Message
+	if meta.Status == engine.StatusWaiting {
+		message = "" // the answer travels through response.txt
+	}
+	if c.MaxIterations > 0 {
+		meta.MaxIterations = c.MaxIterations
+	} else if meta.MaxIterations <= 0 {
+		meta.MaxIterations = maxIterations(0, a)
+	}
+	meta.Status = engine.StatusRunning
+	meta.EndTime = nil
+	meta.Error = nil
+	engine.SetProcess(meta)
+	if err := engine.WriteMetadata(runDir, meta); err != nil {
+		return err
+	}
+	return drive(driveOpts{agent: a, meta: meta, runDir: runDir, provider: provider, params: params,
+		message: message, interactive: c.Interactive, verbose: c.Verbose, format: c.Format, io: io})
+}
+
+// checkState applies the five-state table: janitor for RUNNING, message
+// rules for the others. For WAITING_FOR_INPUT, -m becomes response.txt.
+func (c *ContinueCmd) checkState(runDir string, meta *engine.Metadata) error {
+	switch meta.Status {
+	case engine.StatusRunning:
+		if err := engine.Janitor(runDir, meta, c.Force); err != nil {
+			switch {
+			case errors.Is(err, engine.ErrOtherHost):
+				return cli.WithCode(cli.ExitFailed, "if you're certain the original process is dead, use --force", err)
+			case errors.Is(err, engine.ErrStillRunning):
+				return cli.WithCode(cli.ExitFailed, "cannot continue while the original process is running; wait for completion or interrupt it first", err)
+			}
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "[Janitor] Cleaned up orphaned run: process %d no longer exists\n", meta.PID)
+	case engine.StatusInterrupted:
+	case engine.StatusWaiting:
+		resp := filepath.Join(runDir, engine.InteractionDir, engine.ResponseFile)
+		if c.Message != "" {
+			if err := os.MkdirAll(filepath.Dir(resp), 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(resp, []byte(c.Message+"\n"), 0o600); err != nil {
+				return fmt.Errorf("write interaction response: %w", err)
+			}
+		} else if _, err := os.Stat(resp); err != nil {
+			return cli.Errorf(cli.ExitConfig, fmt.Sprintf("Example: delta continue --run-id %s -w %s -m \"yes, proceed\" (or write %s first)", c.RunID, c.WorkDir, resp),
+				"run is WAITING_FOR_INPUT; provide the answer using -m/--message")
+		}
+	case engine.StatusCompleted, engine.StatusFailed:
+		if c.Message == "" {
+			return cli.Errorf(cli.ExitConfig, fmt.Sprintf("Example: delta continue --run-id %s -w %s -m \"Now do something else\"", c.RunID, c.WorkDir),
+				"run is %s; to continue, provide a message using -m/--message", meta.Status)
+		}
+	default:
+		return cli.Errorf(cli.ExitConfig, "", "run has unknown status %q in metadata.json", meta.Status)
+	}
+	return nil
+}

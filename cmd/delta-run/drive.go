@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/deltakit/delta/contextgen"
+	"github.com/deltakit/delta/hooks"
+	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/lib/llm"
+)
+
+// newProvider builds the model provider: the agent's llm block, possibly
+// overridden by --llm PROVIDER[:FILE], with keys from the .env chain of
+// seeds/000 §2.6.7 (never passed to tools).
+func newProvider(a *agent.Agent, override, workDir string) (llm.Provider, llm.Params, error) {
+	cfg := a.LLM
+	if override != "" {
+		name, file, _ := strings.Cut(override, ":")
+		cfg.Provider = name
+		if file != "" {
+			abs, err := filepath.Abs(file)
+			if err != nil {
+				return nil, llm.Params{}, err
+			}
+			cfg.Script = abs
+		}
+	}
+	env, err := llm.LoadEnv(workDir, a.Home, os.Environ())
+	if err != nil {
+		return nil, llm.Params{}, cli.WithCode(cli.ExitConfig, "", err)
+	}
+	p, err := llm.New(cfg, env)
+	if err != nil {
+		return nil, llm.Params{}, cli.WithCode(cli.ExitConfig, "set DELTA_API_KEY (or run offline with --llm scripted:FILE)", err)
+	}
+	return p, llm.ParamsOf(cfg), nil
+}
+
+// driveOpts is what drive needs to run the engine over an existing run.
+type driveOpts struct {
+	agent       *agent.Agent
+	meta        *engine.Metadata
+	runDir      string
+	provider    llm.Provider
+	params      llm.Params
+	message     string
+	interactive bool
+	verbose     bool
+	format      string
+	io          stdio
+}
+
+// drive runs the engine on the run until it stops, keeps metadata.json
+// current, and prints the result. The returned error carries the exit code.
+func drive(o driveOpts) error {
+	started := time.Now().UTC()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	logFile, err := os.OpenFile(filepath.Join(o.runDir, engine.EngineLog), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("open engine.log: %w", err)
+	}
+	defer logFile.Close()
+	logger := log.New(logFile, "", log.LstdFlags|log.Lmicroseconds|log.LUTC)
+
+	j, err := engine.OpenFileJournal(filepath.Join(o.runDir, engine.JournalFile))
+	if err != nil {
+		return err
+	}
+	defer j.Close()
+
+	run := engine.RunInfo{RunID: o.meta.RunID, RunDir: o.runDir, JournalPath: filepath.Join(o.runDir, engine.JournalFile),
+		AgentHome: o.agent.Home, WorkDir: o.meta.WorkDir, Agent: o.agent}
+	tools := engine.Toolbox(engine.NewCommandTools(o.agent, os.Environ()))
+	defer tools.Close()
+	show := newDisplay(o.io.err, o.verbose)
+	cb := contextgen.New()
+	cb.Stderr = o.io.err
+	e := &engine.Engine{Run: run, Journal: j, Provider: o.provider, Context: cb,
+		Hooks: hooks.New(o.agent, hooks.Options{Stderr: o.io.err}), Tools: tools, Params: o.params,
+		MaxIterations: o.meta.MaxIterations, Interactive: o.interactive, Message: o.message,
+		Observe: show.event, Log: logger}
+	if o.interactive {
+		e.Asker = &terminalAsker{in: o.io.in, out: o.io.err}
+	}
+	e.OnIteration = func(it int) {
+		show.iteration(it)
+		o.meta.Iterations = it
+		if err := engine.WriteMetadata(o.runDir, o.meta); err != nil {
+			logger.Printf("update metadata: %v", err)
+		}
+	}
+	config, _ := json.Marshal(map[string]any{"agent_name": o.agent.Name, "model": o.params.Model,
+		"provider": o.agent.LLM.Provider, "max_iterations": o.meta.MaxIterations, "interactive": o.interactive})
+	out, runErr := e.Start(ctx, config)
+	if runErr != nil {
+		// The run's own files could not be written: record what we can.
+		out.Status = engine.StatusFailed
+		out.Error = &engine.RunError{Type: engine.ErrTypeEngine, Message: runErr.Error()}
+	}
+	ended := time.Now().UTC()
+	o.meta.Status = out.Status
+	o.meta.Iterations = out.Iterations
+	o.meta.Usage, o.meta.ModelUsage = out.Usage, out.ModelUsage
+	o.meta.Error = nil
+	if out.Error != nil && out.Status == engine.StatusFailed {
+		msg := out.Error.Message
+		o.meta.Error = &msg
+	}
+	o.meta.EndTime = nil
+	if out.Status == engine.StatusCompleted || out.Status == engine.StatusFailed {
+		o.meta.EndTime = &ended
+	}
+	if err := engine.WriteMetadata(o.runDir, o.meta); err != nil {
+		return err
+	}
+	if err := printResult(o, out, started, ended); err != nil {
+		return err
+	}
+	return exitFor(o, out)
+}
+
+// exitFor maps the outcome to the command's exit code and message.
+func exitFor(o driveOpts, out engine.Outcome) error {
+	id, ws := o.meta.RunID, o.meta.WorkDir
+	switch out.Status {
+	case engine.StatusCompleted:
+		return nil
+	case engine.StatusWaiting:
+		rel := filepath.Join(engine.ControlDir, id, engine.InteractionDir, engine.ResponseFile)
+		fmt.Fprintf(o.io.err, "Agent paused. Provide response in %s\nOr use: delta continue --run-id %s -w %s -m <response>\n",
+			filepath.Join(ws, rel), id, ws)
+		return cli.Errorf(cli.ExitWaiting, "", "run %s is waiting for input: %s", id, out.Interaction.Prompt)
+	case engine.StatusInterrupted:
+		return cli.Errorf(cli.ExitInterrupted, fmt.Sprintf("resume with: delta continue --run-id %s -w %s", id, ws),
+			"run %s interrupted", id)
+	default:
+		msg := "unknown error"
+		if out.Error != nil {
+			msg = out.Error.Type + ": " + out.Error.Message
+		}
+		return cli.Errorf(cli.ExitFailed, fmt.Sprintf("see %s; retry with: delta continue --run-id %s -w %s -m \"…\"",
+			filepath.Join(ws, engine.ControlDir, id, engine.JournalFile), id, ws), "run %s failed: %s", id, msg)
+	}
+}

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/deltakit/delta/lib/cli"
+)
+
+//go:embed templates
+var templates embed.FS
+
+// InitCmd creates an agent from a template.
+type InitCmd struct {
+	Name     string `arg:"" help:"Directory of the new agent (its base name becomes the agent name)."`
+	Template string `short:"t" help:"Template: minimal, hello-world or sessions." default:"minimal"`
+	Yes      bool   `short:"y" help:"Do not ask anything (init never prompts; accepted for symmetry with run)."`
+}
+
+// Help is the long description.
+func (c *InitCmd) Help() string {
+	return "Creates NAME/ with agent.yaml, system_prompt.md and context.yaml (the commented default of seeds/000 §2.4.4); " +
+		"hello-world uses the scripted provider with its script.yaml, so it runs offline. " +
+		"An existing NAME is never overwritten. Templates: " + strings.Join(templateNames(), ", ") + "."
+}
+
+func templateNames() []string {
+	entries, _ := templates.ReadDir("templates")
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Run writes the template.
+func (c *InitCmd) Run() error {
+	io := osStdio()
+	root := path.Join("templates", c.Template)
+	if _, err := fs.Stat(templates, root); err != nil {
+		return cli.Errorf(cli.ExitConfig, "templates: "+strings.Join(templateNames(), ", "), "unknown template %q", c.Template)
+	}
+	if err := os.MkdirAll(filepath.Dir(filepath.Clean(c.Name)), 0o755); err != nil {
+		return err
+	}
+	if err := os.Mkdir(c.Name, 0o755); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return cli.Errorf(cli.ExitConfig, "choose another name or remove it first", "%s already exists; init never overwrites", c.Name)
+		}
+		return fmt.Errorf("create agent directory: %w", err)
+	}
+	name := filepath.Base(filepath.Clean(c.Name))
+	err := fs.WalkDir(templates, root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := templates.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		text := strings.ReplaceAll(string(data), "{{NAME}}", name)
+		dst := filepath.Join(c.Name, filepath.FromSlash(strings.TrimPrefix(p, root+"/")))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, []byte(text), 0o644)
+	})
+	if err != nil {
+		return fmt.Errorf("write template: %w", err)
+	}
+	fmt.Fprintf(io.err, "Created agent %q in %s (template %s).\n", name, c.Name, c.Template)
+	if c.Template == "hello-world" {
+		fmt.Fprintf(io.err, "Try it (offline, scripted model): delta run --agent %s -m \"Say hello\" -y\n", c.Name)
+	} else {
+		fmt.Fprintf(io.err, "Run it: delta run --agent %s -m \"…\" (needs DELTA_API_KEY)\n", c.Name)
+	}
+	return nil
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/engine"
+)
+
+// ListRunsCmd lists a workspace's runs (seeds/000 §2.6.4).
+type ListRunsCmd struct {
+	WorkDir   string `short:"w" name:"work-dir" help:"Workspace." default:"." type:"path"`
+	Resumable bool   `help:"Only runs continue can resume: INTERRUPTED, WAITING_FOR_INPUT, FAILED, COMPLETED."`
+	Status    string `help:"Only runs with this status." enum:",RUNNING,WAITING_FOR_INPUT,COMPLETED,FAILED,INTERRUPTED" default:""`
+	First     bool   `help:"Only the most recent run (text: just its run id, for $(…))."`
+	Format    string `help:"text or json (an array of {run_id, status, task_summary, last_updated})." enum:"text,json" default:"text"`
+}
+
+// runSummary is one entry of the JSON output.
+type runSummary struct {
+	RunID       string    `json:"run_id"`
+	Status      string    `json:"status"`
+	TaskSummary string    `json:"task_summary"`
+	LastUpdated time.Time `json:"last_updated"`
+}
+
+// Run lists the runs, most recently updated first.
+func (c *ListRunsCmd) Run() error {
+	io := osStdio()
+	all, err := engine.ListRuns(c.WorkDir)
+	if err != nil {
+		return err
+	}
+	var out []runSummary
+	for _, m := range all {
+		if c.Status != "" && m.Status != c.Status {
+			continue
+		}
+		if c.Resumable && m.Status == engine.StatusRunning {
+			continue
+		}
+		out = append(out, runSummary{RunID: m.RunID, Status: m.Status, TaskSummary: summary(m.InitialMessage), LastUpdated: m.UpdatedAt})
+		if c.First {
+			break
+		}
+	}
+	if c.Format == "json" {
+		if out == nil {
+			out = []runSummary{}
+		}
+		data, err := json.MarshalIndent(out, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(io.out, "%s\n", data)
+	} else if c.First {
+		if len(out) == 0 {
+			return cli.Errorf(cli.ExitFailed, "", "no matching run in %s", absOr(c.WorkDir))
+		}
+		fmt.Fprintln(io.out, out[0].RunID)
+	} else {
+		for _, r := range out {
+			fmt.Fprintf(io.out, "%-24s  %-17s  %-32s  %s\n", r.RunID, r.Status, quote(r.TaskSummary), ago(time.Since(r.LastUpdated)))
+		}
+	}
+	return nil
+}
+
+// summary is the first line of a task, shortened.
+func summary(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if r := []rune(s); len(r) > 60 {
+		s = string(r[:59]) + "…"
+	}
+	return s
+}
+
+func quote(s string) string { return `"` + s + `"` }
+
+// ago prints a coarse age: 30s ago, 2m ago, 3h ago, 4d ago.
+func ago(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds ago", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+}
+
+func absOr(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/lib/llm"
+)
+
+// RunResult is the --format json document (seeds/000 §2.6.6, v2.0).
+type RunResult struct {
+	SchemaVersion string              `json:"schema_version"`
+	RunID         string              `json:"run_id"`
+	Status        string              `json:"status"`
+	Result        json.RawMessage     `json:"result,omitempty"`
+	Error         *engine.RunError    `json:"error,omitempty"`
+	Interaction   *resultInteraction  `json:"interaction,omitempty"`
+	Metrics       resultMetrics       `json:"metrics"`
+	Metadata      resultRunDescriptor `json:"metadata"`
+}
+
+type resultInteraction struct {
+	Prompt    string `json:"prompt"`
+	InputType string `json:"input_type"`
+	Sensitive bool   `json:"sensitive"`
+}
+
+type resultMetrics struct {
+	Iterations int         `json:"iterations"`
+	DurationMS int64       `json:"duration_ms"`
+	StartTime  time.Time   `json:"start_time"`
+	EndTime    time.Time   `json:"end_time"`
+	Usage      resultUsage `json:"usage"`
+}
+
+type resultUsage struct {
+	TotalCostUSD float64              `json:"total_cost_usd"`
+	InputTokens  int64                `json:"input_tokens"`
+	OutputTokens int64                `json:"output_tokens"`
+	ModelUsage   map[string]llm.Usage `json:"model_usage"`
+}
+
+type resultRunDescriptor struct {
+	AgentName     string `json:"agent_name"`
+	WorkspacePath string `json:"workspace_path"`
+}
+
+// newRunResult assembles the RunResult of an outcome. Cost is 0: Delta
+// does not know providers' prices.
+func newRunResult(o driveOpts, out engine.Outcome, start, end time.Time) RunResult {
+	r := RunResult{SchemaVersion: "2.0", RunID: o.meta.RunID, Status: out.Status,
+		Metrics: resultMetrics{Iterations: out.Iterations, DurationMS: end.Sub(start).Milliseconds(), StartTime: start, EndTime: end,
+			Usage: resultUsage{InputTokens: out.Usage.InputTokens, OutputTokens: out.Usage.OutputTokens, ModelUsage: out.ModelUsage}},
+		Metadata: resultRunDescriptor{AgentName: o.agent.Name, WorkspacePath: o.meta.WorkDir}}
+	if r.Metrics.Usage.ModelUsage == nil {
+		r.Metrics.Usage.ModelUsage = map[string]llm.Usage{}
+	}
+	switch out.Status {
+	case engine.StatusCompleted:
+		r.Result = out.Result
+	case engine.StatusWaiting:
+		if q := out.Interaction; q != nil {
+			r.Interaction = &resultInteraction{Prompt: q.Prompt, InputType: q.InputType, Sensitive: q.Sensitive}
+		}
+	default:
+		r.Error = out.Error
+		if r.Error == nil {
+			r.Error = &engine.RunError{Type: strings.ToLower(out.Status), Message: "run " + strings.ToLower(out.Status)}
+		}
+	}
+	return r
+}
+
+// printResult writes stdout in the chosen format.
+func printResult(o driveOpts, out engine.Outcome, start, end time.Time) error {
+	switch o.format {
+	case "json":
+		data, err := json.MarshalIndent(newRunResult(o, out, start, end), "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(o.io.out, "%s\n", data)
+		return err
+	case "raw":
+		if out.Status != engine.StatusCompleted {
+			return nil
+		}
+		_, err := fmt.Fprintln(o.io.out, rawResult(out))
+		return err
+	default:
+		_, err := fmt.Fprint(o.io.out, textSummary(o, out, end.Sub(start)))
+		return err
+	}
+}
+
+// rawResult is the result alone: a string result unquoted, other JSON
+// values as compact JSON.
+func rawResult(out engine.Outcome) string {
+	var s string
+	if json.Unmarshal(out.Result, &s) == nil {
+		return s
+	}
+	return string(out.Result)
+}
+
+// textSummary is the --format text block of seeds/000 §2.6.5.
+func textSummary(o driveOpts, out engine.Outcome, d time.Duration) string {
+	var b strings.Builder
+	b.WriteString("--- Run Summary ---\n")
+	fmt.Fprintf(&b, "Run ID:     %s\n", o.meta.RunID)
+	fmt.Fprintf(&b, "Status:     %s\n", out.Status)
+	fmt.Fprintf(&b, "Duration:   %s\n", humanDuration(d))
+	fmt.Fprintf(&b, "Iterations: %d\n", out.Iterations)
+	fmt.Fprintf(&b, "Workspace:  %s\n", o.meta.WorkDir)
+	b.WriteString("-------------------\n")
+	switch out.Status {
+	case engine.StatusCompleted:
+		b.WriteString("Result:\n")
+		var s string
+		if json.Unmarshal(out.Result, &s) == nil {
+			b.WriteString(s)
+		} else {
+			var pretty bytes.Buffer
+			if json.Indent(&pretty, out.Result, "", "  ") == nil {
+				b.Write(pretty.Bytes())
+			} else {
+				b.Write(out.Result)
+			}
+		}
+		b.WriteString("\n")
+	case engine.StatusWaiting:
+		b.WriteString("Waiting for input:\n")
+		if out.Interaction != nil {
+			b.WriteString(out.Interaction.Prompt + "\n")
+		}
+	default:
+		b.WriteString("Error:\n")
+		if out.Error != nil {
+			fmt.Fprintf(&b, "%s: %s\n", out.Error.Type, out.Error.Message)
+			if out.Error.Details != "" {
+				b.WriteString(out.Error.Details + "\n")
+			}
+		}
+	}
+	b.WriteString("-------------------\n")
+	return b.String()
+}
+
+// humanDuration prints 2m 30s, 4.2s or 120ms.
+func humanDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Hour:
+		return fmt.Sprintf("%dm %ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh %dm", int(d.Hours()), int(d.Minutes())%60)
+}

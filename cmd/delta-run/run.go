@@ -1,0 +1,140 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/engine"
+)
+
+// RunCmd starts a new run (seeds/000 §2.6.1).
+type RunCmd struct {
+	Agent         string `help:"Agent directory." default:"." type:"path"`
+	Message       string `short:"m" help:"Task description or user message (required)." required:""`
+	WorkDir       string `short:"w" name:"work-dir" help:"Workspace directory (default: a new workspace W001, W002 … under the agent; on a terminal without -y you may pick one)." type:"path"`
+	MaxIterations int    `name:"max-iterations" help:"Maximum iterations of this invocation (default: agent.yaml max_iterations, else 30). Reaching it fails the run with error type max_iterations."`
+	Verbose       bool   `short:"v" help:"Show more detail in the live stream (full thoughts and observations, hooks)."`
+	Interactive   bool   `short:"i" help:"Answer ask_human on the terminal instead of pausing the run (exit 101)."`
+	Yes           bool   `short:"y" help:"Never prompt: create a new workspace when -w is not given."`
+	RunID         string `name:"run-id" help:"Client-generated run ID ([A-Za-z0-9][A-Za-z0-9._-]{0,127}); must not exist in the workspace."`
+	Format        string `help:"Output on stdout: text (summary), json (RunResult v2.0) or raw (the result alone)." enum:"text,json,raw" default:"text"`
+	LLM           string `name:"llm" help:"Override the agent's provider: scripted:FILE replays FILE (offline), openai or anthropic." placeholder:"PROVIDER[:FILE]"`
+}
+
+// Help is the long description in --help and the man page.
+func (c *RunCmd) Help() string {
+	return "Starts a new run of the agent in a workspace and drives its think-act-observe loop. " +
+		"The live stream goes to stderr; stdout carries only the result in the chosen --format. " +
+		"Runs live in <workspace>/.delta/<run_id>/ (journal.jsonl, metadata.json, engine.log, io/, interaction/). " +
+		exitCodesHelp
+}
+
+// Run starts the run.
+func (c *RunCmd) Run() error {
+	io := osStdio()
+	a, err := loadAgent(c.Agent, io)
+	if err != nil {
+		return err
+	}
+	if c.RunID != "" {
+		if err := engine.ValidateRunID(c.RunID); err != nil {
+			return cli.WithCode(cli.ExitConfig, "", err)
+		}
+	}
+	if c.MaxIterations < 0 {
+		return cli.Errorf(cli.ExitConfig, "", "--max-iterations must be positive, not %d", c.MaxIterations)
+	}
+	workDir, err := c.workspace(a, io)
+	if err != nil {
+		return err
+	}
+	provider, params, err := newProvider(a, c.LLM, workDir)
+	if err != nil {
+		return err
+	}
+	id := c.RunID
+	if id == "" {
+		id = engine.NewRunID()
+	}
+	runDir, err := engine.CreateRun(workDir, id)
+	if err != nil {
+		if errors.Is(err, engine.ErrRunExists) {
+			return cli.WithCode(cli.ExitConfig, "choose another --run-id, or continue the existing run with: delta continue --run-id "+id+" -w "+workDir, err)
+		}
+		return cli.WithCode(cli.ExitConfig, "", err)
+	}
+	unlock, err := engine.Lock(runDir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	now := time.Now().UTC()
+	meta := &engine.Metadata{RunID: id, WorkspaceID: filepath.Base(workDir), AgentName: a.Name, Status: engine.StatusRunning,
+		CreatedAt: now, InitialMessage: c.Message, MaxIterations: maxIterations(c.MaxIterations, a),
+		AgentHome: a.Home, WorkDir: workDir}
+	engine.SetProcess(meta)
+	if err := engine.WriteMetadata(runDir, meta); err != nil {
+		return err
+	}
+	return drive(driveOpts{agent: a, meta: meta, runDir: runDir, provider: provider, params: params,
+		message: c.Message, interactive: c.Interactive, verbose: c.Verbose, format: c.Format, io: io})
+}
+
+// workspace resolves -w, or picks/creates a workspace under the agent.
+func (c *RunCmd) workspace(a *agent.Agent, io stdio) (string, error) {
+	if c.WorkDir != "" {
+		if err := os.MkdirAll(c.WorkDir, 0o755); err != nil {
+			return "", cli.WithCode(cli.ExitConfig, "", fmt.Errorf("create work directory: %w", err))
+		}
+		abs, err := filepath.Abs(c.WorkDir)
+		if err != nil {
+			return "", err
+		}
+		return filepath.EvalSymlinks(abs)
+	}
+	if !c.Yes && isTerminal(io.in) && isTerminal(os.Stderr) {
+		if dir, ok, err := pickWorkspace(a.Home, io); err != nil || ok {
+			return dir, err
+		}
+	}
+	dir, err := engine.NextWorkspace(a.Home)
+	if err != nil {
+		return "", cli.WithCode(cli.ExitConfig, "", err)
+	}
+	return dir, nil
+}
+
+// maxIterations resolves the limit: flag, agent.yaml, default.
+func maxIterations(flag int, a *agent.Agent) int {
+	switch {
+	case flag > 0:
+		return flag
+	case a.MaxIterations > 0:
+		return a.MaxIterations
+	}
+	return engine.DefaultMaxIterations
+}
+
+// loadAgent loads the agent and prints its warnings; a load error is a
+// configuration error (126) with the loader's hints.
+func loadAgent(path string, io stdio) (*agent.Agent, error) {
+	a, err := agent.Load(path)
+	if err != nil {
+		hint := ""
+		var le *agent.LoadError
+		if errors.As(err, &le) {
+			hint = strings.Join(le.Hints(), "\n")
+		}
+		return nil, cli.WithCode(cli.ExitConfig, hint, err)
+	}
+	for _, w := range a.Warnings {
+		fmt.Fprintf(io.err, "delta-run: warning: %s\n", w)
+	}
+	return a, nil
+}
