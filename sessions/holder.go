@@ -103,6 +103,7 @@ type holder struct {
 	idle time.Duration
 	last time.Time
 	why  string
+	down bool
 }
 
 func (h *holder) serve() error {
@@ -128,18 +129,27 @@ func (h *holder) serve() error {
 			break
 		}
 		if end := h.handle(conn); end {
-			h.why = "ended"
 			break
 		}
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.shutdown()
+	return nil
+}
+
+// shutdown stops the interpreter and removes the holder's traces, leaving
+// holder.exit saying why; the caller holds h.mu.
+func (h *holder) shutdown() {
+	if h.down {
+		return
+	}
+	h.down = true
 	h.ip.kill()
 	h.ln.Close()
 	_ = os.Remove(SocketPath(h.dir))
 	_ = os.Remove(filepath.Join(h.dir, "holder.json"))
 	_ = WriteFileAtomic(filepath.Join(h.dir, "holder.exit"), []byte(h.why+"\n"))
-	return nil
 }
 
 func (h *holder) watchIdle(stop chan<- string) {
@@ -172,6 +182,8 @@ func (h *holder) handle(conn net.Conn) (end bool) {
 	h.last = time.Now()
 	switch req.Op {
 	case "end":
+		h.why = "ended"
+		h.shutdown()
 		writeReply(conn, holderReply{})
 		return true
 	case "exec":
@@ -209,30 +221,37 @@ func writeReply(w io.Writer, r holderReply) {
 func callHolder(dir string, req holderRequest, wait time.Duration) (*holderReply, error) {
 	conn, err := net.DialTimeout("unix", SocketPath(dir), 5*time.Second)
 	if err != nil {
-		why := "it was killed or the machine restarted"
-		if b, rerr := os.ReadFile(filepath.Join(dir, "holder.exit")); rerr == nil {
-			why = string(trimNL(b))
-		}
-		return nil, fmt.Errorf("%w (%s)", ErrHolderDead, why)
+		return nil, holderGone(dir)
 	}
 	defer conn.Close()
 	_ = conn.SetDeadline(time.Now().Add(wait))
 	data, _ := json.Marshal(req)
 	if _, err := conn.Write(append(data, '\n')); err != nil {
-		return nil, fmt.Errorf("%w (write: %v)", ErrHolderDead, err)
+		return nil, holderGone(dir)
 	}
 	line, err := bufio.NewReader(conn).ReadBytes('\n')
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return nil, fmt.Errorf("holder did not answer within %s", wait)
+	}
 	if err != nil {
-		if errors.Is(err, os.ErrDeadlineExceeded) {
-			return nil, fmt.Errorf("holder did not answer within %s", wait)
-		}
-		return nil, fmt.Errorf("%w (read: %v)", ErrHolderDead, err)
+		// The holder died while we talked (or just before): same as gone.
+		return nil, holderGone(dir)
 	}
 	var rep holderReply
 	if err := json.Unmarshal(line, &rep); err != nil {
 		return nil, fmt.Errorf("bad holder reply: %w", err)
 	}
 	return &rep, nil
+}
+
+// holderGone is ErrHolderDead with the reason the holder left behind
+// when it stopped on its own (idle timeout, signal), if any.
+func holderGone(dir string) error {
+	why := "it was killed or the machine restarted"
+	if b, err := os.ReadFile(filepath.Join(dir, "holder.exit")); err == nil {
+		why = string(trimNL(b))
+	}
+	return fmt.Errorf("%w (%s)", ErrHolderDead, why)
 }
 
 func trimNL(b []byte) []byte {

@@ -18,6 +18,8 @@ type StartOptions struct {
 	WorkDir string
 	// IdleTimeout stops an interpreter holder unused this long (0: never).
 	IdleTimeout time.Duration
+	// ID is a caller-chosen session id (sess_…); empty picks a random one.
+	ID string
 	// Holder is the command line that runs Hold for a session directory,
 	// which is appended: normally {os.Executable(), "__hold"}.
 	Holder []string
@@ -46,8 +48,14 @@ func (s *Store) Start(argv []string, opt StartOptions) (*Metadata, error) {
 	if wd, err = filepath.Abs(wd); err != nil {
 		return nil, err
 	}
+	id := opt.ID
+	if id == "" {
+		id = NewID()
+	} else if !validID(id) {
+		return nil, fmt.Errorf("%w %q: want sess_ followed by lowercase letters, digits, - or _", ErrBadID, id)
+	}
 	m := &Metadata{
-		SessionID: NewID(), Command: strings.Join(argv, " "), Argv: argv, Kind: kind,
+		SessionID: id, Command: strings.Join(argv, " "), Argv: argv, Kind: kind,
 		CreatedAt: time.Now().UTC().Truncate(time.Second), Status: StatusActive, WorkDir: wd,
 		IdleTimeoutMS: opt.IdleTimeout.Milliseconds(),
 	}

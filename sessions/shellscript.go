@@ -53,14 +53,15 @@ PPID=$__delta_ppid
 cd -- "$(cat "$__delta_dir/work_dir.txt")" || echo "delta-sessions: saved working directory is gone; staying in $PWD" >&2
 __delta_save() {
 	__delta_rc=$1
-	__delta_opts=$(set +o)
+	{ printf '%s\n' '__delta_restore_opts() {'; set +o; printf '%s\n' ':' '}'; } >| "$__delta_dir/.env.sh.new"
 	set +eu
+	# Values may span lines, so set's output is kept whole; the few
+	# specials in it (PPID, PWD) are put right by the prologue.
 	{
-		set | grep -v -e '^__delta_' -e '^PPID=' -e '^PWD=' -e '^LINENO=' -e '^_='
+		set
 		export -p
 		alias | sed 's/^/alias /'
-		printf '%s\n' '__delta_restore_opts() {' "$__delta_opts" ':' '}'
-	} >| "$__delta_dir/.env.sh.new"
+	} >> "$__delta_dir/.env.sh.new"
 	printf '%s\n' "$PWD" >| "$__delta_dir/.work_dir.txt.new"
 	printf '%s\n' "$__delta_rc" >| "$__delta_dir/.saved"
 	exit "$__delta_rc"

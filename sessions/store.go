@@ -34,6 +34,7 @@ var (
 	ErrHolderDead     = errors.New("holder not running")
 	ErrUnsupported    = errors.New("unsupported session command")
 	ErrBadID          = errors.New("malformed session id")
+	ErrExists         = errors.New("session already exists")
 )
 
 // Metadata is metadata.json of a session directory (seeds/000 §2.3.3), plus
@@ -103,7 +104,9 @@ func (s *Store) Create(m *Metadata) (string, error) {
 		return "", fmt.Errorf("create sessions directory: %w", err)
 	}
 	dir := s.Path(m.SessionID)
-	if err := os.Mkdir(dir, 0o700); err != nil {
+	if err := os.Mkdir(dir, 0o700); errors.Is(err, os.ErrExist) {
+		return "", fmt.Errorf("%w: %s", ErrExists, m.SessionID)
+	} else if err != nil {
 		return "", fmt.Errorf("create session directory: %w", err)
 	}
 	if err := WriteFileAtomic(filepath.Join(dir, "work_dir.txt"), []byte(m.WorkDir+"\n")); err != nil {

@@ -88,6 +88,8 @@ func classify(w io.Writer, err error) error {
 		return fail(w, cli.ExitFailed, "start a new session with: delta-sessions start", err)
 	case errors.Is(err, sessions.ErrHolderDead):
 		return fail(w, cli.ExitFailed, "the interpreter and its state are gone; start a new session with: delta-sessions start", err)
+	case errors.Is(err, sessions.ErrExists):
+		return fail(w, cli.ExitFailed, "pick another --id or end and reuse none: ids are never reused", err)
 	case errors.Is(err, sessions.ErrUnsupported):
 		return fail(w, cli.ExitUsage, "supported: bash, sh, dash, python3, python, node", err)
 	}
@@ -96,6 +98,7 @@ func classify(w io.Writer, err error) error {
 
 type startCmd struct {
 	Command     []string      `arg:"" optional:"" passthrough:"" help:"Program and arguments: bash (default), sh, python3, node."`
+	ID          string        `help:"Use this session id (sess_ followed by a-z, 0-9, - or _) instead of a random one." placeholder:"SESSION_ID"`
 	Cwd         string        `help:"Directory the session starts in (default: the current directory)." placeholder:"DIR"`
 	IdleTimeout time.Duration `name:"idle-timeout" default:"30m" help:"Stop an interpreter holder after this long without use (0: never)."`
 }
@@ -105,7 +108,7 @@ func (c *startCmd) Run(k *kong.Context) error {
 	if err != nil {
 		return classify(k.Stdout, err)
 	}
-	m, err := st.Start(c.Command, sessions.StartOptions{WorkDir: c.Cwd, IdleTimeout: c.IdleTimeout})
+	m, err := st.Start(c.Command, sessions.StartOptions{ID: c.ID, WorkDir: c.Cwd, IdleTimeout: c.IdleTimeout})
 	if err != nil {
 		return classify(k.Stdout, err)
 	}
