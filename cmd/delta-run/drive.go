@@ -18,6 +18,7 @@ import (
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/llm"
+	pluginhost "github.com/deltakit/delta/plugins/host"
 )
 
 // newProvider builds the model provider: the agent's llm block, possibly
@@ -85,11 +86,25 @@ func drive(o driveOpts) error {
 		AgentHome: o.agent.Home, WorkDir: o.meta.WorkDir, Agent: o.agent}
 	tools := engine.Toolbox(engine.NewCommandTools(o.agent, os.Environ()))
 	defer tools.Close()
+	// Plugins (agent.yaml plugins:, hook plugins): one process each for the
+	// run, stopped when it ends. Local tools win over plugin tools.
+	plugins, err := pluginhost.New(o.agent.Plugins, pluginhost.Options{Stderr: o.io.err})
+	if err != nil {
+		return cli.WithCode(cli.ExitConfig, pluginhost.Hint(err), err)
+	}
+	defer plugins.Close()
+	if len(o.agent.Plugins) > 0 {
+		ptools, err := plugins.Toolbox(ctx)
+		if err != nil {
+			return cli.WithCode(cli.ExitConfig, pluginhost.Hint(err), err)
+		}
+		tools = engine.Merge(tools, ptools)
+	}
 	show := newDisplay(o.io.err, o.verbose)
 	cb := contextgen.New()
 	cb.Stderr = o.io.err
 	e := &engine.Engine{Run: run, Journal: j, Provider: o.provider, Context: cb,
-		Hooks: hooks.New(o.agent, hooks.Options{Stderr: o.io.err}), Tools: tools, Params: o.params,
+		Hooks: hooks.New(o.agent, hooks.Options{Stderr: o.io.err, Plugin: plugins.Hook}), Tools: tools, Params: o.params,
 		MaxIterations: o.meta.MaxIterations, Interactive: o.interactive, Message: o.message,
 		Observe: show.event, Log: logger}
 	if o.interactive {

@@ -1,0 +1,2 @@
+. ./greet.sh
+greet World

@@ -1,0 +1,4 @@
+#!/bin/sh
+greet() {
+  echo "Hello, $1"
+}
