@@ -56,6 +56,11 @@ func SocketPath(dir string) string {
 // session's unix socket one at a time, and exits on end, on SIGTERM or
 // after the idle timeout. It writes "ok" or the startup error to ready.
 func Hold(dir string, ready io.WriteCloser) error {
+	if f, ok := ready.(*os.File); ok {
+		// Inherited without close-on-exec: keep it from the programs we
+		// start, or the parent would wait for their EOF.
+		syscall.CloseOnExec(int(f.Fd()))
+	}
 	fail := func(err error) error {
 		fmt.Fprintf(ready, "%v\n", err)
 		ready.Close()
@@ -260,3 +265,7 @@ func trimNL(b []byte) []byte {
 	}
 	return b
 }
+
+// HolderGone is ErrHolderDead for the session at dir with the reason its
+// holder left in holder.exit; delta-pty shares the convention.
+func HolderGone(dir string) error { return holderGone(dir) }

@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -64,7 +65,7 @@ func (s *Store) Start(argv []string, opt StartOptions) (*Metadata, error) {
 		return nil, err
 	}
 	if kind.Held() {
-		err = spawnHolder(dir, opt.Holder)
+		err = SpawnHolder(dir, opt.Holder)
 	} else {
 		_, err = execShell(dir, m, ":", DefaultTimeout)
 	}
@@ -75,9 +76,9 @@ func (s *Store) Start(argv []string, opt StartOptions) (*Metadata, error) {
 	return m, nil
 }
 
-// spawnHolder starts the holder detached (its own session, stdio on
-// /dev/null and holder.log) and waits for its "ok".
-func spawnHolder(dir string, holder []string) error {
+// SpawnHolder starts the holder detached (its own session, stdio on
+// /dev/null and holder.log) and waits for its "ok" on fd 3. delta-pty uses it too.
+func SpawnHolder(dir string, holder []string) error {
 	if len(holder) == 0 {
 		self, err := os.Executable()
 		if err != nil {
@@ -109,9 +110,8 @@ func spawnHolder(dir string, holder []string) error {
 	go func() { _ = cmd.Wait() }() // reap it if it dies while we still run
 	done := make(chan string, 1)
 	go func() {
-		b := make([]byte, 4096)
-		n, _ := readFull(r, b)
-		done <- strings.TrimSpace(string(b[:n]))
+		line, _ := bufio.NewReader(r).ReadString('\n')
+		done <- strings.TrimSpace(line)
 	}()
 	select {
 	case msg := <-done:
@@ -126,18 +126,6 @@ func spawnHolder(dir string, holder []string) error {
 		_ = cmd.Process.Kill()
 		return fmt.Errorf("start holder: not ready after 30s")
 	}
-}
-
-func readFull(f *os.File, b []byte) (int, error) {
-	n := 0
-	for n < len(b) {
-		k, err := f.Read(b[n:])
-		n += k
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
 }
 
 // Exec runs command in session id with the given timeout (0: none),

@@ -1,0 +1,302 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/alecthomas/kong"
+	"golang.org/x/term"
+
+	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/sessions"
+	"github.com/deltakit/delta/sessions/pty"
+)
+
+// CLI is the delta-pty grammar.
+type CLI struct {
+	cli.ManFlag
+
+	Start  startCmd  `cmd:"" help:"Start a program (default bash) in a new pseudo-terminal; print the session as JSON."`
+	Write  writeCmd  `cmd:"" help:"Type TEXT (or stdin) into the program, exactly as given."`
+	Keys   keysCmd   `cmd:"" help:"Press named keys (Enter, Up, C-c, F1 …) in the program."`
+	Read   readCmd   `cmd:"" help:"Print the output since the last read (ANSI stripped), or the screen, as JSON."`
+	Attach attachCmd `cmd:"" help:"Connect your terminal to the session; detach with Ctrl-] (the program keeps running)."`
+	End    endCmd    `cmd:"" help:"Stop the program and everything it started."`
+	List   listCmd   `cmd:"" help:"List PTY sessions as a JSON array."`
+	Hold   holdCmd   `cmd:"" name:"__hold" hidden:"" help:"Run the holder of a PTY session (internal)."`
+}
+
+// Help is the long description, and the DESCRIPTION of the man page.
+func (CLI) Help() string {
+	return `Experimental terminal sessions (seeds/000 §2.3.1), made usable by a model. A detached holder
+process owns the pseudo-terminal, 1 MiB of scrollback, a terminal emulator (the rendered screen)
+and a unix socket in the session directory ($DELTA_SESSIONS_DIR, else ./.sessions; ids pty_…).
+
+Reading, the two problems that got PTY sessions deprecated, fixed:
+  read            output since the previous read, escape sequences stripped (a read cursor);
+  read --screen   the terminal screen as plain text, for full-screen programs (vi, less, top);
+  read --raw      the bytes as written, escape sequences and all;
+  --until REGEX   wait until the output (or screen) matches; --idle DURATION wait until the
+                  program has been quiet that long; --timeout DURATION caps the wait (default
+                  10s when --until or --idle is given). No sleep-and-poll.
+write --read and keys --read do the write and the read in one call.
+
+read prints {"output": "...", "matched": false, "timed_out": false, "exited": false,
+"exit_code": null}; with --text only the output. start, end, list and errors print JSON
+({"error": "...", "hint": "..."} with a non-zero exit code).
+
+The program runs with TERM=xterm-256color. attach puts your terminal in raw mode and connects
+it; Ctrl-] detaches. end sends SIGHUP and SIGTERM to every process of the terminal's session,
+SIGKILL a second later. A holder stops after --idle-timeout without use.
+
+Exit codes: 0 ok, 1 failure (unknown, ended or dead session), 2 bad command line.`
+}
+
+func store() (*pty.Store, error) { return pty.NewStore(sessions.DefaultDir()) }
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// fail prints err as JSON for the agent and returns it for stderr.
+func fail(w io.Writer, err error) error {
+	code, hint := cli.ExitFailed, ""
+	switch {
+	case errors.Is(err, pty.ErrUnknownSession), errors.Is(err, pty.ErrBadID):
+		hint = "list sessions with: delta-pty list"
+	case errors.Is(err, pty.ErrEnded), errors.Is(err, pty.ErrHolderDead):
+		hint = "start a new session with: delta-pty start"
+	case errors.Is(err, pty.ErrUnknownKey):
+		code = cli.ExitUsage
+	}
+	out := map[string]string{"error": err.Error()}
+	if hint != "" {
+		out["hint"] = hint
+	}
+	if errors.Is(err, pty.ErrHolderDead) {
+		out["status"] = pty.StatusDead
+	}
+	_ = printJSON(w, out)
+	return cli.WithCode(code, hint, err)
+}
+
+type startCmd struct {
+	Command     []string      `arg:"" optional:"" passthrough:"" help:"Program and arguments (default: bash)."`
+	ID          string        `help:"Use this session id (pty_ followed by a-z, 0-9, - or _)." placeholder:"SESSION_ID"`
+	Cwd         string        `help:"Directory the program starts in." placeholder:"DIR"`
+	Cols        int           `default:"80" help:"Terminal columns."`
+	Rows        int           `default:"24" help:"Terminal rows."`
+	IdleTimeout time.Duration `name:"idle-timeout" default:"30m" help:"Stop the session after this long without use (0: never)."`
+}
+
+func (c *startCmd) Run(k *kong.Context) error {
+	st, err := store()
+	if err != nil {
+		return fail(k.Stdout, err)
+	}
+	m, err := st.Start(c.Command, pty.StartOptions{ID: c.ID, WorkDir: c.Cwd, Cols: c.Cols, Rows: c.Rows, IdleTimeout: c.IdleTimeout})
+	if err != nil {
+		return fail(k.Stdout, err)
+	}
+	return printJSON(k.Stdout, map[string]any{
+		"session_id": m.SessionID, "command": m.Command, "work_dir": m.WorkDir,
+		"status": m.Status, "cols": m.Cols, "rows": m.Rows,
+	})
+}
+
+// readFlags are shared by read, write --read and keys --read.
+type readFlags struct {
+	Screen  bool          `help:"Return the rendered terminal screen instead of the new output." xor:"mode"`
+	Raw     bool          `help:"Return the new output as raw bytes, escape sequences included." xor:"mode"`
+	Until   string        `help:"Wait until the output (the screen with --screen) matches this regular expression." placeholder:"REGEX"`
+	Idle    time.Duration `help:"Wait until the program has written nothing for this long." placeholder:"DURATION"`
+	Timeout time.Duration `help:"Wait at most this long (default 10s when --until or --idle is given)." placeholder:"DURATION"`
+	Text    bool          `help:"Print only the output, as plain text, instead of JSON."`
+}
+
+func (f *readFlags) options() *pty.ReadOptions {
+	o := &pty.ReadOptions{Until: f.Until, IdleMS: f.Idle.Milliseconds(), TimeoutMS: f.Timeout.Milliseconds()}
+	switch {
+	case f.Screen:
+		o.Mode = "screen"
+	case f.Raw:
+		o.Mode = "raw"
+	}
+	return o
+}
+
+func (f *readFlags) print(w io.Writer, r *pty.ReadResult) error {
+	if f.Text {
+		_, err := io.WriteString(w, r.Output)
+		return err
+	}
+	return printJSON(w, r)
+}
+
+type readCmd struct {
+	ID string `arg:"" name:"session_id" help:"Session id from start."`
+	readFlags
+}
+
+func (c *readCmd) Run(k *kong.Context) error {
+	st, err := store()
+	if err != nil {
+		return fail(k.Stdout, err)
+	}
+	r, err := st.Read(c.ID, c.options())
+	if err != nil {
+		return fail(k.Stdout, err)
+	}
+	return c.print(k.Stdout, r)
+}
+
+type writeCmd struct {
+	ID       string   `arg:"" name:"session_id" help:"Session id from start."`
+	Text     []string `arg:"" optional:"" help:"Text to type, joined with spaces; stdin when absent. Nothing is added: end with a newline, or use --enter, to submit a line."`
+	Enter    bool     `short:"e" help:"Press Enter after the text."`
+	ReadBack bool     `name:"read" help:"Then read, as the read command does, with the read flags below."`
+	readFlags
+	In io.Reader `kong:"-"`
+}
+
+func (c *writeCmd) Run(k *kong.Context) error {
+	st, err := store()
+	if err != nil {
+		return fail(k.Stdout, err)
+	}
+	data := []byte(strings.Join(c.Text, " "))
+	if len(c.Text) == 0 {
+		in := c.In
+		if in == nil {
+			in = os.Stdin
+		}
+		if data, err = io.ReadAll(in); err != nil {
+			return fail(k.Stdout, fmt.Errorf("read text from stdin: %w", err))
+		}
+	}
+	if c.Enter {
+		data = append(data, '\r')
+	}
+	return writeAndRead(k.Stdout, st, c.ID, data, c.ReadBack, &c.readFlags)
+}
+
+func writeAndRead(w io.Writer, st *pty.Store, id string, data []byte, readBack bool, f *readFlags) error {
+	var opt *pty.ReadOptions
+	if readBack {
+		opt = f.options()
+	}
+	r, err := st.Write(id, data, opt)
+	if err != nil {
+		return fail(w, err)
+	}
+	if !readBack {
+		return printJSON(w, map[string]any{"written": len(data)})
+	}
+	return f.print(w, r)
+}
+
+type keysCmd struct {
+	ID       string   `arg:"" name:"session_id" help:"Session id from start."`
+	Keys     []string `arg:"" name:"key" help:"Keys to press: Enter, Tab, Esc, Space, Backspace, Delete, Insert, Up, Down, Left, Right, Home, End, PageUp, PageDown, F1–F12, C-a … C-z."`
+	ReadBack bool     `name:"read" help:"Then read, as the read command does, with the read flags below."`
+	readFlags
+}
+
+func (c *keysCmd) Run(k *kong.Context) error {
+	st, err := store()
+	if err != nil {
+		return fail(k.Stdout, err)
+	}
+	data, err := pty.Keys(c.Keys)
+	if err != nil {
+		return fail(k.Stdout, err)
+	}
+	return writeAndRead(k.Stdout, st, c.ID, data, c.ReadBack, &c.readFlags)
+}
+
+type attachCmd struct {
+	ID string `arg:"" name:"session_id" help:"Session id from start."`
+}
+
+// detachKey is Ctrl-], as in telnet.
+const detachKey = 0x1d
+
+func (c *attachCmd) Run(k *kong.Context) error {
+	st, err := store()
+	if err != nil {
+		return fail(k.Stdout, err)
+	}
+	if fd := int(os.Stdin.Fd()); term.IsTerminal(fd) {
+		old, err := term.MakeRaw(fd)
+		if err != nil {
+			return fmt.Errorf("raw mode: %w", err)
+		}
+		defer term.Restore(fd, old)
+		fmt.Fprint(k.Stderr, "delta-pty: attached; Ctrl-] detaches\r\n")
+	}
+	if err := st.Attach(c.ID, os.Stdin, k.Stdout, detachKey); err != nil {
+		return fail(k.Stdout, err)
+	}
+	fmt.Fprint(k.Stderr, "\r\ndelta-pty: detached\r\n")
+	return nil
+}
+
+type endCmd struct {
+	ID string `arg:"" name:"session_id" help:"Session id from start."`
+}
+
+func (c *endCmd) Run(k *kong.Context) error {
+	st, err := store()
+	if err != nil {
+		return fail(k.Stdout, err)
+	}
+	m, code, err := st.End(c.ID)
+	if err != nil {
+		return fail(k.Stdout, err)
+	}
+	return printJSON(k.Stdout, map[string]any{"session_id": m.SessionID, "status": m.Status, "exit_code": code})
+}
+
+type listCmd struct {
+	All bool `help:"Include terminated sessions."`
+}
+
+type listEntry struct {
+	SessionID string    `json:"session_id"`
+	Command   string    `json:"command"`
+	Status    string    `json:"status"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+func (c *listCmd) Run(k *kong.Context) error {
+	st, err := store()
+	if err != nil {
+		return fail(k.Stdout, err)
+	}
+	all, err := st.List()
+	if err != nil {
+		return fail(k.Stdout, err)
+	}
+	out := []listEntry{}
+	for _, m := range all {
+		st.Refresh(m)
+		if m.Status == pty.StatusTerminated && !c.All {
+			continue
+		}
+		out = append(out, listEntry{m.SessionID, m.Command, m.Status, m.CreatedAt})
+	}
+	return printJSON(k.Stdout, out)
+}
+
+type holdCmd struct {
+	Dir string `arg:"" help:"Session directory."`
+}
+
+func (c *holdCmd) Run() error { return pty.Hold(c.Dir, os.NewFile(3, "ready")) }
