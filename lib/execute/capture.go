@@ -1,0 +1,131 @@
+package execute
+
+import (
+	"fmt"
+	"os"
+	"unicode/utf8"
+)
+
+// capture is an io.Writer keeping the first half of its budget as a head,
+// the last half as a ring (the tail) and, optionally, everything in a file.
+// Its memory never exceeds its budget, whatever the output size.
+type capture struct {
+	head    []byte
+	headCap int
+	ring    []byte // grows to ringCap, then wraps around
+	ringCap int
+	ringPos int // next write position in ring
+	ringLen int // bytes of ring in use
+	total   int64
+	file    *os.File
+	fileErr error
+}
+
+func newCapture(max int, file *os.File) *capture {
+	headCap := max / 2
+	return &capture{
+		headCap: headCap,
+		ringCap: max - headCap,
+		file:    file,
+	}
+}
+
+// Write never fails: a command must not be disturbed by our bookkeeping.
+// A failing file write is remembered in fileErr.
+func (c *capture) Write(p []byte) (int, error) {
+	n := len(p)
+	c.total += int64(n)
+	if c.file != nil && c.fileErr == nil {
+		if _, err := c.file.Write(p); err != nil {
+			c.fileErr = fmt.Errorf("write %s: %w", c.file.Name(), err)
+		}
+	}
+	if room := c.headCap - len(c.head); room > 0 {
+		k := min(room, len(p))
+		c.head = append(c.head, p[:k]...)
+		p = p[k:]
+	}
+	c.writeRing(p)
+	return n, nil
+}
+
+// writeRing appends to the ring while it is smaller than ringCap (small
+// outputs cost little memory), then overwrites its oldest bytes.
+func (c *capture) writeRing(p []byte) {
+	if len(c.ring) < c.ringCap && len(p) > 0 {
+		k := min(c.ringCap-len(c.ring), len(p))
+		c.ring = append(c.ring, p[:k]...)
+		p = p[k:]
+		c.ringLen = len(c.ring)
+		c.ringPos = c.ringLen % c.ringCap
+	}
+	size := len(c.ring)
+	if size == 0 || len(p) == 0 {
+		return
+	}
+	if len(p) >= size {
+		copy(c.ring, p[len(p)-size:])
+		c.ringPos, c.ringLen = 0, size
+		return
+	}
+	k := copy(c.ring[c.ringPos:], p)
+	copy(c.ring, p[k:])
+	c.ringPos = (c.ringPos + len(p)) % size
+	c.ringLen = min(c.ringLen+len(p), size)
+}
+
+// tail returns the ring's content in order.
+func (c *capture) tail() []byte {
+	start := (c.ringPos - c.ringLen + len(c.ring)) % max(len(c.ring), 1)
+	out := make([]byte, 0, c.ringLen)
+	if start+c.ringLen <= len(c.ring) {
+		return append(out, c.ring[start:start+c.ringLen]...)
+	}
+	out = append(out, c.ring[start:]...)
+	return append(out, c.ring[:c.ringPos]...)
+}
+
+// String returns the whole output when nothing was dropped, else head, a
+// marker saying how many bytes were omitted, and tail. The cut never
+// splits a UTF-8 character.
+func (c *capture) String() string {
+	tail := c.tail()
+	if c.total == int64(len(c.head)+len(tail)) {
+		return string(c.head) + string(tail)
+	}
+	head := trimPartialEnd(c.head)
+	tail = trimPartialStart(tail)
+	omitted := c.total - int64(len(head)) - int64(len(tail))
+	return fmt.Sprintf("%s\n[... %d bytes omitted ...]\n%s", head, omitted, tail)
+}
+
+// trimPartialEnd drops an incomplete UTF-8 sequence at the end of b.
+func trimPartialEnd(b []byte) []byte {
+	for i := 1; i <= utf8.UTFMax && i <= len(b); i++ {
+		if utf8.RuneStart(b[len(b)-i]) {
+			if !utf8.FullRune(b[len(b)-i:]) {
+				return b[:len(b)-i]
+			}
+			return b
+		}
+	}
+	return b
+}
+
+// trimPartialStart drops continuation bytes at the start of b.
+func trimPartialStart(b []byte) []byte {
+	for i := 0; i < utf8.UTFMax && i < len(b); i++ {
+		if utf8.RuneStart(b[i]) {
+			return b[i:]
+		}
+	}
+	return b
+}
+
+func (c *capture) close() {
+	if c.file != nil {
+		if err := c.file.Close(); err != nil && c.fileErr == nil {
+			c.fileErr = fmt.Errorf("close %s: %w", c.file.Name(), err)
+		}
+	}
+}

@@ -1,0 +1,302 @@
+// Package execute runs one external command the way every part of Delta
+// needs it run: tools, hooks and context generators alike.
+//
+// Each command runs in its own process group under a tiny guard process (the
+// current executable re-executed in a hidden mode, see guard.go). The guard
+// makes the command's life bounded by ours: when the command exits, when it
+// times out, when the context is cancelled and even when the calling process
+// is killed with SIGKILL, the command and every process it started are
+// killed. Only processes that deliberately detach with setsid(2) (daemons)
+// are left alone. Output is streamed to files on disk when asked and kept in
+// memory only as a bounded head and tail, so a command printing gigabytes
+// cannot grow the caller's heap.
+//
+// Integration: the guard is this package's init function recognising its
+// hidden mode, so any binary (or test binary) that imports execute can run
+// commands; there is nothing to call from main. A command costs one extra
+// exec of the current binary (see BenchmarkRunTrue).
+//
+// Background processes: when a command exits, whatever it left running in
+// its session is killed. To leave a process running on purpose, detach it
+// with setsid (e.g. `setsid -f server >log 2>&1`).
+package execute
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Defaults applied when a Spec leaves the field zero.
+const (
+	DefaultKillGrace  = 2 * time.Second // seeds/001 §5.4
+	DefaultMaxCapture = 256 << 10
+)
+
+// waitDelay bounds how long Run waits for output pipes after the command and
+// its process group are gone; only a detached daemon that kept our stdout
+// open can make it matter.
+const waitDelay = 2 * time.Second
+
+// guardLastResort is how long after SIGKILL was requested Run waits for the
+// guard itself before killing it directly.
+const guardLastResort = 5 * time.Second
+
+// Spec describes one command to run.
+type Spec struct {
+	Argv  []string // Argv[0] is looked up in the PATH of Env (or ours)
+	Stdin []byte   // nil: stdin is /dev/null
+	Dir   string   // working directory; "" means ours
+	// Env is the child's whole environment (build it with FilterEnv).
+	Env []string
+	// Timeout kills the command after this long; 0 means no timeout.
+	Timeout time.Duration
+	// KillGrace is the delay between SIGTERM and SIGKILL; 0 means 2s.
+	KillGrace time.Duration
+	// OutputDir, if set, receives the full output as stdout.log and
+	// stderr.log (unbounded, on disk). The directory is created.
+	OutputDir string
+	// MaxCapture is how many bytes of stdout and of stderr are kept in
+	// memory (first half and last half); 0 means 256 KiB.
+	MaxCapture int
+}
+
+// Result is what a finished command did.
+type Result struct {
+	// ExitCode is the command's exit status; when a signal killed it,
+	// 128+signal number as a shell reports it.
+	ExitCode int
+	// Signal names the signal that killed the command ("SIGKILL"), if any.
+	Signal   string
+	TimedOut bool // the Timeout expired and the command was killed
+	Canceled bool // the context was cancelled and the command was killed
+	Duration time.Duration
+	// Stdout and Stderr are the in-memory captures: the whole output when it
+	// fits in MaxCapture, otherwise head + an omission marker + tail.
+	Stdout, Stderr string
+	// StdoutBytes and StderrBytes are the true totals.
+	StdoutBytes, StderrBytes int64
+	// OutputError reports a failure writing OutputDir files (the command
+	// still ran); empty when all went well.
+	OutputError string
+}
+
+// guardStatus is what the guard reports on its status pipe.
+type guardStatus struct {
+	Code   int    `json:"code"`
+	Signal int    `json:"signal,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+// Run executes s and waits for it and all the processes it started. The
+// error is non-nil only when the command could not be started; a command not
+// found wraps exec.ErrNotFound. A cancelled ctx kills the command like a
+// timeout does (SIGTERM, KillGrace, SIGKILL) and sets Result.Canceled.
+func Run(ctx context.Context, s Spec) (Result, error) {
+	if len(s.Argv) == 0 || s.Argv[0] == "" {
+		return Result{}, errors.New("run command: empty argv")
+	}
+	if s.KillGrace <= 0 {
+		s.KillGrace = DefaultKillGrace
+	}
+	if s.MaxCapture <= 0 {
+		s.MaxCapture = DefaultMaxCapture
+	}
+	path, err := lookPath(s.Argv[0], s.Dir, s.Env)
+	if err != nil {
+		return Result{}, fmt.Errorf("run %q: %w", s.Argv[0], err)
+	}
+	stdout, stderr, err := newCaptures(s)
+	if err != nil {
+		return Result{}, err
+	}
+	defer stdout.close()
+	defer stderr.close()
+
+	g, err := startGuard(s, path, stdout, stderr)
+	if err != nil {
+		return Result{}, fmt.Errorf("run %q: %w", s.Argv[0], err)
+	}
+	start := time.Now()
+	done := make(chan struct{})
+	reason := make(chan string, 1)
+	go g.watch(ctx, s, done, reason)
+	waitErr := g.cmd.Wait()
+	close(done)
+	dur := time.Since(start)
+	g.ctlW.Close()
+
+	res := Result{Duration: dur}
+	select {
+	case r := <-reason:
+		res.TimedOut = r == "timeout"
+		res.Canceled = r == "cancel"
+	default:
+	}
+	st, err := g.status(waitErr)
+	if err != nil {
+		return Result{}, fmt.Errorf("run %q: %w", s.Argv[0], err)
+	}
+	res.ExitCode = st.Code
+	if st.Signal != 0 {
+		res.ExitCode = 128 + st.Signal
+		res.Signal = unix.SignalName(syscall.Signal(st.Signal))
+	}
+	res.Stdout, res.StdoutBytes = stdout.String(), stdout.total
+	res.Stderr, res.StderrBytes = stderr.String(), stderr.total
+	res.OutputError = errorsText(stdout.fileErr, stderr.fileErr)
+	return res, nil
+}
+
+// guardProc is the parent's handle on a running guard.
+type guardProc struct {
+	cmd     *exec.Cmd
+	ctlW    *os.File // writing 'T' asks for SIGTERM, 'K' for SIGKILL; EOF = we died
+	statusR *os.File
+}
+
+func startGuard(s Spec, path string, stdout, stderr io.Writer) (*guardProc, error) {
+	ctlR, ctlW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("control pipe: %w", err)
+	}
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		ctlR.Close()
+		ctlW.Close()
+		return nil, fmt.Errorf("status pipe: %w", err)
+	}
+	cmd := &exec.Cmd{
+		// /proc/self/exe still names our binary when the file on disk was
+		// replaced or deleted since we started.
+		Path:        "/proc/self/exe",
+		Args:        append([]string{"delta-exec-guard", guardArg, path}, s.Argv...),
+		Env:         append(withoutGuardEnv(s.Env), guardEnv+"=1"),
+		Dir:         s.Dir,
+		Stdout:      stdout,
+		Stderr:      stderr,
+		ExtraFiles:  []*os.File{ctlR, statusW},
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		WaitDelay:   waitDelay,
+	}
+	if s.Env == nil {
+		cmd.Env = append(os.Environ(), guardEnv+"=1")
+	}
+	if s.Stdin != nil {
+		cmd.Stdin = bytes.NewReader(s.Stdin)
+	}
+	err = cmd.Start()
+	ctlR.Close()
+	statusW.Close()
+	if err != nil {
+		ctlW.Close()
+		statusR.Close()
+		return nil, fmt.Errorf("start guard: %w", err)
+	}
+	return &guardProc{cmd: cmd, ctlW: ctlW, statusR: statusR}, nil
+}
+
+// watch enforces the timeout and ctx cancellation: SIGTERM to the group,
+// SIGKILL after the grace period, and as a last resort SIGKILL to the guard
+// itself if it stopped answering.
+func (g *guardProc) watch(ctx context.Context, s Spec, done <-chan struct{}, reason chan<- string) {
+	var timeout <-chan time.Time
+	if s.Timeout > 0 {
+		t := time.NewTimer(s.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case <-done:
+		return
+	case <-timeout:
+		reason <- "timeout"
+	case <-ctx.Done():
+		reason <- "cancel"
+	}
+	g.ctlW.Write([]byte{'T'})
+	if !sleepUnless(done, s.KillGrace) {
+		return
+	}
+	g.ctlW.Write([]byte{'K'})
+	if !sleepUnless(done, guardLastResort) {
+		return
+	}
+	pid := g.cmd.Process.Pid
+	syscall.Kill(-pid, syscall.SIGKILL)
+}
+
+// sleepUnless waits d and reports true, or returns false as soon as done
+// is closed.
+func sleepUnless(done <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// status reads the guard's report; when the guard died without one, its
+// own wait status stands in.
+func (g *guardProc) status(waitErr error) (guardStatus, error) {
+	defer g.statusR.Close()
+	var st guardStatus
+	data, _ := io.ReadAll(g.statusR)
+	if len(bytes.TrimSpace(data)) > 0 {
+		if err := json.Unmarshal(data, &st); err != nil {
+			return st, fmt.Errorf("read guard status %q: %w", data, err)
+		}
+		if st.Error != "" {
+			return st, errors.New(st.Error)
+		}
+		return st, nil
+	}
+	ws, ok := g.cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if !ok {
+		return st, fmt.Errorf("guard ended without status: %v", waitErr)
+	}
+	if ws.Signaled() {
+		st.Signal = int(ws.Signal())
+	} else {
+		st.Code = ws.ExitStatus()
+	}
+	return st, nil
+}
+
+func errorsText(errs ...error) string {
+	if err := errors.Join(errs...); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// newCaptures opens the two output sinks of s.
+func newCaptures(s Spec) (stdout, stderr *capture, err error) {
+	var outF, errF *os.File
+	if s.OutputDir != "" {
+		if err := os.MkdirAll(s.OutputDir, 0o755); err != nil {
+			return nil, nil, fmt.Errorf("create output dir: %w", err)
+		}
+		if outF, err = os.Create(filepath.Join(s.OutputDir, "stdout.log")); err != nil {
+			return nil, nil, fmt.Errorf("create stdout log: %w", err)
+		}
+		if errF, err = os.Create(filepath.Join(s.OutputDir, "stderr.log")); err != nil {
+			outF.Close()
+			return nil, nil, fmt.Errorf("create stderr log: %w", err)
+		}
+	}
+	return newCapture(s.MaxCapture, outF), newCapture(s.MaxCapture, errF), nil
+}
