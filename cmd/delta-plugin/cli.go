@@ -9,6 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/alecthomas/kong"
+
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/plugins/install"
 	"github.com/deltakit/delta/plugins/lock"
@@ -181,4 +183,11 @@ func toolList(tools []string) string {
 		return "-"
 	}
 	return strings.Join(tools, ",")
+}
+
+// BeforeReset gives the man page its NAME line (kong takes the one-line
+// summary from the application's Help, which cli.Run leaves empty).
+func (c *CLI) BeforeReset(k *kong.Kong) error {
+	k.Model.Help = "install, list, remove and verify Delta plugins"
+	return nil
 }
