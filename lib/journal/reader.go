@@ -1,0 +1,152 @@
+package journal
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// ErrCorrupt marks a journal line that is not a valid event and is not the
+// torn final line.
+var ErrCorrupt = errors.New("corrupt journal")
+
+// ParseLine decodes one journal line (without its newline). An event must
+// be a JSON object with a type.
+func ParseLine(line []byte) (Event, error) {
+	var e Event
+	if err := json.Unmarshal(line, &e); err != nil {
+		return Event{}, err
+	}
+	if e.Type == "" {
+		return Event{}, errors.New(`event has no "type"`)
+	}
+	return e, nil
+}
+
+// ReadFile returns every complete event of the journal at path. A torn
+// final line — bytes after the last newline, or a last line that does not
+// parse, as a crash mid-write or a filesystem that lost the tail leaves
+// behind — is ignored. A bad line anywhere else is an ErrCorrupt error
+// naming its line number. Blank lines are skipped.
+func ReadFile(path string) ([]Event, error) {
+	events, _, err := scanFile(path)
+	return events, err
+}
+
+// Check reports the torn tail of the journal, nil when it ends cleanly. It
+// fails like ReadFile when the journal is corrupt before its end.
+func Check(path string) (torn []byte, err error) {
+	_, torn, err = scanFile(path)
+	return torn, err
+}
+
+// Repair cuts a torn final line off the journal, saving the bytes it cut
+// to journal.jsonl.torn-<UTC timestamp> beside it so nothing is ever lost,
+// and returns that file's path. A clean journal is left alone ("", nil).
+func Repair(path string) (savedTo string, err error) {
+	_, torn, err := scanFile(path)
+	if err != nil || len(torn) == 0 {
+		return "", err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", fmt.Errorf("repair journal: %w", err)
+	}
+	savedTo = path + ".torn-" + time.Now().UTC().Format("20060102T150405.000000000Z")
+	if err := writeSynced(savedTo, torn); err != nil {
+		return "", fmt.Errorf("repair journal: save torn tail: %w", err)
+	}
+	if err := truncateSynced(path, fi.Size()-int64(len(torn))); err != nil {
+		return "", fmt.Errorf("repair journal: %w", err)
+	}
+	return savedTo, nil
+}
+
+// scanFile parses the journal at path into events and its torn tail.
+func scanFile(path string) ([]Event, []byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read journal: %w", err)
+	}
+	events, torn, err := parse(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read journal %s: %w", path, err)
+	}
+	return events, torn, nil
+}
+
+// parse splits data into events and a torn tail.
+func parse(data []byte) ([]Event, []byte, error) {
+	events := make([]Event, 0, bytes.Count(data, []byte{'\n'}))
+	rest := data
+	for n := 1; len(rest) > 0; n++ {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			return events, rest, nil // no newline: torn
+		}
+		line := rest[:i]
+		if len(bytes.TrimSpace(line)) == 0 {
+			rest = rest[i+1:]
+			continue
+		}
+		e, err := ParseLine(line)
+		if err != nil {
+			if isLastLine(rest[i+1:]) {
+				return events, rest, nil // complete but unparsable last line: torn
+			}
+			return nil, nil, fmt.Errorf("line %d: %w: %w", n, ErrCorrupt, err)
+		}
+		events = append(events, e)
+		rest = rest[i+1:]
+	}
+	return events, nil, nil
+}
+
+// isLastLine reports whether nothing but blank space follows.
+func isLastLine(after []byte) bool {
+	return len(bytes.TrimSpace(after)) == 0
+}
+
+func writeSynced(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+func truncateSynced(path string, size int64) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := f.Truncate(size); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
