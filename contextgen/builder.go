@@ -8,6 +8,7 @@ import (
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/lib/execute"
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
 )
@@ -19,8 +20,9 @@ const DefaultGeneratorTimeoutMS = 30000
 // Builder builds a run's context from its agent's context.yaml. It
 // implements engine.ContextBuilder and keeps no state between builds.
 type Builder struct {
-	// Environ returns the process environment generators inherit (after
-	// the agent's secret filter); nil means os.Environ.
+	// Environ returns the environment generators inherit before the Delta
+	// variables are added; nil means os.Environ filtered by the agent's env
+	// settings (secrets removed, seeds/001 §4.2), as for tools.
 	Environ func() []string
 	// Stderr receives warnings; nil discards them.
 	Stderr io.Writer
@@ -117,11 +119,11 @@ func block(src agent.ContextSource, content string) llm.Message {
 	return llm.Message{Role: llm.RoleSystem, Content: "# Context Block: " + id + "\n\n" + content, Name: id}
 }
 
-func (b *Builder) environ() []string {
+func (b *Builder) environ(a *agent.Agent) []string {
 	if b.Environ != nil {
 		return b.Environ()
 	}
-	return os.Environ()
+	return execute.FilterEnv(os.Environ(), a.Env)
 }
 
 func (b *Builder) warnf(format string, args ...any) {

@@ -195,6 +195,7 @@ func TestComputedFileGenerator(t *testing.T) {
 	src := computed("env", "${AGENT_HOME}/gen.sh")
 	src.Generator.Command = append(src.Generator.Command, "${CWD}")
 	run := testRun(t, nil, src)
+	t.Setenv("DEMO_API_KEY", "sk-secret")
 	writeFile(t, filepath.Join(run.AgentHome, "gen.sh"), `#!/bin/sh
 out=.delta/context_artifacts/summary.md
 mkdir -p "$(dirname $out)"
@@ -205,6 +206,7 @@ mkdir -p "$(dirname $out)"
   echo "home=$DELTA_AGENT_HOME"
   echo "cwd=$DELTA_CWD"
   echo "journal=$JOURNAL_PATH"
+  echo "secret=${DEMO_API_KEY:-filtered}"
 } > $out
 `)
 	got, err := New().Build(context.Background(), run)
@@ -213,7 +215,7 @@ mkdir -p "$(dirname $out)"
 	}
 	want := "# Context Block: env\n\n" + strings.Join([]string{
 		"arg=" + run.WorkDir, "pwd=" + run.WorkDir, "run=r1", "home=" + run.AgentHome,
-		"cwd=" + run.WorkDir, "journal=" + run.JournalPath}, "\n") + "\n"
+		"cwd=" + run.WorkDir, "journal=" + run.JournalPath, "secret=filtered"}, "\n") + "\n"
 	if len(got) != 1 {
 		t.Fatalf("Build() = %d messages, want 1", len(got))
 	}

@@ -33,7 +33,7 @@ func (b *Builder) computedSource(ctx context.Context, run engine.RunInfo, src ag
 		if err != nil {
 			return Part{}, err
 		}
-		out, err := runJQ(ctx, run, g, evs, b.environ(), timeout)
+		out, err := runJQ(ctx, run, g, evs, b.environ(run.Agent), timeout)
 		if err != nil {
 			return Part{}, err
 		}
@@ -48,7 +48,7 @@ func (b *Builder) computedSource(ctx context.Context, run engine.RunInfo, src ag
 		return Part{}, fmt.Errorf("%w: computed_file source with a generator command needs output_path", ErrSource)
 	}
 	argv := ExpandAll(g.Command, run.AgentHome, run.WorkDir)
-	if err := runGenerator(ctx, argv, run, generatorEnv(b.environ(), run), timeout); err != nil {
+	if err := runGenerator(ctx, argv, run, generatorEnv(b.environ(run.Agent), run), timeout); err != nil {
 		return Part{}, err
 	}
 	content, ok, err := readMaybe(outPath, src.OnMissing)

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"context"
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/engine"
@@ -61,7 +60,7 @@ func (r *Runner) runCommand(ctx context.Context, spec agent.HookSpec, req engine
 	if spec.TimeoutMS <= 0 {
 		timeout = DefaultTimeoutMS * time.Millisecond
 	}
-	res := execHook(ctx, argv, run.WorkDir, r.hookEnv(dir, req), req.Payload, timeout)
+	res := execHook(ctx, argv, run.WorkDir, r.hookEnv(dir, req), req.Payload, timeout, filepath.Join(dir, "execution_meta"))
 	if err := writeMeta(dir, argv, res); err != nil {
 		return failed(req.Name, ref, err.Error())
 	}
@@ -165,7 +164,8 @@ func writeInput(dir string, req engine.HookRequest) error {
 	return nil
 }
 
-// writeMeta writes execution_meta/: the command, its output and exit code.
+// writeMeta completes execution_meta/ (execute.Run wrote stdout.log and
+// stderr.log): the command line and the exit code.
 func writeMeta(dir string, argv []string, res result) error {
 	code := strconv.Itoa(res.exitCode)
 	switch {
@@ -176,9 +176,10 @@ func writeMeta(dir string, argv []string, res result) error {
 	}
 	files := map[string]string{
 		"command.txt":   shellQuote(argv) + "\n",
-		"stdout.log":    res.stdout,
-		"stderr.log":    res.stderr,
 		"exit_code.txt": code + "\n",
+	}
+	if res.startErr != nil { // execute.Run wrote no logs
+		files["stdout.log"], files["stderr.log"] = "", ""
 	}
 	for name, content := range files {
 		if err := os.WriteFile(filepath.Join(dir, "execution_meta", name), []byte(content), 0o644); err != nil {

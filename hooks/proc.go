@@ -1,13 +1,11 @@
 package hooks
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"os/exec"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/deltakit/delta/lib/execute"
 )
 
 // result is what running a hook command produced.
@@ -23,35 +21,19 @@ type result struct {
 // quotes.
 const stderrTail = 1000
 
-// execHook runs argv in dir in its own process group with the payload on
-// stdin; at the timeout the group gets SIGTERM, then SIGKILL.
-func execHook(ctx context.Context, argv []string, dir string, env []string, stdin []byte, timeout time.Duration) result {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Dir = dir
-	cmd.Env = env
-	cmd.Stdin = bytes.NewReader(stdin)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
-	cmd.WaitDelay = 2 * time.Second
-	err := cmd.Run()
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+// execHook runs argv in dir with the payload on stdin, the way every Delta
+// command runs (execute.Run: own process group, SIGTERM then SIGKILL at the
+// timeout, nothing left behind). The full output goes to metaDir as
+// stdout.log and stderr.log.
+func execHook(ctx context.Context, argv []string, dir string, env []string, stdin []byte, timeout time.Duration, metaDir string) result {
+	if stdin == nil {
+		stdin = []byte{}
 	}
-	res := result{stdout: stdout.String(), stderr: stderr.String()}
-	var exit *exec.ExitError
-	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		res.timedOut = true
-	case errors.As(err, &exit):
-		res.exitCode = exit.ExitCode()
-	case err != nil:
-		res.startErr = err
+	res, err := execute.Run(ctx, execute.Spec{Argv: argv, Dir: dir, Env: env, Stdin: stdin, Timeout: timeout, OutputDir: metaDir})
+	if err != nil {
+		return result{startErr: err}
 	}
-	return res
+	return result{exitCode: res.ExitCode, timedOut: res.TimedOut || res.Canceled, stdout: res.Stdout, stderr: res.Stderr}
 }
 
 // tail formats the end of a hook's stderr for a reason or failure.

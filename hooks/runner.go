@@ -9,6 +9,7 @@ import (
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/lib/execute"
 )
 
 // DefaultTimeoutMS is a hook's timeout when hooks.yaml sets none.
@@ -114,7 +115,7 @@ func (r *Runner) environ() []string {
 	if r.opts.Environ != nil {
 		return r.opts.Environ()
 	}
-	return os.Environ()
+	return execute.FilterEnv(os.Environ(), r.agent.Env)
 }
 
 // modifiable lists the hooks whose final_payload.json replaces what the

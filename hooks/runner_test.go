@@ -66,10 +66,12 @@ cd "$DELTA_HOOK_IO_PATH"
     eval "echo $v=\$$v"
   done
   echo "stdin=$(cat)"
+  echo "secret=${DEMO_API_KEY:-filtered}"
 } > output/env.txt
 echo to-stdout
 echo to-stderr >&2
 `, 0)
+	t.Setenv("DEMO_API_KEY", "sk-secret")
 	req := engine.HookRequest{Name: agent.PostToolExecution, Run: run, ToolName: "ls", ToolResult: "a.txt",
 		Payload: json.RawMessage(`{"tool_name":"ls"}`)}
 	d, err := r.RunHook(context.Background(), req)
@@ -99,7 +101,7 @@ echo to-stderr >&2
 	for _, line := range []string{"arg=" + run.WorkDir, "pwd=" + run.WorkDir, "DELTA_RUN_ID=r1", "RUN_DIR=" + run.RunDir,
 		"JOURNAL_PATH=" + run.JournalPath, "ITERATION_COUNT=4", "TOOL_NAME=ls", "TOOL_RESULT=a.txt",
 		"DELTA_AGENT_HOME=" + run.AgentHome, "DELTA_CWD=" + run.WorkDir, "HOOK_NAME=post_tool_execution",
-		`stdin={"tool_name":"ls"}`} {
+		`stdin={"tool_name":"ls"}`, "secret=filtered"} {
 		if !strings.Contains(env, line+"\n") {
 			t.Errorf("hook environment lacks %q:\n%s", line, env)
 		}
