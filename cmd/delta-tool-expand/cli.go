@@ -21,7 +21,7 @@ import (
 type CLI struct {
 	cli.ManFlag
 
-	Agent  string `arg:"" optional:"" default:"." help:"Agent directory, or its agent.yaml (default: the current directory)." type:"path"`
+	Agent  string `arg:"" optional:"" default:"." help:"Agent directory, or its agent.yaml (default: the current directory)."`
 	Format string `short:"f" enum:"yaml,json" default:"yaml" help:"Output format of the expanded tools: yaml or json."`
 	Check  bool   `xor:"action" help:"Only validate the agent: print nothing on stdout, every problem on stderr, exit 126 when there is one."`
 	Call   string `xor:"action" placeholder:"TOOL" help:"Print the argv and stdin a call of TOOL would execute (nothing is run)."`

@@ -19,8 +19,8 @@ var (
 )
 
 // decodeAgent fills a from agent.yaml (or config.yaml) and returns the
-// legacy lifecycle_hooks node, if any.
-func (l *loader) decodeAgent(d *doc, root *yaml.Node, a *Agent) *yaml.Node {
+// legacy lifecycle_hooks field, if any.
+func (l *loader) decodeAgent(d *doc, root *yaml.Node, a *Agent) field {
 	f := d.fields(root, "agent.yaml", agentKeys)
 	a.Name = d.str(f["name"], "name")
 	if a.Name == "" {
@@ -44,7 +44,7 @@ func (l *loader) decodeAgent(d *doc, root *yaml.Node, a *Agent) *yaml.Node {
 
 	a.Tools = l.loadTools(d, f)
 	a.Plugins = l.decodePlugins(d, f["plugins"])
-	return f["lifecycle_hooks"].value
+	return f["lifecycle_hooks"]
 }
 
 // decodeLLM reads the llm block; keys other than the known ones pass

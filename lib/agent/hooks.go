@@ -35,12 +35,12 @@ func allHookKeys() []string {
 
 // loadHooks reads hooks.yaml, or the deprecated lifecycle_hooks block of
 // agent.yaml when there is no hooks.yaml (seeds/000 §2.7.3).
-func (l *loader) loadHooks(a *Agent, main *doc, legacy *yaml.Node) {
+func (l *loader) loadHooks(a *Agent, main *doc, legacy field) {
 	a.Hooks = Hooks{}
 	path := filepath.Join(l.home, HooksFile)
 	if exists(path) {
-		if legacy != nil {
-			l.warn("[WARNING] %s: lifecycle_hooks in %s is ignored because hooks.yaml exists (delete it)", main.pos(legacy), filepath.Base(main.path))
+		if legacy.key != nil {
+			l.warn("[WARNING] %s: lifecycle_hooks in %s is ignored because hooks.yaml exists (delete it)", main.pos(legacy.key), filepath.Base(main.path))
 		}
 		d, root := l.readDoc(path)
 		if root == nil {
@@ -52,9 +52,9 @@ func (l *loader) loadHooks(a *Agent, main *doc, legacy *yaml.Node) {
 		l.decodeHooks(d, root, a.Hooks)
 		return
 	}
-	if legacy != nil {
-		l.warn("[DEPRECATION WARNING] %s: lifecycle_hooks in %s is deprecated, move the hooks to hooks.yaml (support ends in v2.0)", main.pos(legacy), filepath.Base(main.path))
-		l.decodeHooks(main, legacy, a.Hooks)
+	if legacy.key != nil {
+		l.warn("[DEPRECATION WARNING] %s: lifecycle_hooks in %s is deprecated, move the hooks to hooks.yaml (support ends in v2.0)", main.pos(legacy.key), filepath.Base(main.path))
+		l.decodeHooks(main, legacy.value, a.Hooks)
 	}
 }
 

@@ -137,7 +137,8 @@ func exists(path string) bool {
 // following symlinks, and checks it stays inside the agent home. It
 // reports a problem at n and returns "" when it does not, or when the file
 // does not exist.
-func (l *loader) resolveInside(d *doc, n *yaml.Node, base, p, what string) string {
+func (l *loader) resolveInside(d *doc, n *yaml.Node, base, written, what string) string {
+	p := written
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(base, p)
 	}
@@ -147,11 +148,11 @@ func (l *loader) resolveInside(d *doc, n *yaml.Node, base, p, what string) strin
 		if !errors.Is(err, os.ErrNotExist) {
 			kind = ErrInvalid
 		}
-		d.problem(n, kind, "", "%s %s not found", what, l.display(p))
+		d.problem(n, kind, "", "%s %q not found (looked for %s)", what, written, l.display(p))
 		return ""
 	}
 	if !l.inside(resolved) {
-		d.problem(n, ErrOutsideHome, "keep every file the agent uses inside its directory "+l.display(l.home), "%s %s resolves to %s, outside the agent home", what, l.display(p), resolved)
+		d.problem(n, ErrOutsideHome, "keep every file the agent uses inside its directory "+l.display(l.home), "%s %q resolves to %s, outside the agent home", what, written, resolved)
 		return ""
 	}
 	return resolved

@@ -1,0 +1,13 @@
+package main
+
+import (
+	"os"
+	"testing"
+
+	"github.com/deltakit/delta/lib/clitest"
+)
+
+func TestMain(m *testing.M) { code := m.Run(); clitest.Cleanup(); os.Exit(code) }
+
+// TestScripts runs testdata/script/*.txtar against the real binaries.
+func TestScripts(t *testing.T) { clitest.Run(t, "testdata/script") }
