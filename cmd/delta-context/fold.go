@@ -18,11 +18,6 @@ type FoldCmd struct {
 	Output   string `short:"o" placeholder:"PATH" help:"Write the summary here, creating its directory (default: standard output)."`
 }
 
-// Help is fold's description in --help and the man page.
-func (FoldCmd) Help() string {
-	return `Summarizes every iteration but the last N as Markdown: tools used with counts, decisions (thought lines saying decided, chose, will…), files touched (tool arguments named path, file, filename…) and errors. Use it as a computed_file generator whose output is its output_path, next to a journal source with max_iterations: N, so the model sees a short summary of the old iterations and the recent ones in full (see examples/memory-folding).`
-}
-
 // Run writes the summary.
 func (c *FoldCmd) Run(kctx *kong.Context) error {
 	path := c.Journal
