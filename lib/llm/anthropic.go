@@ -32,6 +32,10 @@ func newAnthropic(cfg agent.LLMConfig, env map[string]string) (Provider, error) 
 	if err != nil {
 		return nil, err
 	}
+	retry, err := retryFromEnv(env)
+	if err != nil {
+		return nil, fmt.Errorf("%s provider: %w", ep.name, err)
+	}
 	base := ep.baseURL
 	if base == "" {
 		base = anthropicDefaultBaseURL
@@ -45,7 +49,7 @@ func newAnthropic(cfg agent.LLMConfig, env map[string]string) (Provider, error) 
 		option.WithBaseURL(base),
 		option.WithMaxRetries(0), // retries are ours: see Retry
 	)
-	return &anthropicProvider{ep: ep, client: client, retry: DefaultRetry}, nil
+	return &anthropicProvider{ep: ep, client: client, retry: retry}, nil
 }
 
 // Complete sends req as one Messages call, retrying transient failures.

@@ -28,6 +28,10 @@ func newOpenAI(cfg agent.LLMConfig, env map[string]string) (Provider, error) {
 	if err != nil {
 		return nil, err
 	}
+	retry, err := retryFromEnv(env)
+	if err != nil {
+		return nil, fmt.Errorf("%s provider: %w", ep.name, err)
+	}
 	base := ep.baseURL
 	if base == "" {
 		base = openAIDefaultBaseURL
@@ -37,7 +41,7 @@ func newOpenAI(cfg agent.LLMConfig, env map[string]string) (Provider, error) {
 		option.WithBaseURL(base),
 		option.WithMaxRetries(0), // retries are ours: see Retry
 	)
-	return &openAIProvider{ep: ep, client: client, retry: DefaultRetry}, nil
+	return &openAIProvider{ep: ep, client: client, retry: retry}, nil
 }
 
 // Complete sends req as one chat completion, retrying transient failures.

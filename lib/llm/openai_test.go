@@ -312,3 +312,53 @@ func BenchmarkOpenAIRoundTrip(b *testing.B) {
 		}
 	}
 }
+
+func TestRetryFromEnv(t *testing.T) {
+	waits := recordRetries(t)
+	s := llmtest.NewServer(t)
+	s.Fail(500, "a")
+	s.Fail(500, "b")
+	s.ReplyText("never reached with two attempts")
+	p, err := llm.New(agent.LLMConfig{BaseURL: s.URL}, map[string]string{
+		"DELTA_API_KEY": testKey, llm.EnvRetryAttempts: "2", llm.EnvRetryBase: "10ms",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Complete(context.Background(), llm.Request{Params: llm.Params{Model: "m"}})
+	if err == nil || !strings.Contains(err.Error(), "giving up after 2 attempts") {
+		t.Fatalf("Complete error = %v, want giving up after 2 attempts", err)
+	}
+	if w := waits(); len(w) != 1 || w[0] < 5*time.Millisecond || w[0] > 10*time.Millisecond {
+		t.Errorf("waits = %v, want one within [5ms, 10ms]", w)
+	}
+
+	for _, env := range []map[string]string{{llm.EnvRetryAttempts: "zero"}, {llm.EnvRetryBase: "soon"}} {
+		env["DELTA_API_KEY"] = testKey
+		if _, err := llm.New(agent.LLMConfig{}, env); err == nil {
+			t.Errorf("New(%v) accepted a bad retry setting", env)
+		}
+	}
+}
+
+func TestRetryCancelDuringBackoff(t *testing.T) {
+	old := llm.DefaultRetry
+	t.Cleanup(func() { llm.DefaultRetry = old })
+	ctx, cancel := context.WithCancel(context.Background())
+	// The real sleep, with a long base: only cancellation can end it.
+	llm.DefaultRetry.Base = time.Hour
+	llm.DefaultRetry.Max = time.Hour
+	s := llmtest.NewServer(t)
+	s.Fail(503, "busy")
+	p := newOpenAI(t, s)
+	go func() {
+		for len(s.Requests()) == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
+	_, err := p.Complete(ctx, llm.Request{Params: llm.Params{Model: "m"}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Complete error = %v, want context.Canceled", err)
+	}
+}

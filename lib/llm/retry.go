@@ -38,6 +38,34 @@ var DefaultRetry = Retry{
 	Sleep:         sleepCtx,
 }
 
+// Variables that tune DefaultRetry for one run (read from LoadEnv's map):
+// a flaky local server may want more attempts, a test of a binary a
+// shorter first wait.
+const (
+	EnvRetryAttempts = "DELTA_LLM_RETRIES"    // total tries, e.g. 6
+	EnvRetryBase     = "DELTA_LLM_RETRY_BASE" // first wait, e.g. 100ms
+)
+
+// retryFromEnv applies EnvRetryAttempts and EnvRetryBase to DefaultRetry.
+func retryFromEnv(env map[string]string) (Retry, error) {
+	r := DefaultRetry
+	if v := strings.TrimSpace(env[EnvRetryAttempts]); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100 {
+			return r, fmt.Errorf("%s=%q: want a whole number from 1 to 100", EnvRetryAttempts, v)
+		}
+		r.Attempts = n
+	}
+	if v := strings.TrimSpace(env[EnvRetryBase]); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return r, fmt.Errorf("%s=%q: want a duration such as 500ms", EnvRetryBase, v)
+		}
+		r.Base = d
+	}
+	return r, nil
+}
+
 func sleepCtx(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
