@@ -1,0 +1,120 @@
+package runs
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// deadPID returns the pid of a process that has exited and been reaped.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
+}
+
+func TestJanitor(t *testing.T) {
+	host, _ := os.Hostname()
+	self := Self()
+	tests := []struct {
+		name       string
+		meta       Metadata
+		force      bool
+		wantStatus Status
+		wantErr    error
+	}{
+		{"dead pid", Metadata{Status: Running, PID: deadPID(t), Hostname: host, ProcessStartTicks: 1}, false, Interrupted, nil},
+		{"live pid, matching ticks", Metadata{Status: Running, PID: self.PID, Hostname: host, ProcessStartTicks: self.StartTicks}, false, Running, ErrStillRunning},
+		{"reused pid: live, wrong ticks", Metadata{Status: Running, PID: self.PID, Hostname: host, ProcessStartTicks: self.StartTicks + 1}, false, Interrupted, nil},
+		{"no ticks, name matches", Metadata{Status: Running, PID: self.PID, Hostname: host, ProcessName: self.Name}, false, Running, ErrStillRunning},
+		{"no ticks, name differs", Metadata{Status: Running, PID: self.PID, Hostname: host, ProcessName: "node"}, false, Interrupted, nil},
+		{"no pid recorded", Metadata{Status: Running, Hostname: host}, false, Interrupted, nil},
+		{"other host", Metadata{Status: Running, PID: self.PID, Hostname: "host-a", ProcessStartTicks: self.StartTicks}, false, Running, ErrOtherHost},
+		{"other host, forced", Metadata{Status: Running, PID: self.PID, Hostname: "host-a", ProcessStartTicks: self.StartTicks}, true, Interrupted, nil},
+		{"not running: untouched", Metadata{Status: Completed, PID: deadPID(t), Hostname: "host-a"}, false, Completed, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := tt.meta
+			m.RunID = "r1"
+			err := Janitor(&m, tt.force)
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("Janitor() error = %v, want %v", err, tt.wantErr)
+			}
+			if m.Status != tt.wantStatus {
+				t.Errorf("Janitor() status = %s, want %s", m.Status, tt.wantStatus)
+			}
+		})
+	}
+}
+
+func TestJanitorMessages(t *testing.T) {
+	host, _ := os.Hostname()
+	self := Self()
+	m := &Metadata{RunID: "20251014_0430_aaaa", Status: Running, PID: self.PID, Hostname: "host-a"}
+	var re *RunError
+	if err := Janitor(m, false); !errors.As(err, &re) ||
+		!strings.Contains(re.Msg, "'host-a'") || !strings.Contains(re.Msg, "'"+host+"'") ||
+		!strings.Contains(re.Msg, "20251014_0430_aaaa") || !strings.Contains(re.Hint, "--force") {
+		t.Errorf("cross-host error = %v (hint %q), want both hosts, the run and --force", err, re.Hint)
+	}
+	m.Hostname = host
+	want := "run 20251014_0430_aaaa is still active (PID " + strconv.Itoa(self.PID) + "); cannot continue while original process is running"
+	if err := Janitor(m, false); err == nil || err.Error() != want {
+		t.Errorf("live error = %v, want %q", err, want)
+	}
+}
+
+func TestAliveZombie(t *testing.T) {
+	cmd := exec.Command("true")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	// Until Wait reaps it the child is a zombie once it exits; poll its
+	// state rather than racing it.
+	for {
+		st, err := readStat(cmd.Process.Pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.state == 'Z' {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	alive, err := Alive(&Metadata{PID: cmd.Process.Pid})
+	if alive || err != nil {
+		t.Errorf("Alive(zombie) = %v, %v; want false", alive, err)
+	}
+}
+
+func TestSelf(t *testing.T) {
+	p := Self()
+	if p.PID != os.Getpid() || p.StartTicks == 0 || p.Name == "" || p.Hostname == "" || p.StartTimeUnix <= 0 {
+		t.Errorf("Self() = %+v, want every field set", p)
+	}
+	var m Metadata
+	m.SetProcess(p)
+	if alive, err := Alive(&m); !alive || err != nil {
+		t.Errorf("Alive(self) = %v, %v; want true", alive, err)
+	}
+}
+
+func TestParseStat(t *testing.T) {
+	line := "123 (we ird) name)) S 1 123 123 0 -1 4194304 100 0 0 0 1 2 0 0 20 0 1 0 98765 1000 100"
+	st, err := parseStat([]byte(line))
+	if err != nil || st.state != 'S' || st.startTicks != 98765 {
+		t.Errorf("parseStat(%q) = %+v, %v; want state S, ticks 98765", line, st, err)
+	}
+	if _, err := parseStat([]byte("123 (x) S 1")); err == nil {
+		t.Error("parseStat of a short line succeeded")
+	}
+}

@@ -1,0 +1,139 @@
+// Package runs manages run directories on disk (seeds/000 §1.2): the
+// workspace's .delta/<run_id>/ folders, their metadata.json, run IDs,
+// sequential workspaces, process identity and the janitor that turns the
+// RUNNING status of a crashed engine into INTERRUPTED (§2.1.5).
+//
+// Everything here is safe with several engines working in one workspace at
+// once: run directories and workspaces are reserved with a single mkdir,
+// files are replaced atomically, and a run is held with an advisory lock.
+package runs
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/deltakit/delta/lib/llm"
+)
+
+// Status is a run's state (seeds/000 §2.1.4).
+type Status string
+
+// The five run states.
+const (
+	Running         Status = "RUNNING"
+	WaitingForInput Status = "WAITING_FOR_INPUT"
+	Completed       Status = "COMPLETED"
+	Failed          Status = "FAILED"
+	Interrupted     Status = "INTERRUPTED"
+)
+
+// MetadataFile is the name of a run's metadata file.
+const MetadataFile = "metadata.json"
+
+// Metadata is metadata.json: the schema of seeds/000 §2.1.4 plus
+// process_start_ticks (so a reused pid is never mistaken for the run),
+// token usage totals and the model name.
+type Metadata struct {
+	RunID          string     `json:"run_id"`
+	WorkspaceID    string     `json:"workspace_id"`
+	AgentName      string     `json:"agent_name"`
+	Status         Status     `json:"status"`
+	CreatedAt      time.Time  `json:"created_at"`
+	UpdatedAt      time.Time  `json:"updated_at"`
+	EndTime        *time.Time `json:"end_time"` // null while running
+	InitialMessage string     `json:"initial_message"`
+	Iterations     int        `json:"iterations"`
+	MaxIterations  int        `json:"max_iterations"`
+	Error          *string    `json:"error"` // null unless FAILED
+	AgentHome      string     `json:"agent_home"`
+	WorkDir        string     `json:"work_dir"`
+
+	// Process tracking for the janitor (§2.1.5).
+	PID           int    `json:"pid"`
+	Hostname      string `json:"hostname"`
+	StartTimeUnix int64  `json:"start_time_unix"` // milliseconds
+	ProcessName   string `json:"process_name"`
+	// ProcessStartTicks is field 22 of /proc/PID/stat: with the pid it
+	// identifies the process even after the pid is reused.
+	ProcessStartTicks uint64 `json:"process_start_ticks,omitempty"`
+
+	Usage llm.Usage `json:"usage"`
+	Model string    `json:"model,omitempty"`
+}
+
+// SetProcess records p as the process running the run.
+func (m *Metadata) SetProcess(p ProcessInfo) {
+	m.PID, m.Hostname, m.ProcessName = p.PID, p.Hostname, p.Name
+	m.StartTimeUnix, m.ProcessStartTicks = p.StartTimeUnix, p.StartTicks
+}
+
+// ReadMetadata reads runDir/metadata.json.
+func ReadMetadata(runDir string) (*Metadata, error) {
+	data, err := os.ReadFile(filepath.Join(runDir, MetadataFile))
+	if err != nil {
+		return nil, fmt.Errorf("read run metadata: %w", err)
+	}
+	var m Metadata
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("parse %s: %w", filepath.Join(runDir, MetadataFile), err)
+	}
+	return &m, nil
+}
+
+// WriteMetadata replaces runDir/metadata.json atomically: readers see the
+// old file or the new one, never a mix, even across a crash.
+func WriteMetadata(runDir string, m *Metadata) error {
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode run metadata: %w", err)
+	}
+	if err := WriteFileAtomic(filepath.Join(runDir, MetadataFile), append(data, '\n')); err != nil {
+		return fmt.Errorf("write run metadata: %w", err)
+	}
+	return nil
+}
+
+// WriteFileAtomic writes data to path through a temporary file in the same
+// directory, synced and renamed over path, then syncs the directory.
+func WriteFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			os.Remove(tmp)
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	ok = true
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
