@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -230,11 +231,14 @@ func (s *Store) Alive(m *Metadata) {
 	if !m.Kind.Held() || m.Status != StatusActive {
 		return
 	}
-	data, err := os.ReadFile(filepath.Join(s.Path(m.SessionID), "holder.json"))
-	var hi HolderInfo
-	if err != nil || json.Unmarshal(data, &hi) != nil || syscall.Kill(hi.PID, 0) != nil {
+	// Dial rather than kill(pid, 0): a killed holder may linger as a
+	// zombie when nothing reaps it.
+	conn, err := net.DialTimeout("unix", SocketPath(s.Path(m.SessionID)), 2*time.Second)
+	if err != nil {
 		m.Status = StatusDead
+		return
 	}
+	conn.Close()
 }
 
 func isDead(err error) bool { return err != nil && errors.Is(err, ErrHolderDead) }

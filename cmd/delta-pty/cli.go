@@ -214,11 +214,18 @@ func (c *keysCmd) Run(k *kong.Context) error {
 	if err != nil {
 		return fail(k.Stdout, err)
 	}
-	data, err := pty.Keys(c.Keys)
+	var opt *pty.ReadOptions
+	if c.ReadBack {
+		opt = c.options()
+	}
+	r, err := st.PressKeys(c.ID, c.Keys, opt)
 	if err != nil {
 		return fail(k.Stdout, err)
 	}
-	return writeAndRead(k.Stdout, st, c.ID, data, c.ReadBack, &c.readFlags)
+	if !c.ReadBack {
+		return printJSON(k.Stdout, map[string]any{"keys": len(c.Keys)})
+	}
+	return c.print(k.Stdout, r)
 }
 
 type attachCmd struct {

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/deltakit/delta/sessions"
@@ -143,6 +142,23 @@ func (s *Store) Write(id string, data []byte, read *ReadOptions) (*ReadResult, e
 	return rep.Read, nil
 }
 
+// PressKeys presses the named keys (see Keys), in the cursor-key mode the
+// program has set, then reads like Write.
+func (s *Store) PressKeys(id string, names []string, read *ReadOptions) (*ReadResult, error) {
+	if _, err := Keys(names, false); err != nil {
+		return nil, err
+	}
+	dir, _, err := s.open(id)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := call(dir, request{Op: "keys", Keys: names, Read: read}, waitFor(read))
+	if err != nil {
+		return nil, err
+	}
+	return rep.Read, nil
+}
+
 // Read returns the output since the last read (text or raw) or the
 // screen, after waiting as opt says.
 func (s *Store) Read(id string, opt *ReadOptions) (*ReadResult, error) {
@@ -182,13 +198,11 @@ func (s *Store) Refresh(m *Metadata) {
 		return
 	}
 	dir := s.Path(m.SessionID)
-	data, err := os.ReadFile(filepath.Join(dir, "holder.json"))
-	var hi sessions.HolderInfo
-	if err != nil || json.Unmarshal(data, &hi) != nil || syscall.Kill(hi.PID, 0) != nil {
+	rep, err := call(dir, request{Op: "status"}, 5*time.Second)
+	switch {
+	case errors.Is(err, ErrHolderDead):
 		m.Status = StatusDead
-		return
-	}
-	if rep, err := call(dir, request{Op: "status"}, 5*time.Second); err == nil && rep.Exited {
+	case err == nil && rep.Exited:
 		m.Status = StatusExited
 	}
 }

@@ -48,8 +48,9 @@ type ReadResult struct {
 
 // request is one JSON line from a client.
 type request struct {
-	Op   string       `json:"op"` // write, read, end, status, attach
+	Op   string       `json:"op"` // write, keys, read, end, status, attach
 	Data []byte       `json:"data,omitempty"`
+	Keys []string     `json:"keys,omitempty"`
 	Read *ReadOptions `json:"read,omitempty"`
 }
 
@@ -205,14 +206,20 @@ func (h *holder) serve() error {
 		h.mu.Unlock()
 		h.ln.Close()
 	}()
+	var inflight sync.WaitGroup
 	for {
 		conn, err := h.ln.Accept()
 		if err != nil {
 			break
 		}
-		go h.handle(conn)
+		inflight.Add(1)
+		go func() {
+			defer inflight.Done()
+			h.handle(conn)
+		}()
 	}
 	h.shutdown("")
+	inflight.Wait() // let the end request (and others) get their replies
 	return nil
 }
 
@@ -280,6 +287,17 @@ func (h *holder) handle(conn net.Conn) {
 	h.mu.Lock()
 	h.lastUse = time.Now()
 	h.mu.Unlock()
+	if req.Op == "keys" {
+		h.mu.Lock()
+		app := h.vt.Mode()&vt10x.ModeAppCursor != 0
+		h.mu.Unlock()
+		data, err := Keys(req.Keys, app)
+		if err != nil {
+			writeReply(conn, reply{Error: err.Error()})
+			return
+		}
+		req.Op, req.Data = "write", data
+	}
 	switch req.Op {
 	case "write":
 		if _, err := h.ptmx.Write(req.Data); err != nil {

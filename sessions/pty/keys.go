@@ -23,14 +23,26 @@ var namedKeys = map[string]string{
 // KeyNames lists the accepted key names for help texts.
 const KeyNames = "Enter, Tab, Esc, Space, Backspace, Delete, Insert, Up, Down, Left, Right, Home, End, PageUp, PageDown, F1–F12, C-a … C-z (also C-[ C-\\ C-] C-^ C-_ C-@)"
 
-// Keys returns the bytes a terminal sends for the named keys, in order.
-// Names are case-insensitive; C-x is Ctrl+x.
-func Keys(names []string) ([]byte, error) {
+// appCursorKeys replace the arrow, Home and End sequences while the
+// program has switched the terminal to application cursor mode (DECCKM),
+// as full-screen programs such as curses applications and vi do.
+var appCursorKeys = map[string]string{
+	"up": "\x1bOA", "down": "\x1bOB", "right": "\x1bOC", "left": "\x1bOD",
+	"home": "\x1bOH", "end": "\x1bOF",
+}
+
+// Keys returns the bytes a terminal sends for the named keys, in order;
+// appCursor selects application cursor mode. Names are case-insensitive;
+// C-x is Ctrl+x.
+func Keys(names []string, appCursor bool) ([]byte, error) {
 	var out []byte
 	for _, n := range names {
 		k, err := key(n)
 		if err != nil {
 			return nil, err
+		}
+		if s, ok := appCursorKeys[strings.ToLower(n)]; ok && appCursor {
+			k = s
 		}
 		out = append(out, k...)
 	}
