@@ -23,6 +23,14 @@ var Providers = []string{"openai", "anthropic", "scripted"}
 
 // New returns the provider cfg asks for. env is the merged variable set of
 // LoadEnv: keys and base URLs are read from it, never from the process.
+//
+//	provider          key                               base URL
+//	openai (default)  DELTA_API_KEY, OPENAI_API_KEY     llm.base_url, DELTA_BASE_URL, OPENAI_BASE_URL, api.openai.com
+//	anthropic         DELTA_API_KEY, ANTHROPIC_API_KEY  llm.base_url, DELTA_BASE_URL, ANTHROPIC_BASE_URL, api.anthropic.com
+//	scripted          none (cfg.Script)                 none
+//
+// HTTP providers retry per DefaultRetry, tunable with DELTA_LLM_RETRIES and
+// DELTA_LLM_RETRY_BASE.
 func New(cfg agent.LLMConfig, env map[string]string) (Provider, error) {
 	switch cfg.Provider {
 	case "", "openai":

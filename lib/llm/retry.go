@@ -93,7 +93,7 @@ func (e *APIError) Error() string {
 		msg += ": " + e.Message
 	}
 	if e.auth() {
-		msg += "; check " + e.keyHint
+		msg += "; " + e.keyHint
 	}
 	return msg
 }
@@ -122,7 +122,7 @@ func (ep endpoint) newAPIError(status int, header http.Header, message string) *
 		Status:     status,
 		Message:    message,
 		RetryAfter: retryAfter(header),
-		keyHint:    fmt.Sprintf("%s (the key is read from %s in the environment or a .env file)", strings.Join(ep.keyVars, " / "), strings.Join(ep.keyVars, " or ")),
+		keyHint:    fmt.Sprintf("set a valid key in %s (or %s), in the environment or a .env file", ep.keyVars[0], ep.keyVars[1]),
 	}
 }
 

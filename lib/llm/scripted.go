@@ -62,7 +62,21 @@ type scriptUsage struct {
 	OutputTokens int64 `yaml:"output_tokens"`
 }
 
-// NewScripted loads the script at path.
+// NewScripted loads the script at path, a YAML file of the model's turns:
+//
+//	turns:
+//	  - content: "I'll write the greeting."   # optional text
+//	    tool_calls:                            # optional calls
+//	      - name: write_file
+//	        args: {path: hello.txt, content: "Hello, world"}
+//	    usage: {input_tokens: 120, output_tokens: 9}   # optional
+//	  - content: "Done: hello.txt written."    # text only: the run ends
+//
+// Turn N of a run (N = THOUGHT events already journaled, Request.Turn)
+// gets the N-th entry; tool call ids are call_<turn>_<index>. Without a
+// usage entry tokens are estimated as characters/4. Asking past the last
+// turn fails with ErrScriptExhausted. On the command line this is
+// --llm scripted:FILE.
 func NewScripted(path string) (Provider, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
