@@ -4,6 +4,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/alecthomas/kong"
+
 	"github.com/deltakit/delta/lib/cli"
 )
 
@@ -13,9 +15,41 @@ type CLI struct {
 	cli.ManFlag
 
 	Run      RunCmd      `cmd:"" default:"withargs" help:"Start a new run of an agent (the default command)."`
-	Continue ContinueCmd `cmd:"" help:"Continue an existing run: resume, answer ask_human, extend or retry it."`
+	Continue ContinueCmd `cmd:"" help:"Continue an existing run: resume it, answer its ask_human, extend or retry it."`
 	ListRuns ListRunsCmd `cmd:"" name:"list-runs" help:"List the runs of a workspace."`
-	Init     InitCmd     `cmd:"" help:"Create a new agent directory from a template."`
+	Init     InitCmd     `cmd:"" help:"Create a new agent directory from a template (minimal, hello-world, sessions)."`
+}
+
+// Help is the description at the top of --help and the man page.
+func (CLI) Help() string {
+	return `delta-run is the Delta engine. It runs an agent's think-act-observe loop: rebuild the context from the run's files (context.yaml), call the model, journal its thought, run the tools it asked for, and repeat until the model answers without a tool call. The engine keeps nothing in memory between iterations; journal.jsonl is the single source of truth, so any run can be resumed after a crash. The delta front runs it as "delta run", "delta continue", "delta list-runs" and "delta init".
+
+Runs live in WORKSPACE/.delta/RUN_ID/: journal.jsonl (man 5 delta-journal), metadata.json (status, iterations, pid, hostname, start time, token usage; written atomically), engine.log, io/invocations/ (every model request and response), io/tool_executions/ (argv, stdin, exit code, duration and the full stdout.log/stderr.log of each call), io/hooks/, and interaction/ while the run waits for a human. Without -w, run creates the next workspace W001, W002 … under the agent and records it in workspaces/LAST_USED (on a terminal without -y it first offers the existing ones).
+
+The model is offered the agent's tools (man 5 delta-agent), plugin tools, and the built-in ask_human. A tool's non-zero exit, timeout, unknown name or bad arguments become observations the model sees (is_error), never a crash. Tools run in their own process group in the workspace, with the environment filtered of secrets (*_API_KEY, *_TOKEN, *_SECRET, *_PASSWORD, *_CREDENTIAL unless agent.yaml's env says otherwise); provider keys from .env files never reach them. A tool is stopped after its timeout (timeout_ms, else the agent's tool_timeout_ms, else 120 s) with SIGTERM, then SIGKILL 2 s later, and it dies with delta-run even when delta-run is killed with SIGKILL. The model sees the output truncated to 30000 characters and 256 lines (head and tail, with a marker); the full output stays in io/tool_executions.
+
+ask_human: with -i the question is shown on stderr and the answer read from the terminal (hidden when sensitive) or, when stdin is not a terminal, as one line of stdin. Without -i the run pauses: interaction/request.json is written, the status becomes WAITING_FOR_INPUT and delta-run exits 101. Answer with "continue --run-id ID -w WS -m ANSWER", or write interaction/response.txt and run "continue --run-id ID -w WS".
+
+Iteration limit: --max-iterations bounds the iterations of one invocation (default agent.yaml max_iterations, else 30). Reaching it fails the run (FAILED, error type max_iterations, exit 1) so scripts notice; "continue -m" grants a fresh budget.
+
+continue follows the run's status: INTERRUPTED resumes (-m optional, appended as a user message); WAITING_FOR_INPUT takes -m (or an existing response.txt) as the answer; COMPLETED and FAILED need -m, a new user message; RUNNING runs the janitor: when the recorded process is gone the run becomes INTERRUPTED and resumes, when it is alive continue is refused, and a run started on another host needs --force. A tool call left unfinished by a crash is recorded as interrupted (it is not run twice); a call that never started is run. A torn last journal line (a crash mid-write) is cut off first; the original is kept as journal.jsonl.corrupt-TIME. Two processes never drive one run at once (a lock in the run directory).
+
+Signals: SIGINT or SIGTERM stops the running tool, journals its interrupted result and ENGINE_END INTERRUPTED, and exits 130.
+
+Output: stderr carries the live stream (iteration headers, thoughts, tool calls with their arguments, abbreviated observations; -v shows them whole plus token usage and hooks), coloured only on a terminal and never with NO_COLOR. stdout carries only the result: --format text a summary, --format json the RunResult v2.0 document {schema_version, run_id, status, result | error {type, message, details} | interaction {prompt, input_type, sensitive}, metrics {iterations, duration_ms, start_time, end_time, usage {total_cost_usd, input_tokens, output_tokens, model_usage}}, metadata {agent_name, workspace_path}}, --format raw the result alone (nothing unless COMPLETED). The result is the model's final text, parsed as JSON when it is valid JSON. total_cost_usd is 0: Delta does not know providers' prices.
+
+Environment: DELTA_API_KEY and DELTA_BASE_URL (or OPENAI_* / ANTHROPIC_*), read from WORKSPACE/.env, AGENT/.env, the project root's .env and the environment, in that order of precedence. --llm scripted:FILE replays FILE offline (turns: [{content, tool_calls: [{name, args}]}]).
+
+Examples: "delta-run init hello -t hello-world && delta-run run --agent hello -m 'Say hello' -y"; "delta-run run --agent ./agent -m 'Process batch' --run-id $(uuidgen) --format json"; "delta-run continue --run-id $(delta-run list-runs --resumable --first)".
+
+Exit status: 0 the run COMPLETED; 1 it FAILED (including reaching the iteration limit) or continue was refused; 2 bad command line; 101 it is WAITING_FOR_INPUT; 126 configuration error (agent, provider, flags combination, duplicate or invalid run id); 130 INTERRUPTED.`
+}
+
+// BeforeReset gives the man page its NAME line (kong takes the one-line
+// summary from the application's Help, which cli.Run leaves empty).
+func (c *CLI) BeforeReset(k *kong.Kong) error {
+	k.Model.Help = "run, continue and list Delta agent runs, and create agents from templates"
+	return nil
 }
 
 // stdio are the streams a command uses; tests and main share os's.
@@ -25,8 +59,3 @@ type stdio struct {
 }
 
 func osStdio() stdio { return stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr} }
-
-// Exit codes (seeds/000 §2.6.5), documented in the man page.
-const exitCodesHelp = `Exit status: 0 the run COMPLETED; 1 it FAILED (including reaching --max-iterations); ` +
-	`101 it is WAITING_FOR_INPUT (ask_human without -i); 126 configuration error (agent, flags, duplicate run id); ` +
-	`130 INTERRUPTED (SIGINT or SIGTERM); 2 bad command line.`

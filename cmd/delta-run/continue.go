@@ -23,15 +23,6 @@ type ContinueCmd struct {
 	LLM           string `name:"llm" help:"Override the agent's provider (scripted:FILE, openai, anthropic)." placeholder:"PROVIDER[:FILE]"`
 }
 
-// Help is the long description.
-func (c *ContinueCmd) Help() string {
-	return "Continues run --run-id in the workspace according to its status: INTERRUPTED resumes (optionally after -m), " +
-		"WAITING_FOR_INPUT takes -m (or an existing interaction/response.txt) as the ask_human answer, COMPLETED and FAILED " +
-		"need -m as a new user message, RUNNING triggers the janitor (a dead process's run becomes INTERRUPTED and resumes; " +
-		"a live one is refused). An unfinished tool call left by a crash is recorded as interrupted, a call never started is run. " +
-		"A torn final journal line is repaired first (the original is kept as journal.jsonl.corrupt-*). " + exitCodesHelp
-}
-
 // Run continues the run.
 func (c *ContinueCmd) Run() error {
 	io := osStdio()

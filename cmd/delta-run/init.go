@@ -24,13 +24,6 @@ type InitCmd struct {
 	Yes      bool   `short:"y" help:"Do not ask anything (init never prompts; accepted for symmetry with run)."`
 }
 
-// Help is the long description.
-func (c *InitCmd) Help() string {
-	return "Creates NAME/ with agent.yaml, system_prompt.md and context.yaml (the commented default of seeds/000 §2.4.4); " +
-		"hello-world uses the scripted provider with its script.yaml, so it runs offline. " +
-		"An existing NAME is never overwritten. Templates: " + strings.Join(templateNames(), ", ") + "."
-}
-
 func templateNames() []string {
 	entries, _ := templates.ReadDir("templates")
 	var names []string

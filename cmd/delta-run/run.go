@@ -27,14 +27,6 @@ type RunCmd struct {
 	LLM           string `name:"llm" help:"Override the agent's provider: scripted:FILE replays FILE (offline), openai or anthropic." placeholder:"PROVIDER[:FILE]"`
 }
 
-// Help is the long description in --help and the man page.
-func (c *RunCmd) Help() string {
-	return "Starts a new run of the agent in a workspace and drives its think-act-observe loop. " +
-		"The live stream goes to stderr; stdout carries only the result in the chosen --format. " +
-		"Runs live in <workspace>/.delta/<run_id>/ (journal.jsonl, metadata.json, engine.log, io/, interaction/). " +
-		exitCodesHelp
-}
-
 // Run starts the run.
 func (c *RunCmd) Run() error {
 	io := osStdio()
