@@ -1,7 +1,6 @@
 package contextgen
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -17,8 +16,7 @@ import (
 func ReadJournal(path string) ([]journal.Event, error) { return readJournal(path) }
 
 // readJournal reads a run's events. A missing journal (an agent and a
-// workspace without a run) is an empty conversation; a torn last line (a
-// crash mid-write) is ignored like the engine ignores it.
+// workspace without a run) is an empty conversation.
 func readJournal(path string) ([]journal.Event, error) {
 	if path == "" {
 		return nil, nil
@@ -30,26 +28,33 @@ func readJournal(path string) ([]journal.Event, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrJournal, err)
 	}
+	events, err := parseJournal(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s:%w", ErrJournal, path, err)
+	}
+	return events, nil
+}
+
+// parseJournal decodes journal.jsonl content. A torn last line (a crash
+// mid-write: no final newline and not valid JSON) is ignored like the
+// engine ignores it; any other bad line is an error naming it.
+func parseJournal(data []byte) ([]journal.Event, error) {
 	var events []journal.Event
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64*1024), len(data)+1)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := bytes.TrimSpace(sc.Bytes())
-		if len(text) == 0 {
+	for n := 1; len(data) > 0; n++ {
+		line, rest, complete := bytes.Cut(data, []byte("\n"))
+		data = rest
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
 			continue
 		}
 		var ev journal.Event
-		if err := json.Unmarshal(text, &ev); err != nil {
-			if !bytes.HasSuffix(data, []byte("\n")) && !hasMoreLines(sc) {
+		if err := json.Unmarshal(line, &ev); err != nil {
+			if !complete {
 				break // torn last line
 			}
-			return nil, fmt.Errorf("%w: %s:%d: %v", ErrJournal, path, line, err)
+			return nil, fmt.Errorf("%d: %v", n, err)
 		}
 		events = append(events, ev)
 	}
-	return events, sc.Err()
+	return events, nil
 }
-
-func hasMoreLines(sc *bufio.Scanner) bool { return sc.Scan() }
