@@ -43,18 +43,27 @@ func (c *CLI) Run(ctx *kong.Context) error {
 	if err != nil {
 		return err
 	}
+	var plugin []pluginTool
+	if !c.Check {
+		if plugin, err = pluginTools(a, stderr); err != nil {
+			return err
+		}
+	}
 	switch {
 	case c.Check:
 		fmt.Fprintf(stderr, "delta-tool-expand: ok: agent %s, %d tools\n", a.Name, len(a.Tools))
 		return nil
 	case c.Call != "":
+		if i := slices.IndexFunc(plugin, func(p pluginTool) bool { return p.Name == c.Call }); i >= 0 {
+			return cli.Errorf(cli.ExitFailed, "see its parameters with: delta-tool-expand --schema", "tool %q is served by plugin %q: it has no argv", c.Call, plugin[i].Plugin)
+		}
 		return printCall(stdout, a, c.Call, c.Args)
 	case c.Schema:
-		return writeJSON(stdout, specs(a))
+		return writeJSON(stdout, specs(a, plugin))
 	case c.Format == "json":
-		return writeJSON(stdout, expanded{Tools: tools(a)})
+		return writeJSON(stdout, expanded{Tools: tools(a, plugin)})
 	default:
-		return writeYAML(stdout, expanded{Tools: tools(a)})
+		return writeYAML(stdout, expanded{Tools: tools(a, plugin)})
 	}
 }
 
@@ -91,21 +100,31 @@ func plural(n int) string {
 
 // expanded is the printed document: seeds/000 §2.2.7's tools list.
 type expanded struct {
-	Tools []tool.Tool `json:"tools" yaml:"tools"`
+	Tools []any `json:"tools" yaml:"tools"`
 }
 
-// tools returns every tool to print. Tools from other sources (plugins)
-// are appended here when they have an expanded form.
-func tools(a *agent.Agent) []tool.Tool {
-	return a.Tools
+// tools returns every tool to print: the agent's, then the plugins' (each
+// marked with plugin: NAME, as it has no argv).
+func tools(a *agent.Agent, plugin []pluginTool) []any {
+	out := make([]any, 0, len(a.Tools)+len(plugin))
+	for _, t := range a.Tools {
+		out = append(out, t)
+	}
+	for _, p := range plugin {
+		out = append(out, p)
+	}
+	return out
 }
 
-// specs returns the tools as the model sees them: the agent's tools, then
-// the built-in ask_human. Plugin tools are appended here.
-func specs(a *agent.Agent) []llm.ToolSpec {
-	out := make([]llm.ToolSpec, 0, len(a.Tools)+1)
+// specs returns the tools as the model sees them: the agent's tools, the
+// plugins' tools, then the built-in ask_human.
+func specs(a *agent.Agent, plugin []pluginTool) []llm.ToolSpec {
+	out := make([]llm.ToolSpec, 0, len(a.Tools)+len(plugin)+1)
 	for _, t := range a.Tools {
 		out = append(out, tool.Spec(t))
+	}
+	for _, p := range plugin {
+		out = append(out, llm.ToolSpec{Name: p.Name, Description: p.Description, Parameters: p.raw})
 	}
 	return append(out, tool.AskHumanSpec())
 }
