@@ -66,6 +66,8 @@ imports: [tools/t.yaml]
 tools:
   - name: local
     exec: "echo ${x}"
+  - name: script
+    exec: "${AGENT_HOME}/tools/run.sh ${arg}"
 plugins:
   - name: search
     path: bin/plugin
@@ -104,7 +106,8 @@ plugins:
 		{"max_iterations", a.MaxIterations, 12},
 		{"tool_timeout_ms", a.ToolTimeoutMS, 5000},
 		{"env", a.Env, EnvConfig{Passthrough: []string{"GITHUB_TOKEN"}, Deny: []string{"AWS_*"}, InheritSecrets: true}},
-		{"tools", []string{a.Tools[0].Name, a.Tools[1].Name}, []string{"imported", "local"}},
+		{"tools", []string{a.Tools[0].Name, a.Tools[1].Name, a.Tools[2].Name}, []string{"imported", "local", "script"}},
+		{"AGENT_HOME", a.Tools[2].Command, []string{filepath.Join(home, "tools/run.sh"), "${arg}"}},
 		{"raw", a.Tools[0].Parameters[0].Raw, true},
 		{"plugin", a.Plugins[0].Path, filepath.Join(home, "bin/plugin")},
 		{"plugin config", a.Plugins[0].Config, map[string]any{"depth": 2}},

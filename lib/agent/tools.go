@@ -106,6 +106,7 @@ func (l *loader) decodeTool(d *doc, item *yaml.Node) (tool.Tool, bool) {
 		Stdin:       d.str(f["stdin"], "stdin"),
 		TimeoutMS:   d.integer(f["timeout_ms"], "timeout_ms"),
 		Source:      d.pos(item),
+		Vars:        map[string]string{"AGENT_HOME": l.home},
 	}
 	if c, ok := f["command"]; ok {
 		def.HasCommand = true

@@ -3,6 +3,7 @@ package tool
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Definition is a tool as written in agent.yaml or an imported file, before
@@ -21,6 +22,11 @@ type Definition struct {
 	TimeoutMS  int
 	// Source is file:line:column of the definition, copied to Tool.Source.
 	Source string
+	// Vars are fixed values substituted at load time instead of being
+	// parameters: the agent loader sets AGENT_HOME, so a tool can run
+	// "${AGENT_HOME}/tools/x.sh". In exec: and command: the value is
+	// literal text of its word; in shell: it is quoted for where it stands.
+	Vars map[string]string
 }
 
 // ParamDef is one explicit parameter. Pointer fields are nil when the key
@@ -73,6 +79,12 @@ func expandCommand(t *Tool, def Definition) error {
 		return errorf(ErrMode, "command: must name a program")
 	}
 	t.Command = slices.Clone(def.Command)
+	for i, arg := range t.Command {
+		for name, v := range def.Vars {
+			arg = strings.ReplaceAll(arg, "${"+name+"}", v)
+		}
+		t.Command[i] = arg
+	}
 	for _, pd := range def.Parameters {
 		p := Param{Name: pd.Name, Type: "string", Required: true, InjectAs: Argument}
 		if pd.InjectAs != nil {
@@ -103,6 +115,7 @@ func expandExec(t *Tool, def Definition) error {
 	if err != nil {
 		return err
 	}
+	words = substituteVars(words, def.Vars)
 	t.ArgvTemplate = words
 	for _, w := range words {
 		if len(w.Parts) == 1 && w.Parts[0].Param == "" {
@@ -116,7 +129,7 @@ func expandExec(t *Tool, def Definition) error {
 	}
 	var names []string
 	for _, p := range phs {
-		if !slices.Contains(names, p.Name) {
+		if _, fixed := def.Vars[p.Name]; !fixed && !slices.Contains(names, p.Name) {
 			names = append(names, p.Name)
 		}
 	}
@@ -127,7 +140,7 @@ func expandExec(t *Tool, def Definition) error {
 func expandShell(t *Tool, def Definition) error {
 	t.Mode = ModeShell
 	t.Template = def.Shell
-	script, names, raw, err := rewriteShell(def.Shell)
+	script, names, raw, err := rewriteShell(def.Shell, def.Vars)
 	if err != nil {
 		return err
 	}
@@ -274,4 +287,28 @@ func wordText(w Word) string {
 		}
 	}
 	return s
+}
+
+// substituteVars turns parts naming a fixed variable into literal text,
+// joining it with neighbouring literals.
+func substituteVars(words []Word, vars map[string]string) []Word {
+	if len(vars) == 0 {
+		return words
+	}
+	out := make([]Word, len(words))
+	for i, w := range words {
+		var parts []Part
+		for _, p := range w.Parts {
+			if v, fixed := vars[p.Param]; fixed && p.Param != "" {
+				p = Part{Literal: v}
+			}
+			if n := len(parts); n > 0 && p.Param == "" && parts[n-1].Param == "" {
+				parts[n-1].Literal += p.Literal
+				continue
+			}
+			parts = append(parts, p)
+		}
+		out[i] = Word{Parts: parts}
+	}
+	return out
 }

@@ -12,9 +12,10 @@ type quoting int
 
 const (
 	unquoted       quoting = iota
-	inDouble               // "…${p}…", or an unquoted here-document body
+	inDouble               // "…${p}…"
 	inSingle               // '…${p}…'
 	inDollarSingle         // $'…${p}…'
+	inHeredoc              // the body of an unquoted here-document
 )
 
 // rewriteShell turns a shell: template into the script given to sh -c:
@@ -24,7 +25,9 @@ const (
 // first appearance and a repeated placeholder reuses its number, so a value
 // only ever travels in argv, never in the script. names lists the
 // parameters in number order.
-func rewriteShell(tmpl string) (script string, names []string, raw map[string]bool, err error) {
+// Placeholders naming one of vars are replaced by the variable's value,
+// quoted for its context, and are not parameters.
+func rewriteShell(tmpl string, vars map[string]string) (script string, names []string, raw map[string]bool, err error) {
 	src, phs, err := scanPlaceholders(tmpl)
 	if err != nil {
 		return "", nil, nil, err
@@ -42,6 +45,12 @@ func rewriteShell(tmpl string) (script string, names []string, raw map[string]bo
 	var b strings.Builder
 	pos := 0
 	for i, p := range phs {
+		if v, fixed := vars[p.Name]; fixed {
+			b.WriteString(tmpl[pos:p.Start])
+			b.WriteString(quoteLiteral(v, ctx[i]))
+			pos = p.End
+			continue
+		}
 		n, seen := number[p.Name]
 		if !seen {
 			names = append(names, p.Name)
@@ -71,7 +80,7 @@ func positional(n int, raw bool, q quoting) string {
 		quoted = ref
 	}
 	switch q {
-	case inDouble:
+	case inDouble, inHeredoc:
 		return ref
 	case inSingle:
 		return "'" + quoted + "'"
@@ -147,7 +156,7 @@ func litContext(stack []syntax.Node, lit *syntax.Lit) (quoting, error) {
 				if wordQuoted(a.Word) {
 					return 0, errorf(ErrTemplate, "a placeholder inside a quoted here-document is never expanded; use an unquoted delimiter")
 				}
-				return inDouble, nil
+				return inHeredoc, nil
 			}
 			return unquoted, nil
 		}
@@ -189,5 +198,22 @@ func sentinelIndexes(s string) []int {
 			out = append(out, n)
 		}
 		s = s[j:]
+	}
+}
+
+// quoteLiteral is the text that makes sh read exactly v in context q.
+func quoteLiteral(v string, q quoting) string {
+	single := "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
+	switch q {
+	case inDouble:
+		return strings.NewReplacer(`\`, `\\`, `$`, `\$`, "`", "\\`", `"`, `\"`).Replace(v)
+	case inHeredoc:
+		return strings.NewReplacer(`\`, `\\`, `$`, `\$`, "`", "\\`").Replace(v)
+	case inSingle:
+		return "'" + single + "'"
+	case inDollarSingle:
+		return "'" + single + "$'"
+	default:
+		return single
 	}
 }
