@@ -1,15 +1,17 @@
 package contextgen
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/journal"
 )
 
-// FuzzJournal feeds arbitrary journal.jsonl content (a journal is an
-// untrusted file: edited by hand, torn by a crash, written by another
-// version) through parsing and rebuilding, and checks that whatever parses
-// becomes a valid conversation however it is windowed.
+// FuzzJournal feeds arbitrary journal lines (a journal is an untrusted
+// file: edited by hand, torn by a crash, written by another version)
+// through rebuilding, and checks that whatever parses becomes a valid
+// conversation however it is windowed or budgeted.
 func FuzzJournal(f *testing.F) {
 	f.Add([]byte(`{"type":"USER_MESSAGE","seq":1,"content":"hi"}` + "\n"))
 	f.Add([]byte(`{"type":"THOUGHT","seq":1,"tool_calls":[{"id":"a","name":"x","arguments":"{}"}]}` + "\n" +
@@ -19,9 +21,11 @@ func FuzzJournal(f *testing.F) {
 		`{"type":"ACTION_RESULT","tool_name":"x"}` + "\n" + `{"type":"SYSTEM_MESSAGE","content":"n"}` + "\n"))
 	f.Add([]byte("not json\n{}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		events, err := parseJournal(data)
-		if err != nil {
-			return
+		var events []journal.Event
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			if ev, err := journal.ParseLine(line); err == nil {
+				events = append(events, ev)
+			}
 		}
 		for _, max := range []int{0, 1, 3} {
 			if err := validConversation(Conversation(events, max)); err != nil {
