@@ -23,6 +23,11 @@ func TestScripts(t *testing.T) {
 		if err := setup(env); err != nil {
 			return err
 		}
+		root, err := clitest.ModuleRoot()
+		if err != nil {
+			return err
+		}
+		env.Setenv("EXAMPLES", filepath.Join(root, "examples"))
 		dir := filepath.Join(env.WorkDir, ".sessions")
 		env.Setenv("DELTA_SESSIONS_DIR", dir)
 		env.Defer(func() { stopHolders(dir) })
