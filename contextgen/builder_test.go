@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -354,5 +355,18 @@ func BenchmarkBuildJournal10k(b *testing.B) {
 		if _, err := builder.Build(ctx, run); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func BenchmarkConversation10k(b *testing.B) {
+	var evs []journal.Event
+	evs = append(evs, user("task"))
+	for i := 0; len(evs) < 10000; i++ {
+		id := fmt.Sprintf("c%d", i)
+		evs = append(evs, thought("thinking", llm.ToolCall{ID: id, Name: "cat", Arguments: `{}`}), result(id, "cat", "out"))
+	}
+	evs = journalOf(evs...)
+	for b.Loop() {
+		Conversation(evs, 50)
 	}
 }
