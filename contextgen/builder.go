@@ -87,6 +87,9 @@ func (b *Builder) BuildParts(ctx context.Context, run engine.RunInfo) ([]Part, e
 		}
 		p.Source = src
 		p.Tokens = EstimateTokens(p.Messages)
+		if src.MaxTokens > 0 && p.Tokens > src.MaxTokens && src.Type == agent.SourceJournal {
+			b.warnf("context source %q: the latest iteration alone is about %d tokens, over its max_tokens of %d; it is kept whole", src.ID, p.Tokens, src.MaxTokens)
+		}
 		parts = append(parts, p)
 	}
 	return parts, nil

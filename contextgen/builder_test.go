@@ -320,6 +320,17 @@ func TestMaxTokensJournal(t *testing.T) {
 	if got := assistants(msgs); got != 3 {
 		t.Errorf("kept %d iterations, want 3 (each is ~101 tokens)", got)
 	}
+
+	// A budget smaller than the latest iteration keeps it whole, with a warning.
+	run.Agent.Context.Sources[0].MaxTokens = 20
+	var stderr strings.Builder
+	msgs, err = (&Builder{Stderr: &stderr}).Build(context.Background(), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := assistants(msgs); got != 1 || !strings.Contains(stderr.String(), "over its max_tokens of 20; it is kept whole") {
+		t.Errorf("kept %d iterations, warning %q; want 1 and a warning", got, stderr.String())
+	}
 }
 
 func TestBuildPartsOrderAndTokens(t *testing.T) {
