@@ -168,9 +168,16 @@ func newRequestID() string {
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
-// writeFileAtomic writes data to path through a temporary file and rename,
-// so readers never see a partial file.
-func writeFileAtomic(path string, data []byte) error {
+// writeFileAtomic writes data to path through a temporary file, synced,
+// and a rename, so readers never see a partial file.
+func writeFileAtomic(path string, data []byte) error { return writeFile(path, data, true) }
+
+// writeRecord is writeFileAtomic without the sync: io/ records are an
+// audit trail (the journal is the source of truth), and a sync per record
+// would double the engine's cost per iteration.
+func writeRecord(path string, data []byte) error { return writeFile(path, data, false) }
+
+func writeFile(path string, data []byte, sync bool) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err
@@ -180,9 +187,11 @@ func writeFileAtomic(path string, data []byte) error {
 		tmp.Close()
 		return err
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
+	if sync {
+		if err := tmp.Sync(); err != nil {
+			tmp.Close()
+			return err
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return err

@@ -146,7 +146,7 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 	if err := os.MkdirAll(recDir, 0o755); err != nil {
 		return out, fmt.Errorf("create tool execution records: %w", err)
 	}
-	if err := writeFileAtomic(filepath.Join(run.RunDir, rel), append(data, '\n')); err != nil {
+	if err := writeRecord(filepath.Join(run.RunDir, rel), append(data, '\n')); err != nil {
 		return out, fmt.Errorf("write tool execution record: %w", err)
 	}
 	out.RecordPath = rel

@@ -47,7 +47,7 @@ func writeInvocation(runDir string, it int, req llm.Request, resp llm.Response, 
 		return "", err
 	}
 	rel := filepath.Join(InvocationsDir, fmt.Sprintf("%s_%d.json", now.Format("20060102T150405.000000000Z"), it))
-	return rel, writeFileAtomic(filepath.Join(runDir, rel), append(data, '\n'))
+	return rel, writeRecord(filepath.Join(runDir, rel), append(data, '\n'))
 }
 
 // detectLoop journals a SYSTEM_MESSAGE warning when the last LoopWindow

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/deltakit/delta/contextgen"
+	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/lib/journal"
+	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/llm/llmtest"
+)
+
+// inProcessTools answers every call at once, so a benchmark measures the
+// engine rather than process start-up.
+type inProcessTools struct{}
+
+func (inProcessTools) Specs() []llm.ToolSpec {
+	return []llm.ToolSpec{{Name: "note", Parameters: json.RawMessage(`{"type":"object"}`)}}
+}
+func (inProcessTools) Has(name string) bool { return name == "note" }
+func (inProcessTools) Call(context.Context, engine.RunInfo, string, string, json.RawMessage) (engine.ToolOutcome, error) {
+	return engine.ToolOutcome{Observation: "noted"}, nil
+}
+func (inProcessTools) Close() error { return nil }
+
+// benchRun prepares a run directory and loaded agent.
+func benchRun(b *testing.B, yaml string) (*agent.Agent, string, string) {
+	b.Helper()
+	dir := writeAgent(&testing.T{}, yaml, nil)
+	a, err := agent.Load(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ws := b.TempDir()
+	return a, ws, dir
+}
+
+// BenchmarkLoop300Iterations runs a 300-iteration run against the fake
+// OpenAI server (HTTP, JSON, the real provider, the real contextgen over a
+// growing journal) and reports the engine's time per iteration.
+func BenchmarkLoop300Iterations(b *testing.B) {
+	const iterations = 300
+	srv := llmtest.NewServer(b)
+	a, ws, _ := benchRun(b, "llm:\n  model: bench\n")
+	a.LLM.BaseURL = srv.URL
+	provider, err := llm.New(a.LLM, map[string]string{"DELTA_API_KEY": "k", "DELTA_BASE_URL": srv.URL})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		for n := 1; n < iterations; n++ {
+			srv.ReplyToolCalls(llm.ToolCall{Name: "note", Arguments: fmt.Sprintf(`{"n":%d}`, n)})
+		}
+		srv.ReplyText("done")
+		id := fmt.Sprint("bench", i)
+		runDir, err := engine.CreateRun(ws, id)
+		if err != nil {
+			b.Fatal(err)
+		}
+		j, err := engine.OpenFileJournal(filepath.Join(runDir, engine.JournalFile))
+		if err != nil {
+			b.Fatal(err)
+		}
+		e := &engine.Engine{Run: engine.RunInfo{RunID: id, RunDir: runDir, JournalPath: filepath.Join(runDir, engine.JournalFile),
+			AgentHome: a.Home, WorkDir: ws, Agent: a}, Journal: j, Provider: provider, Context: contextgen.New(),
+			Tools: inProcessTools{}, Params: llm.ParamsOf(a.LLM), MaxIterations: iterations, Message: "go", LoopWindow: -1}
+		b.StartTimer()
+		start := time.Now()
+		out, err := e.Start(context.Background(), nil)
+		elapsed := time.Since(start)
+		b.StopTimer()
+		j.Close()
+		if err != nil || out.Status != engine.StatusCompleted || out.Iterations != iterations {
+			b.Fatalf("run = %+v, %v", out, err)
+		}
+		b.ReportMetric(float64(elapsed.Microseconds())/iterations, "µs/iteration")
+		b.StartTimer()
+	}
+}
+
+// BenchmarkContextFrom10kEvents rebuilds the model context from a
+// 10,000-event journal through the real contextgen, as every iteration of a
+// long run does.
+func BenchmarkContextFrom10kEvents(b *testing.B) {
+	a, ws, _ := benchRun(b, "")
+	runDir, err := engine.CreateRun(ws, "big")
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(runDir, engine.JournalFile)
+	j, err := engine.OpenFileJournal(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	add := func(ev journal.Event) {
+		if err := j.Append(&ev); err != nil {
+			b.Fatal(err)
+		}
+	}
+	add(journal.Event{Type: journal.EngineStart, RunID: "big"})
+	add(journal.Event{Type: journal.UserMessage, Content: "a long task"})
+	for it := 1; it <= 3333; it++ {
+		id := fmt.Sprint("c", it)
+		add(journal.Event{Type: journal.Thought, Iteration: it, Content: "thinking about step " + id,
+			ToolCalls: []llm.ToolCall{{ID: id, Name: "note", Arguments: `{"text":"step"}`}}, Usage: &llm.Usage{InputTokens: 10, OutputTokens: 2}})
+		add(journal.Event{Type: journal.ActionRequest, Iteration: it, CallID: id, ToolName: "note", ToolArgs: json.RawMessage(`{"text":"step"}`)})
+		code := 0
+		add(journal.Event{Type: journal.ActionResult, Iteration: it, CallID: id, ToolName: "note", ObservationContent: "noted: step " + id, ExitCode: &code})
+	}
+	j.Close()
+	run := engine.RunInfo{RunID: "big", RunDir: runDir, JournalPath: path, AgentHome: a.Home, WorkDir: ws, Agent: a}
+	cb := contextgen.New()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		msgs, err := cb.Build(context.Background(), run)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(msgs) < 6000 {
+			b.Fatalf("%d messages", len(msgs))
+		}
+	}
+}
