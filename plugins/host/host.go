@@ -41,25 +41,33 @@ type Host struct {
 	// order is the agent.yaml order of refs.
 	order []string
 
+	// setupErr is why the plugin directory or lock file is unusable; it is
+	// reported only when a plugin is actually needed.
+	setupErr error
+
 	mu      sync.Mutex
 	clients map[string]*Client
 }
 
 // New resolves every ref (checksums included) without starting anything.
 // An error names the plugin; Hint(err) says what to do.
+// With no refs, an unusable plugin directory is not an error until a hook
+// names a plugin.
 func New(refs []agent.PluginRef, opts Options) (*Host, error) {
-	if opts.Dir == "" {
-		d, err := lock.Dir()
-		if err != nil {
-			return nil, err
+	h := &Host{opts: opts, lock: &lock.File{Plugins: map[string]lock.Entry{}}, refs: map[string]agent.PluginRef{}, clients: map[string]*Client{}}
+	if h.opts.Dir == "" {
+		h.opts.Dir, h.setupErr = lock.Dir()
+	}
+	if h.setupErr == nil {
+		lk, err := lock.Read(h.opts.Dir)
+		if err == nil {
+			h.lock = lk
 		}
-		opts.Dir = d
+		h.setupErr = err
 	}
-	lk, err := lock.Read(opts.Dir)
-	if err != nil {
-		return nil, err
+	if h.setupErr != nil && len(refs) > 0 {
+		return nil, h.setupErr
 	}
-	h := &Host{opts: opts, lock: lk, refs: map[string]agent.PluginRef{}, clients: map[string]*Client{}}
 	for _, ref := range refs {
 		if _, dup := h.refs[ref.Name]; dup {
 			return nil, fmt.Errorf("plugin %q listed twice (%s)", ref.Name, ref.Source)
@@ -80,6 +88,9 @@ func (h *Host) client(name string) (*Client, error) {
 	defer h.mu.Unlock()
 	if c, ok := h.clients[name]; ok {
 		return c, nil
+	}
+	if h.setupErr != nil {
+		return nil, h.setupErr
 	}
 	ref, ok := h.refs[name]
 	if !ok {

@@ -54,8 +54,11 @@ func (p *plugin) Call(ctx context.Context, req sdk.CallRequest) (sdk.CallResult,
 type hooks struct{}
 
 func (hooks) Hook(_ context.Context, req sdk.HookRequest) (sdk.HookResponse, error) {
-	if req.ToolName == "rm" {
-		return sdk.HookResponse{Action: sdk.Block, Reason: "no rm"}, nil
+	if req.Name == "pre_tool_execution" || req.Name == "post_tool_execution" {
+		if req.ToolName == "rm" {
+			return sdk.HookResponse{Action: sdk.Block, Reason: "no rm"}, nil
+		}
+		return sdk.HookResponse{Action: sdk.Continue}, nil
 	}
 	return sdk.HookResponse{Action: sdk.Modify, Payload: json.RawMessage(`{"hooked":"` + req.Name + `"}`)}, nil
 }
