@@ -110,6 +110,18 @@ func TestToolbox(t *testing.T) {
 	}
 }
 
+func TestOutputCap(t *testing.T) {
+	h := newHost(t, installed(t), host.Options{}, agent.PluginRef{Name: "test"})
+	tb, err := h.Toolbox(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := call(t, tb, "big", `{}`)
+	if n := len(out.Observation); n > host.MaxObservationChars+400 || !strings.Contains(out.Observation, "10000 characters were removed from the middle") {
+		t.Errorf("Call(big) = %d chars, want it capped with a warning", n)
+	}
+}
+
 func TestToolboxUnknownSubsetTool(t *testing.T) {
 	h := newHost(t, installed(t), host.Options{}, agent.PluginRef{Name: "test", Tools: []string{"nope"}})
 	if _, err := h.Toolbox(context.Background()); err == nil || !strings.Contains(err.Error(), `no tool "nope"`) {

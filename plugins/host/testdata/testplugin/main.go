@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/deltakit/delta/plugins/sdk"
@@ -24,7 +25,7 @@ func (p *plugin) Configure(_ context.Context, c json.RawMessage) error {
 
 func (p *plugin) Tools(context.Context) ([]sdk.Tool, error) {
 	var tools []sdk.Tool
-	for _, n := range []string{"echo", "fail", "crash", "hang", "pid", "config", "sleep_ctx"} {
+	for _, n := range []string{"echo", "fail", "crash", "hang", "pid", "config", "sleep_ctx", "big"} {
 		tools = append(tools, sdk.Tool{Name: n, Description: "test tool " + n})
 	}
 	return tools, nil
@@ -44,6 +45,8 @@ func (p *plugin) Call(ctx context.Context, req sdk.CallRequest) (sdk.CallResult,
 		return sdk.Text(strconv.Itoa(os.Getpid())), nil
 	case "config":
 		return sdk.Text(string(p.config)), nil
+	case "big":
+		return sdk.Text(strings.Repeat("x", 60000)), nil
 	case "sleep_ctx":
 		<-ctx.Done()
 		return sdk.Text("cancelled"), nil
