@@ -14,11 +14,13 @@ import (
 
 type wordCount struct{}
 
+// Tools lists the one tool, with the JSON Schema of its arguments.
 func (wordCount) Tools(context.Context) ([]sdk.Tool, error) {
 	return []sdk.Tool{{Name: "word_count", Description: "Count the words and lines of a text.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)}}, nil
 }
 
+// Call counts; bad arguments are an error the model sees.
 func (wordCount) Call(_ context.Context, req sdk.CallRequest) (sdk.CallResult, error) {
 	var args struct{ Text string }
 	if err := json.Unmarshal(req.Arguments, &args); err != nil {

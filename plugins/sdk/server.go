@@ -15,6 +15,7 @@ type toolServer struct {
 	version string
 }
 
+// Configure passes the agent config to a Configurer (a no-op otherwise).
 func (s *toolServer) Configure(ctx context.Context, req *proto.ConfigureRequest) (*proto.ConfigureResponse, error) {
 	if c, ok := s.p.(Configurer); ok {
 		cfg := json.RawMessage(req.GetConfigJson())
@@ -28,6 +29,7 @@ func (s *toolServer) Configure(ctx context.Context, req *proto.ConfigureRequest)
 	return &proto.ConfigureResponse{}, nil
 }
 
+// ListTools lists the provider's tools, defaulting empty schemas.
 func (s *toolServer) ListTools(ctx context.Context, _ *proto.ListToolsRequest) (*proto.ListToolsResponse, error) {
 	tools, err := s.p.Tools(ctx)
 	if err != nil {
@@ -46,6 +48,7 @@ func (s *toolServer) ListTools(ctx context.Context, _ *proto.ListToolsRequest) (
 	return resp, nil
 }
 
+// Execute runs one call with the host's deadline in ctx.
 func (s *toolServer) Execute(ctx context.Context, req *proto.ExecuteRequest) (*proto.ExecuteResponse, error) {
 	cr := CallRequest{
 		Name:      req.GetName(),
@@ -75,6 +78,7 @@ type hookServer struct {
 	p HookProvider
 }
 
+// Hook answers one hook; an empty action means continue.
 func (s *hookServer) Hook(ctx context.Context, req *proto.HookRequest) (*proto.HookResponse, error) {
 	hc := req.GetContext()
 	hr := HookRequest{
