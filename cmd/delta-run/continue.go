@@ -62,7 +62,7 @@ func (c *ContinueCmd) Run() error {
 	if repaired, err := engine.RepairJournal(filepath.Join(runDir, engine.JournalFile)); err != nil {
 		return err
 	} else if repaired != "" {
-		fmt.Fprintf(io.err, "delta-run: warning: the journal's last line was torn (a crash mid-write); removed it, original kept as %s\n", repaired)
+		fmt.Fprintf(io.err, "delta-run: warning: the journal's last line was torn (a crash mid-write); cut it off, its bytes are kept in %s\n", repaired)
 	}
 	a, err := loadAgent(meta.AgentHome, io)
 	if err != nil {

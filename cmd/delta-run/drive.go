@@ -85,7 +85,6 @@ func drive(o driveOpts) error {
 	run := engine.RunInfo{RunID: o.meta.RunID, RunDir: o.runDir, JournalPath: filepath.Join(o.runDir, engine.JournalFile),
 		AgentHome: o.agent.Home, WorkDir: o.meta.WorkDir, Agent: o.agent}
 	tools := engine.Toolbox(engine.NewCommandTools(o.agent, os.Environ()))
-	defer tools.Close()
 	// Plugins (agent.yaml plugins:, hook plugins): one process each for the
 	// run, stopped when it ends. Local tools win over plugin tools.
 	plugins, err := pluginhost.New(o.agent.Plugins, pluginhost.Options{Stderr: o.io.err})
@@ -100,6 +99,7 @@ func drive(o driveOpts) error {
 		}
 		tools = engine.Merge(tools, ptools)
 	}
+	defer tools.Close()
 	show := newDisplay(o.io.err, o.verbose)
 	cb := contextgen.New()
 	cb.Stderr = o.io.err
