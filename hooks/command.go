@@ -74,6 +74,8 @@ func decide(name agent.HookName, dir, ref string, res result, timeout time.Durat
 		return failed(name, ref, fmt.Sprintf("start %v", res.startErr))
 	case res.timedOut:
 		return failed(name, ref, fmt.Sprintf("timed out after %v and was killed", timeout))
+	case res.canceled:
+		return failed(name, ref, "killed: the run was interrupted while the hook ran")
 	}
 	ctl, hasCtl, err := readControl(dir)
 	if err != nil {
@@ -173,6 +175,8 @@ func writeMeta(dir string, argv []string, res result) error {
 		code = "not started: " + res.startErr.Error()
 	case res.timedOut:
 		code = "timeout"
+	case res.canceled:
+		code = "interrupted"
 	}
 	files := map[string]string{
 		"command.txt":   shellQuote(argv) + "\n",

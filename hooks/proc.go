@@ -12,6 +12,7 @@ import (
 type result struct {
 	exitCode int
 	timedOut bool
+	canceled bool // the run was interrupted while the hook ran
 	startErr error
 	stdout   string
 	stderr   string
@@ -33,7 +34,7 @@ func execHook(ctx context.Context, argv []string, dir string, env []string, stdi
 	if err != nil {
 		return result{startErr: err}
 	}
-	return result{exitCode: res.ExitCode, timedOut: res.TimedOut || res.Canceled, stdout: res.Stdout, stderr: res.Stderr}
+	return result{exitCode: res.ExitCode, timedOut: res.TimedOut, canceled: res.Canceled, stdout: res.Stdout, stderr: res.Stderr}
 }
 
 // tail formats the end of a hook's stderr for a reason or failure.

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -314,5 +316,30 @@ func TestPluginHooks(t *testing.T) {
 	d, _ = New(a, Options{Plugin: plugin}).RunHook(context.Background(), engine.HookRequest{Name: agent.PreToolExecution, Run: run})
 	if got != "policy:pre_tool_execution" || d.Action != engine.HookBlock || d.Reason != "no" || !d.Ran {
 		t.Errorf("plugin hook = %+v (called %q), want the plugin's block", d, got)
+	}
+}
+
+func TestInterrupted(t *testing.T) {
+	r, run, _ := setup(t, agent.PreToolExecution, "touch \"$DELTA_HOOK_IO_PATH/output/started\"\nsleep 30\n", 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		// Cancel once the hook is running.
+		for {
+			if m, _ := filepath.Glob(filepath.Join(run.RunDir, "io", "hooks", "*", "output", "started")); len(m) > 0 {
+				cancel()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	d, err := r.RunHook(ctx, engine.HookRequest{Name: agent.PreToolExecution, Run: run})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("RunHook(cancelled) error = %v, want context.Canceled", err)
+	}
+	if d.Action != engine.HookBlock || !strings.Contains(d.Failure, "interrupted") {
+		t.Errorf("RunHook(cancelled) = %+v, want block with an interrupted failure", d)
+	}
+	if got := read(t, filepath.Join(run.RunDir, d.Ref, "execution_meta", "exit_code.txt")); got != "interrupted\n" {
+		t.Errorf("exit_code.txt = %q, want interrupted", got)
 	}
 }
