@@ -31,30 +31,33 @@ type CLI struct {
 	Hold   holdCmd   `cmd:"" name:"__hold" hidden:"" help:"Run the holder of a PTY session (internal)."`
 }
 
-// Help is the long description, and the DESCRIPTION of the man page.
+// Help is the description at the top of --help and the man page.
 func (CLI) Help() string {
-	return `Experimental terminal sessions (seeds/000 §2.3.1), made usable by a model. A detached holder
-process owns the pseudo-terminal, 1 MiB of scrollback, a terminal emulator (the rendered screen)
-and a unix socket in the session directory ($DELTA_SESSIONS_DIR, else ./.sessions; ids pty_…).
+	return `delta-pty runs interactive programs (bash, vi, less, top, curses applications) in pseudo-terminals for agents and people. These are the experimental PTY sessions of seeds/000 §2.3.1, with the two reasons they were deprecated fixed: reads are plain text or the rendered screen, never raw escape codes, and a read waits for the program instead of the agent sleeping and polling. For plain command execution prefer delta-sessions.
 
-Reading, the two problems that got PTY sessions deprecated, fixed:
-  read            output since the previous read, escape sequences stripped (a read cursor);
-  read --screen   the terminal screen as plain text, for full-screen programs (vi, less, top);
-  read --raw      the bytes as written, escape sequences and all;
-  --until REGEX   wait until the output (or screen) matches; --idle DURATION wait until the
-                  program has been quiet that long; --timeout DURATION caps the wait (default
-                  10s when --until or --idle is given). No sleep-and-poll.
-write --read and keys --read do the write and the read in one call.
+A detached holder process (its own session; this binary re-executed) owns the pseudo-terminal (creack/pty), 1 MiB of scrollback, a terminal emulator (hinshun/vt10x) and a unix socket in the session directory. The program runs with TERM=xterm-256color in a COLSxROWS terminal (default 80x24).
 
-read prints {"output": "...", "matched": false, "timed_out": false, "exited": false,
-"exit_code": null}; with --text only the output. start, end, list and errors print JSON
-({"error": "...", "hint": "..."} with a non-zero exit code).
+read prints the output since the previous read with escape sequences stripped (CR LF becomes LF, a bare CR redraws its line, backspace erases): each session has one read cursor. read --screen prints the terminal screen as plain text, trailing blanks trimmed, which is what full-screen programs need. read --raw prints the bytes as written. --until REGEX waits until the output (with --screen, the screen) matches the Go regular expression; --idle DURATION waits until the program has written nothing for that long; --timeout DURATION caps either wait (default 10s). Without --until or --idle read returns at once. write --read and keys --read do the write and the read in one call.
 
-The program runs with TERM=xterm-256color. attach puts your terminal in raw mode and connects
-it; Ctrl-] detaches. end sends SIGHUP and SIGTERM to every process of the terminal's session,
-SIGKILL a second later. A holder stops after --idle-timeout without use.
+read prints {"output": "...", "matched": false, "timed_out": false, "exited": false, "exit_code": null} (exited and exit_code once the program has ended); --text prints only the output. start, write, keys, end and list print JSON; errors print {"error": "...", "hint": "..."} on stdout with a non-zero exit status, and a line on stderr.
 
-Exit codes: 0 ok, 1 failure (unknown, ended or dead session), 2 bad command line.`
+write types its text exactly (arguments joined with spaces, else stdin); a newline submits a line as Enter would, or add --enter. keys presses named keys: Enter, Tab, Esc, Space, Backspace, Delete, Insert, Up, Down, Left, Right, Home, End, PageUp, PageDown, F1 to F12, and C-a to C-z (Ctrl; also C-@ C-[ C-\\ C-] C-^ C-_); names are case-insensitive and arrow keys follow the application cursor mode the program has set.
+
+attach connects your terminal to the session (raw mode; it first draws the current screen). Ctrl-] detaches and leaves the program running; end of input also detaches. Window size changes are not passed on: the terminal keeps its start size.
+
+end sends SIGHUP and SIGTERM to every process in the terminal's session (jobs in other process groups included), SIGKILL a second later, and stops the holder; the session is then "terminated". list shows each session as active, exited (the program ended; its output can still be read), dead (the holder is gone) or, with --all, terminated. A holder stops by itself after --idle-timeout without use (default 30m; not while someone is attached).
+
+Files: $DELTA_SESSIONS_DIR, else ./.sessions, holds one directory per session id (pty_…, next to delta-sessions' sess_… ones): metadata.json, holder.json, holder.log, holder.exit.
+
+Examples: "delta-pty start --id pty_vi vi notes.txt"; "delta-pty write pty_vi --read --screen --idle 300ms 'iHello'"; "delta-pty keys pty_vi Esc"; "delta-pty write pty_vi --enter ':wq'"; "delta-pty start --id pty_sh bash"; "delta-pty write pty_sh --enter --read --until '\\$ $' 'make test'"; "delta-pty end pty_sh". See examples/pty for an agent driving vi.
+
+Exit status: 0 ok; 1 failure (unknown, ended or dead session, holder error); 2 bad command line or unknown key.`
+}
+
+// BeforeReset gives the man page its NAME line.
+func (c *CLI) BeforeReset(k *kong.Kong) error {
+	k.Model.Help = "drive interactive terminal programs for agents: screen, waits, keys"
+	return nil
 }
 
 func store() (*pty.Store, error) { return pty.NewStore(sessions.DefaultDir()) }

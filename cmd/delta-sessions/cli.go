@@ -18,40 +18,36 @@ import (
 type CLI struct {
 	cli.ManFlag
 
-	Start startCmd `cmd:"" help:"Start a session and print its id as JSON. COMMAND is bash (default), sh, zsh-less POSIX shells, python3 or node."`
+	Start startCmd `cmd:"" help:"Start a session and print its id as JSON. COMMAND is bash (default), sh, python3 or node."`
 	Exec  execCmd  `cmd:"" help:"Run a command (argument or stdin) in a session; print stdout, stderr, exit_code and execution_time_ms as JSON."`
 	End   endCmd   `cmd:"" help:"Terminate a session (stops its interpreter, if any)."`
 	List  listCmd  `cmd:"" help:"List sessions as a JSON array."`
 	Hold  holdCmd  `cmd:"" name:"__hold" hidden:"" help:"Run the holder of an interpreter session (internal)."`
 }
 
-// Description is the long help, and the DESCRIPTION of the man page.
+// Help is the description at the top of --help and the man page.
 func (CLI) Help() string {
-	return `Sessions live in $DELTA_SESSIONS_DIR, else ./.sessions, one directory per session:
-metadata.json, env.sh (the saved shell state), work_dir.txt, history.log, lock.
+	return `delta-sessions gives an agent persistent sessions it drives one synchronous call at a time (seeds/000 §2.3): start a session, exec commands in it, end it. Each exec prints {"stdout", "stderr", "exit_code", "execution_time_ms"} as JSON; the command comes as arguments (joined with spaces) or on stdin, heredocs welcome.
 
-Shell sessions (bash, sh) have no running process between execs: each exec starts the shell,
-restores the saved state, runs the command with eval, and dumps the state again from the same
-shell. bash keeps the working directory, exported and plain variables (arrays too), functions,
-aliases and set -o / shopt options; sh (dash) keeps the directory, variables, exports, aliases
-and options but not functions (dash cannot print them). State survives kill -9 and reboots.
-State is not saved when the command replaces the EXIT trap or exec's another program.
+Shell sessions (bash, the default; sh/dash) keep no process between execs. Each exec starts the shell, restores the saved state, runs the command with eval in that same shell, and an EXIT trap (which also runs after "exit N") dumps the state again. bash keeps the working directory, exported and plain variables (arrays too), functions, aliases, and set -o and shopt options; unset and unalias persist as well. sh keeps the directory, variables, exports, aliases and options, but not functions (dash cannot print them). Because the state is files, a session survives kill -9 of anything and a reboot. A session's environment is fixed when it starts; later changes to the caller's environment do not flow in. State is not saved when the command replaces the EXIT trap or exec's another program (stderr says so; the session keeps its previous state). Background jobs are not tracked between execs.
 
-Interpreter sessions (python3, node) keep a live interpreter in a detached holder process
-(unix socket in the session directory), so variables, imports and definitions persist. An
-uncaught exception gives exit_code 1 with the traceback on stderr; the interpreter lives on.
-The last expression's value is printed, as in a REPL. A holder stops after --idle-timeout
-without use; exec then reports the session dead.
+Interpreter sessions (python3, node) keep a live interpreter in a small detached holder process (its own session, a unix socket in the session directory), so variables, imports and definitions persist. The value of a final expression is printed, as in a REPL. An uncaught exception gives exit_code 1 with the traceback on stderr, and the interpreter lives on; so does sys.exit(N) (exit_code N). If the interpreter itself dies, a fresh one is started and the result says "state_lost": true. A holder stops after --idle-timeout without use (default 30m), on end, or when killed; exec then fails with {"error": "holder not running (…)", "status": "dead", "hint": …}.
 
-Execs of one session are serialised by a lock. On timeout (exec --timeout, default 10s) the
-command's process group gets SIGTERM, then SIGKILL 2 seconds later; exit_code is 124 and
-"timed_out": true; the session stays usable (an interpreter gets SIGINT first and keeps its
-state if it recovers; otherwise it is restarted and "state_lost": true).
+Execs of one session are serialised by a lock (flock on the session's lock file), never interleaved. exec --timeout (default 10s, as seeds/001) stops a command: its process group gets SIGTERM, then SIGKILL 2 seconds later; the result has exit_code 124, "timed_out": true and a timeout message on stderr, and the session stays usable. An interpreter gets SIGINT first and keeps its state when it recovers (KeyboardInterrupt); otherwise it is killed and restarted ("state_lost": true).
 
-Errors are printed as JSON on stdout, {"error": "...", "hint": "..."}, and on stderr.
+Files: sessions live in $DELTA_SESSIONS_DIR, else ./.sessions, one directory per session id (sess_…): metadata.json (session_id, command, argv, kind, created_at, last_executed_at, status, work_dir, execution_count), env.sh (the saved shell state, sourced by the next exec), work_dir.txt, history.log (one JSON line per exec), lock, and for interpreters holder.json (pid, socket), holder.log and holder.exit (why the holder stopped). An ended session keeps its directory with status "terminated".
 
-Exit codes: 0 the command ran (whatever its exit_code), 1 failure (unknown, ended or dead
-session), 2 bad command line.`
+Errors are printed as JSON on stdout, {"error": "...", "hint": "..."}, so an agent can read them, and as "delta-sessions: error: …" on stderr.
+
+Examples: "delta-sessions start" → {"session_id": "sess_…", "command": "bash", "work_dir": "…", "status": "active"}; "delta-sessions exec sess_… 'cd /tmp; export A=1'"; "echo 'echo $A; pwd' | delta-sessions exec sess_…"; "delta-sessions start --id sess_py python3"; "delta-sessions exec sess_py 'x = 41'"; "delta-sessions exec sess_py 'x + 1'"; "delta-sessions end sess_py". Agents call these as tools: see examples/interactive-shell and examples/python-repl.
+
+Exit status: 0 the command ran (whatever its own exit_code); 1 failure (unknown, ended or dead session, session already exists); 2 bad command line or unsupported session command.`
+}
+
+// BeforeReset gives the man page its NAME line.
+func (c *CLI) BeforeReset(k *kong.Kong) error {
+	k.Model.Help = "persistent shell and interpreter sessions for agents"
+	return nil
 }
 
 func store() (*sessions.Store, error) {
