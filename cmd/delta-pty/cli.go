@@ -41,7 +41,7 @@ read prints the output since the previous read with escape sequences stripped (C
 
 read prints {"output": "...", "matched": false, "timed_out": false, "exited": false, "exit_code": null} (exited and exit_code once the program has ended); --text prints only the output. start, write, keys, end and list print JSON; errors print {"error": "...", "hint": "..."} on stdout with a non-zero exit status, and a line on stderr.
 
-write types its text exactly (arguments joined with spaces, else stdin); a newline submits a line as Enter would, or add --enter. keys presses named keys: Enter, Tab, Esc, Space, Backspace, Delete, Insert, Up, Down, Left, Right, Home, End, PageUp, PageDown, F1 to F12, and C-a to C-z (Ctrl; also C-@ C-[ C-\\ C-] C-^ C-_); names are case-insensitive and arrow keys follow the application cursor mode the program has set.
+write types its text exactly (arguments joined with spaces, else stdin); a newline submits a line as Enter would, or add --enter. keys presses named keys: Enter, Tab, Esc, Space, Backspace, Delete, Insert, Up, Down, Left, Right, Home, End, PageUp, PageDown, F1 to F12, and C-a to C-z (Ctrl; also C-@ C-[ C-\ C-] C-^ C-_); names are case-insensitive and arrow keys follow the application cursor mode the program has set.
 
 attach connects your terminal to the session (raw mode; it first draws the current screen). Ctrl-] detaches and leaves the program running; end of input also detaches. Window size changes are not passed on: the terminal keeps its start size.
 
@@ -49,7 +49,7 @@ end sends SIGHUP and SIGTERM to every process in the terminal's session (jobs in
 
 Files: $DELTA_SESSIONS_DIR, else ./.sessions, holds one directory per session id (pty_…, next to delta-sessions' sess_… ones): metadata.json, holder.json, holder.log, holder.exit.
 
-Examples: "delta-pty start --id pty_vi vi notes.txt"; "delta-pty write pty_vi --read --screen --idle 300ms 'iHello'"; "delta-pty keys pty_vi Esc"; "delta-pty write pty_vi --enter ':wq'"; "delta-pty start --id pty_sh bash"; "delta-pty write pty_sh --enter --read --until '\\$ $' 'make test'"; "delta-pty end pty_sh". See examples/pty for an agent driving vi.
+Examples: "delta-pty start --id pty_vi vi notes.txt"; "delta-pty write pty_vi --read --screen --idle 300ms 'iHello'"; "delta-pty keys pty_vi Esc"; "delta-pty write pty_vi --enter ':wq'"; "delta-pty start --id pty_sh bash"; "delta-pty write pty_sh --enter --read --until '\$ $' 'make test'"; "delta-pty end pty_sh". See examples/pty for an agent driving vi.
 
 Exit status: 0 ok; 1 failure (unknown, ended or dead session, holder error); 2 bad command line or unknown key.`
 }
