@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"syscall"
+	"time"
 
 	hclog "github.com/hashicorp/go-hclog"
 	plugin "github.com/hashicorp/go-plugin"
@@ -36,6 +38,7 @@ func Serve(p Plugin) error {
 	if os.Getenv(proto.MagicCookieKey) != proto.MagicCookieValue {
 		return ErrNotLaunchedByHost
 	}
+	watchParent()
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig: wire.Handshake,
 		Plugins:         pluginSet(p),
@@ -58,6 +61,21 @@ func pluginSet(p Plugin) plugin.PluginSet {
 		set[proto.HooksPlugin] = &wire.HooksPlugin{Impl: &hookServer{p: p.Hooks}}
 	}
 	return set
+}
+
+// watchParent ends the plugin when its host died without stopping it (the
+// plugin was re-parented, so getppid changed): a second line of defence
+// behind the host's Pdeathsig, which the kernel ties to the host's thread
+// rather than its process.
+func watchParent() {
+	ppid := os.Getppid()
+	go func() {
+		for range time.Tick(500 * time.Millisecond) {
+			if os.Getppid() != ppid {
+				_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			}
+		}
+	}()
 }
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
