@@ -125,7 +125,12 @@ func (h *holder) serve() error {
 		go h.watchIdle(stop)
 	}
 	go func() {
-		h.why = <-stop
+		why := <-stop
+		h.mu.Lock() // after any exec in progress
+		if h.why == "" {
+			h.why = why
+		}
+		h.mu.Unlock()
 		h.ln.Close()
 	}()
 	for {
