@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/lib/runs"
 	"golang.org/x/term"
 )
 
@@ -66,13 +67,17 @@ func (a *terminalAsker) Ask(ctx context.Context, q engine.Interaction) (string, 
 // pickWorkspace asks on the terminal which workspace to use. ok is false
 // when the user chose a new one.
 func pickWorkspace(agentHome string, std stdio) (dir string, ok bool, err error) {
-	names, last := engine.ListWorkspaces(agentHome)
+	names, err := runs.ListWorkspaces(agentHome)
+	if err != nil {
+		return "", false, err
+	}
+	last, _ := runs.LastUsed(agentHome)
 	if len(names) == 0 {
 		return "", false, nil
 	}
 	fmt.Fprintf(std.err, "Workspaces of %s: %s\n", agentHome, strings.Join(names, " "))
 	if last != "" {
-		fmt.Fprintf(std.err, "Last used: %s\n", last)
+		fmt.Fprintf(std.err, "Last used: %s\n", filepath.Base(last))
 	}
 	fmt.Fprintf(std.err, "Workspace to use (name, Enter for a new one): ")
 	line, err := bufio.NewReader(std.in).ReadString('\n')
@@ -85,7 +90,9 @@ func pickWorkspace(agentHome string, std stdio) (dir string, ok bool, err error)
 	}
 	for _, n := range names {
 		if n == name {
-			engine.UseWorkspace(agentHome, name)
+			if err := runs.WriteFileAtomic(filepath.Join(agentHome, runs.WorkspacesDir, runs.LastUsedFile), []byte(name+"\n")); err != nil {
+				return "", false, err
+			}
 			return filepath.Join(agentHome, "workspaces", name), true, nil
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/llm/llmtest"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // inProcessTools answers every call at once, so a benchmark measures the
@@ -61,7 +62,7 @@ func BenchmarkLoop300Iterations(b *testing.B) {
 		}
 		srv.ReplyText("done")
 		id := fmt.Sprint("bench", i)
-		runDir, err := engine.CreateRun(ws, id)
+		runDir, err := runs.Create(ws, id)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -91,7 +92,7 @@ func BenchmarkLoop300Iterations(b *testing.B) {
 // long run does.
 func BenchmarkContextFrom10kEvents(b *testing.B) {
 	a, ws, _ := benchRun(b, "")
-	runDir, err := engine.CreateRun(ws, "big")
+	runDir, err := runs.Create(ws, "big")
 	if err != nil {
 		b.Fatal(err)
 	}

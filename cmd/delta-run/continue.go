@@ -8,6 +8,7 @@ import (
 
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // ContinueCmd continues an existing run (seeds/000 §2.6.2).
@@ -26,7 +27,7 @@ type ContinueCmd struct {
 // Run continues the run.
 func (c *ContinueCmd) Run() error {
 	io := osStdio()
-	if err := engine.ValidateRunID(c.RunID); err != nil {
+	if err := runs.ValidateID(c.RunID); err != nil {
 		return cli.WithCode(cli.ExitConfig, "", err)
 	}
 	workDir, err := filepath.Abs(c.WorkDir)
@@ -36,24 +37,24 @@ func (c *ContinueCmd) Run() error {
 	if w, err := filepath.EvalSymlinks(workDir); err == nil {
 		workDir = w
 	}
-	runDir := engine.RunDir(workDir, c.RunID)
-	meta, err := engine.ReadMetadata(runDir)
+	runDir, err := runs.Find(workDir, c.RunID)
 	if err != nil {
-		if errors.Is(err, engine.ErrNoRun) {
+		if errors.Is(err, runs.ErrNoRun) {
 			return cli.Errorf(cli.ExitFailed, "Use `delta run` to start a new run, or `delta list-runs -w "+c.WorkDir+"` to see the runs",
 				"no existing run %q found in the work directory %s", c.RunID, workDir)
 		}
 		return err
 	}
-	unlock, err := engine.Lock(runDir)
-	if errors.Is(err, engine.ErrLocked) {
+	unlock, err := runs.Acquire(runDir)
+	if errors.Is(err, runs.ErrRunBusy) {
 		return cli.Errorf(cli.ExitFailed, "", "run is currently executing; wait for completion or interrupt it first")
 	}
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	if meta, err = engine.ReadMetadata(runDir); err != nil { // re-read under the lock
+	meta, err := runs.ReadMetadata(runDir) // read under the lock
+	if err != nil {
 		return err
 	}
 	if err := c.checkState(runDir, meta); err != nil {
@@ -73,7 +74,7 @@ func (c *ContinueCmd) Run() error {
 		return err
 	}
 	message := c.Message
-	if meta.Status == engine.StatusWaiting {
+	if meta.Status == runs.WaitingForInput {
 		message = "" // the answer travels through response.txt
 	}
 	if c.MaxIterations > 0 {
@@ -81,11 +82,11 @@ func (c *ContinueCmd) Run() error {
 	} else if meta.MaxIterations <= 0 {
 		meta.MaxIterations = maxIterations(0, a)
 	}
-	meta.Status = engine.StatusRunning
+	meta.Status = runs.Running
 	meta.EndTime = nil
 	meta.Error = nil
-	engine.SetProcess(meta)
-	if err := engine.WriteMetadata(runDir, meta); err != nil {
+	meta.SetProcess(runs.Self())
+	if err := writeMetadata(runDir, meta); err != nil {
 		return err
 	}
 	return drive(driveOpts{agent: a, meta: meta, runDir: runDir, provider: provider, params: params,
@@ -94,21 +95,22 @@ func (c *ContinueCmd) Run() error {
 
 // checkState applies the five-state table: janitor for RUNNING, message
 // rules for the others. For WAITING_FOR_INPUT, -m becomes response.txt.
-func (c *ContinueCmd) checkState(runDir string, meta *engine.Metadata) error {
+func (c *ContinueCmd) checkState(runDir string, meta *runs.Metadata) error {
 	switch meta.Status {
-	case engine.StatusRunning:
-		if err := engine.Janitor(runDir, meta, c.Force); err != nil {
-			switch {
-			case errors.Is(err, engine.ErrOtherHost):
-				return cli.WithCode(cli.ExitFailed, "if you're certain the original process is dead, use --force", err)
-			case errors.Is(err, engine.ErrStillRunning):
-				return cli.WithCode(cli.ExitFailed, "cannot continue while the original process is running; wait for completion or interrupt it first", err)
+	case runs.Running:
+		if err := runs.Janitor(meta, c.Force); err != nil {
+			var re *runs.RunError
+			if errors.As(err, &re) {
+				return cli.WithCode(cli.ExitFailed, re.Hint, err)
 			}
 			return err
 		}
+		if err := writeMetadata(runDir, meta); err != nil {
+			return err
+		}
 		fmt.Fprintf(os.Stderr, "[Janitor] Cleaned up orphaned run: process %d no longer exists\n", meta.PID)
-	case engine.StatusInterrupted:
-	case engine.StatusWaiting:
+	case runs.Interrupted:
+	case runs.WaitingForInput:
 		resp := filepath.Join(runDir, engine.InteractionDir, engine.ResponseFile)
 		if c.Message != "" {
 			if err := os.MkdirAll(filepath.Dir(resp), 0o755); err != nil {
@@ -121,7 +123,7 @@ func (c *ContinueCmd) checkState(runDir string, meta *engine.Metadata) error {
 			return cli.Errorf(cli.ExitConfig, fmt.Sprintf("Example: delta continue --run-id %s -w %s -m \"yes, proceed\" (or write %s first)", c.RunID, c.WorkDir, resp),
 				"run is WAITING_FOR_INPUT; provide the answer using -m/--message")
 		}
-	case engine.StatusCompleted, engine.StatusFailed:
+	case runs.Completed, runs.Failed:
 		if c.Message == "" {
 			return cli.Errorf(cli.ExitConfig, fmt.Sprintf("Example: delta continue --run-id %s -w %s -m \"Now do something else\"", c.RunID, c.WorkDir),
 				"run is %s; to continue, provide a message using -m/--message", meta.Status)

@@ -18,6 +18,7 @@ import (
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/runs"
 	pluginhost "github.com/deltakit/delta/plugins/host"
 )
 
@@ -51,7 +52,7 @@ func newProvider(a *agent.Agent, override, workDir string) (llm.Provider, llm.Pa
 // driveOpts is what drive needs to run the engine over an existing run.
 type driveOpts struct {
 	agent       *agent.Agent
-	meta        *engine.Metadata
+	meta        *runs.Metadata
 	runDir      string
 	provider    llm.Provider
 	params      llm.Params
@@ -113,7 +114,7 @@ func drive(o driveOpts) error {
 	e.OnIteration = func(it int) {
 		show.iteration(it)
 		o.meta.Iterations = it
-		if err := engine.WriteMetadata(o.runDir, o.meta); err != nil {
+		if err := writeMetadata(o.runDir, o.meta); err != nil {
 			logger.Printf("update metadata: %v", err)
 		}
 	}
@@ -126,9 +127,9 @@ func drive(o driveOpts) error {
 		out.Error = &engine.RunError{Type: engine.ErrTypeEngine, Message: runErr.Error()}
 	}
 	ended := time.Now().UTC()
-	o.meta.Status = out.Status
+	o.meta.Status = runs.Status(out.Status)
 	o.meta.Iterations = out.Iterations
-	o.meta.Usage, o.meta.ModelUsage = out.Usage, out.ModelUsage
+	o.meta.Usage, o.meta.Model = out.Usage, o.params.Model
 	o.meta.Error = nil
 	if out.Error != nil && out.Status == engine.StatusFailed {
 		msg := out.Error.Message
@@ -138,7 +139,7 @@ func drive(o driveOpts) error {
 	if out.Status == engine.StatusCompleted || out.Status == engine.StatusFailed {
 		o.meta.EndTime = &ended
 	}
-	if err := engine.WriteMetadata(o.runDir, o.meta); err != nil {
+	if err := writeMetadata(o.runDir, o.meta); err != nil {
 		return err
 	}
 	if err := printResult(o, out, started, ended); err != nil {
@@ -154,7 +155,7 @@ func exitFor(o driveOpts, out engine.Outcome) error {
 	case engine.StatusCompleted:
 		return nil
 	case engine.StatusWaiting:
-		rel := filepath.Join(engine.ControlDir, id, engine.InteractionDir, engine.ResponseFile)
+		rel := filepath.Join(runs.ControlDir, id, engine.InteractionDir, engine.ResponseFile)
 		fmt.Fprintf(o.io.err, "Agent paused. Provide response in %s\nOr use: delta continue --run-id %s -w %s -m <response>\n",
 			filepath.Join(ws, rel), id, ws)
 		return cli.Errorf(cli.ExitWaiting, "", "run %s is waiting for input: %s", id, out.Interaction.Prompt)
@@ -167,6 +168,12 @@ func exitFor(o driveOpts, out engine.Outcome) error {
 			msg = out.Error.Type + ": " + out.Error.Message
 		}
 		return cli.Errorf(cli.ExitFailed, fmt.Sprintf("see %s; retry with: delta continue --run-id %s -w %s -m \"…\"",
-			filepath.Join(ws, engine.ControlDir, id, engine.JournalFile), id, ws), "run %s failed: %s", id, msg)
+			filepath.Join(ws, runs.ControlDir, id, engine.JournalFile), id, ws), "run %s failed: %s", id, msg)
 	}
+}
+
+// writeMetadata stamps updated_at and writes metadata.json atomically.
+func writeMetadata(runDir string, m *runs.Metadata) error {
+	m.UpdatedAt = time.Now().UTC()
+	return runs.WriteMetadata(runDir, m)
 }

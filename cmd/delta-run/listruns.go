@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/deltakit/delta/lib/cli"
-	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // ListRunsCmd lists a workspace's runs (seeds/000 §2.6.4).
@@ -31,19 +31,22 @@ type runSummary struct {
 // Run lists the runs, most recently updated first.
 func (c *ListRunsCmd) Run() error {
 	io := osStdio()
-	all, err := engine.ListRuns(c.WorkDir)
-	if err != nil {
+	all, err := runs.List(c.WorkDir)
+	if err != nil && len(all) == 0 {
 		return err
+	}
+	if err != nil {
+		fmt.Fprintf(io.err, "delta-run: warning: %v\n", err)
 	}
 	var out []runSummary
 	for _, m := range all {
-		if c.Status != "" && m.Status != c.Status {
+		if c.Status != "" && string(m.Status) != c.Status {
 			continue
 		}
-		if c.Resumable && m.Status == engine.StatusRunning {
+		if c.Resumable && m.Status == runs.Running {
 			continue
 		}
-		out = append(out, runSummary{RunID: m.RunID, Status: m.Status, TaskSummary: summary(m.InitialMessage), LastUpdated: m.UpdatedAt})
+		out = append(out, runSummary{RunID: m.RunID, Status: string(m.Status), TaskSummary: summary(m.InitialMessage), LastUpdated: m.UpdatedAt})
 		if c.First {
 			break
 		}

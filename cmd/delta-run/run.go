@@ -11,6 +11,7 @@ import (
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // RunCmd starts a new run (seeds/000 §2.6.1).
@@ -35,7 +36,7 @@ func (c *RunCmd) Run() error {
 		return err
 	}
 	if c.RunID != "" {
-		if err := engine.ValidateRunID(c.RunID); err != nil {
+		if err := runs.ValidateID(c.RunID); err != nil {
 			return cli.WithCode(cli.ExitConfig, "", err)
 		}
 	}
@@ -52,26 +53,26 @@ func (c *RunCmd) Run() error {
 	}
 	id := c.RunID
 	if id == "" {
-		id = engine.NewRunID()
+		id = runs.NewID()
 	}
-	runDir, err := engine.CreateRun(workDir, id)
+	runDir, err := runs.Create(workDir, id)
 	if err != nil {
-		if errors.Is(err, engine.ErrRunExists) {
+		if errors.Is(err, runs.ErrRunExists) {
 			return cli.WithCode(cli.ExitConfig, "choose another --run-id, or continue the existing run with: delta continue --run-id "+id+" -w "+workDir, err)
 		}
 		return cli.WithCode(cli.ExitConfig, "", err)
 	}
-	unlock, err := engine.Lock(runDir)
+	unlock, err := runs.Acquire(runDir)
 	if err != nil {
 		return err
 	}
 	defer unlock()
 	now := time.Now().UTC()
-	meta := &engine.Metadata{RunID: id, WorkspaceID: filepath.Base(workDir), AgentName: a.Name, Status: engine.StatusRunning,
+	meta := &runs.Metadata{RunID: id, WorkspaceID: filepath.Base(workDir), AgentName: a.Name, Status: runs.Running,
 		CreatedAt: now, InitialMessage: c.Message, MaxIterations: maxIterations(c.MaxIterations, a),
 		AgentHome: a.Home, WorkDir: workDir}
-	engine.SetProcess(meta)
-	if err := engine.WriteMetadata(runDir, meta); err != nil {
+	meta.SetProcess(runs.Self())
+	if err := writeMetadata(runDir, meta); err != nil {
 		return err
 	}
 	return drive(driveOpts{agent: a, meta: meta, runDir: runDir, provider: provider, params: params,
@@ -95,7 +96,7 @@ func (c *RunCmd) workspace(a *agent.Agent, io stdio) (string, error) {
 			return dir, err
 		}
 	}
-	dir, err := engine.NextWorkspace(a.Home)
+	dir, err := runs.NextWorkspace(a.Home)
 	if err != nil {
 		return "", cli.WithCode(cli.ExitConfig, "", err)
 	}
