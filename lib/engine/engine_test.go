@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
@@ -282,4 +283,97 @@ func TestParseResult(t *testing.T) {
 			t.Errorf("ParseResult(%q) = %s, want %s", tc.in, got, tc.want)
 		}
 	}
+}
+
+// fakeHooks modifies every model request (adds a system message), blocks
+// tool calls named "echo" and records which hooks ran.
+type fakeHooks struct{ ran []string }
+
+func (h *fakeHooks) RunHook(ctx context.Context, req HookRequest) (HookDecision, error) {
+	h.ran = append(h.ran, string(req.Name))
+	switch req.Name {
+	case "pre_llm_request":
+		var r llm.Request
+		if err := json.Unmarshal(req.Payload, &r); err != nil {
+			return HookDecision{}, err
+		}
+		r.Messages = append(r.Messages, llm.Message{Role: llm.RoleSystem, Content: "injected by hook"})
+		payload, _ := json.Marshal(r)
+		return HookDecision{Action: HookModify, Payload: payload, Ran: true, Ref: "io/hooks/x"}, nil
+	case "pre_tool_execution":
+		var p struct {
+			ToolName string `json:"tool_name"`
+			CallID   string `json:"call_id"`
+		}
+		if err := json.Unmarshal(req.Payload, &p); err != nil || p.CallID == "" {
+			return HookDecision{}, fmt.Errorf("bad payload %s", req.Payload)
+		}
+		if p.ToolName == "echo" {
+			return HookDecision{Action: HookBlock, Reason: "echo is not allowed", Ran: true}, nil
+		}
+	}
+	return HookDecision{Action: HookContinue}, nil
+}
+
+func TestHooksModifyAndBlock(t *testing.T) {
+	p := &scriptProvider{turns: []llm.Response{
+		{ToolCalls: []llm.ToolCall{call("a", "echo", `{"text":"x"}`)}},
+		{Content: "done"},
+	}}
+	e, j, tools := newEngine(t, p)
+	hooks := &fakeHooks{}
+	e.Hooks = hooks
+	out, err := e.Start(context.Background(), nil)
+	if err != nil || out.Status != StatusCompleted {
+		t.Fatalf("Start() = %+v, %v", out, err)
+	}
+	if tools.calls != 0 {
+		t.Errorf("blocked tool ran %d times", tools.calls)
+	}
+	last := p.reqs[0].Messages[len(p.reqs[0].Messages)-1]
+	if last.Content != "injected by hook" {
+		t.Errorf("the model did not get the modified request: last message %+v", last)
+	}
+	events, _ := j.Events()
+	var blocked *journal.Event
+	hookEvents := 0
+	for i, ev := range events {
+		if ev.Type == journal.ActionResult {
+			blocked = &events[i]
+		}
+		if ev.Type == journal.HookExecution {
+			hookEvents++
+		}
+	}
+	if blocked == nil || !blocked.IsError || blocked.ObservationContent != "error: the call to echo was blocked by the pre_tool_execution hook: echo is not allowed" {
+		t.Errorf("blocked ACTION_RESULT = %+v", blocked)
+	}
+	if hookEvents != 3 { // two pre_llm_request, one pre_tool_execution
+		t.Errorf("%d HOOK_EXECUTION events, want 3", hookEvents)
+	}
+	want := []string{"on_iteration_start", "pre_llm_request", "post_llm_response", "pre_tool_execution", "post_tool_execution",
+		"on_iteration_end", "on_iteration_start", "pre_llm_request", "post_llm_response", "on_run_end"}
+	if diff := cmp.Diff(want, hooks.ran); diff != "" {
+		t.Errorf("hooks run (-want +got):\n%s", diff)
+	}
+}
+
+// FuzzParseResult: whatever the model answers, the result is valid JSON
+// (RunResult embeds it), and a JSON answer keeps its value.
+func FuzzParseResult(f *testing.F) {
+	for _, s := range []string{`{"a":1}`, "plain text", "", "[1,2", `"quoted"`, "null", " 42 "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := ParseResult(s)
+		if !json.Valid(got) {
+			t.Fatalf("ParseResult(%q) = %s, not JSON", s, got)
+		}
+		if !json.Valid([]byte(s)) && utf8.ValidString(s) {
+			var back string
+			if err := json.Unmarshal(got, &back); err != nil || back != s {
+				t.Fatalf("ParseResult(%q) = %s, want the text as a JSON string", s, got)
+			}
+		}
+	})
 }
