@@ -454,3 +454,43 @@ func TestConcurrentClaimsOfOneRunID(t *testing.T) {
 		t.Errorf("%d ENGINE_START events in the shared run, want 1", n)
 	}
 }
+
+// TestInterruptDuringModelCall: SIGINT while the model is thinking ends
+// the run INTERRUPTED with a consistent journal; continue finishes it.
+func TestInterruptDuringModelCall(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Delay(time.Minute)
+	srv.ReplyText("too late")
+	agentDir := writeAgent(t, "llm:\n  model: m\n", nil)
+	ws := t.TempDir()
+	env := []string{"DELTA_BASE_URL=" + srv.URL, "DELTA_API_KEY=" + testKey}
+	cmd := deltaRun(t, env, "run", "--agent", agentDir, "-w", ws, "-m", "go", "--run-id", "slowmodel", "--format", "json")
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the model request", func() bool { return len(srv.Requests()) > 0 })
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exit = %v, want 130", err)
+	}
+	var res RunResult
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil || res.Status != "INTERRUPTED" || res.Error == nil || res.Error.Type != "interrupted" {
+		t.Fatalf("RunResult = %+v (%v)", res, err)
+	}
+	evs := readEvents(t, filepath.Join(ws, ".delta", "slowmodel", "journal.jsonl"))
+	if end := evs[len(evs)-1]; end.Type != journal.EngineEnd || end.Status != "INTERRUPTED" || len(ofType(evs, journal.Thought)) != 0 {
+		t.Fatalf("journal ends with %+v", end)
+	}
+	srv.Delay(0)
+	srv.ReplyText("finished")
+	stdout, stderr, code := runDelta(t, env, "continue", "--run-id", "slowmodel", "-w", ws, "--format", "raw")
+	if code != 0 || strings.TrimSpace(stdout) != "finished" {
+		t.Fatalf("continue = %d %q\n%s", code, stdout, stderr)
+	}
+}
