@@ -17,10 +17,13 @@ type display struct {
 	w       io.Writer
 	verbose bool
 	color   bool
+	// hidden holds the call IDs of sensitive ask_human questions, whose
+	// answers are never shown.
+	hidden map[string]bool
 }
 
 func newDisplay(w io.Writer, verbose bool) *display {
-	d := &display{w: w, verbose: verbose}
+	d := &display{w: w, verbose: verbose, hidden: map[string]bool{}}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		_, noColor := os.LookupEnv("NO_COLOR")
 		d.color = !noColor
@@ -91,8 +94,15 @@ func (d *display) event(ev journal.Event) {
 		if ev.ExitCode != nil && *ev.ExitCode != 0 {
 			code = fmt.Sprintf(" [exit %d]", *ev.ExitCode)
 		}
-		fmt.Fprintf(d.w, "%s %s%s\n%s\n", mark, ev.ToolName, code, indent(d.abbreviate(ev.ObservationContent, 6, 160), "  "))
+		obs := ev.ObservationContent
+		if d.hidden[ev.CallID] {
+			obs = "(sensitive answer hidden)"
+		}
+		fmt.Fprintf(d.w, "%s %s%s\n%s\n", mark, ev.ToolName, code, indent(d.abbreviate(obs, 6, 160), "  "))
 	case journal.HumanInputRequest:
+		if ev.Sensitive {
+			d.hidden[ev.CallID] = true
+		}
 		fmt.Fprintf(d.w, "%s %s\n", d.paint("1;33", "? ask_human:"), ev.Prompt)
 	case journal.HumanInputReceived:
 		fmt.Fprintf(d.w, "%s\n", d.paint("1;33", "? answer received"))
@@ -106,5 +116,15 @@ func (d *display) event(ev journal.Event) {
 		}
 	case journal.EngineEnd:
 		fmt.Fprintf(d.w, "%s %s after iteration %d\n", d.paint("1", "■"), ev.Status, ev.FinalIteration)
+	}
+}
+
+// remember notes the sensitive questions of earlier events, so that a
+// resumed run does not show their answers either.
+func (d *display) remember(events []journal.Event) {
+	for _, ev := range events {
+		if ev.Type == journal.HumanInputRequest && ev.Sensitive {
+			d.hidden[ev.CallID] = true
+		}
 	}
 }

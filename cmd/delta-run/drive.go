@@ -102,6 +102,9 @@ func drive(o driveOpts) error {
 	}
 	defer tools.Close()
 	show := newDisplay(o.io.err, o.verbose)
+	if past, err := j.Events(); err == nil {
+		show.remember(past) // sensitive questions asked before a resume
+	}
 	cb := contextgen.New()
 	cb.Stderr = o.io.err
 	e := &engine.Engine{Run: run, Journal: j, Provider: o.provider, Context: cb,
