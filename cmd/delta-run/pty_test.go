@@ -71,4 +71,3 @@ func TestInteractiveSensitiveAnswerOnTerminal(t *testing.T) {
 		t.Errorf("HUMAN_INPUT_RECEIVED = %+v", got)
 	}
 }
-
