@@ -202,3 +202,21 @@ func TestCaptureBounded(t *testing.T) {
 		t.Errorf("stdout.log size = %v (%v), want %d", fi, err, size+3)
 	}
 }
+
+// TestRunUnreadStdin: a large stdin the command never reads must not block.
+func TestRunUnreadStdin(t *testing.T) {
+	got := run(t, Spec{Argv: []string{"sh", "-c", "echo ignored"}, Stdin: make([]byte, 4<<20)})
+	if got.Stdout != "ignored\n" || got.ExitCode != 0 {
+		t.Errorf("Run = %q, exit %d", got.Stdout, got.ExitCode)
+	}
+}
+
+// TestRunSingleTerm: on timeout the command receives SIGTERM once, even
+// though it is both in the group and a child of the guard.
+func TestRunSingleTerm(t *testing.T) {
+	script := `n=0; trap 'n=$((n+1)); echo "term $n"' TERM; echo ready; while :; do sleep 0.05; done`
+	got := run(t, Spec{Argv: []string{"sh", "-c", script}, Timeout: 300 * time.Millisecond, KillGrace: 500 * time.Millisecond})
+	if got.Stdout != "ready\nterm 1\n" {
+		t.Errorf("stdout = %q, want one SIGTERM", got.Stdout)
+	}
+}

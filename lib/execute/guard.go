@@ -171,13 +171,16 @@ func (g *guard) reap() {
 }
 
 // signalAll sends sig to the command's process group and to every process
-// of our session re-parented to us.
+// of our session re-parented to us, each process once (some programs take
+// a second SIGTERM or SIGINT as "quit now").
 func (g *guard) signalAll(sig syscall.Signal) {
 	if !g.groupGone {
 		syscall.Kill(-g.pgid, sig)
 	}
 	for _, p := range g.orphans() {
-		syscall.Kill(p, sig)
+		if g.groupGone || p.pgrp != g.pgid {
+			syscall.Kill(p.pid, sig)
+		}
 	}
 }
 
@@ -203,14 +206,14 @@ func (g *guard) killAll() {
 	}
 }
 
-// orphans lists our children other than zombies that share our session:
+// orphans lists our children other than zombies (the command included) that share our session:
 // processes the command left behind. Detached ones (setsid) differ in
 // session and are spared.
-func (g *guard) orphans() []int {
-	var out []int
+func (g *guard) orphans() []procStat {
+	var out []procStat
 	for _, p := range listProcs() {
 		if p.ppid == g.self && p.sid == g.sid && p.state != 'Z' {
-			out = append(out, p.pid)
+			out = append(out, p)
 		}
 	}
 	return out
