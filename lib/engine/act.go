@@ -144,6 +144,7 @@ func (e *Engine) runCall(ctx context.Context, it int, call llm.ToolCall) (*Outco
 			res = ToolOutcome{IsError: true, ExitCode: -1, Observation: fmt.Sprintf("error: %v", err)}
 		}
 	}
+	e.Log.Printf("iteration %d: %s (%s) exit %d, error %t, %d ms", it, call.Name, call.ID, res.ExitCode, res.IsError, res.DurationMS)
 	interrupted := ctx.Err() != nil
 	if interrupted {
 		res.IsError = true
