@@ -90,7 +90,7 @@ rl.on('close', () => process.exit(0));
 // trim drops the driver's own frames from a stack trace.
 function trim(stack) {
   const lines = String(stack).split('\n');
-  const i = lines.findIndex((l) => /at (sigintHandlersWrap|Script\.runInThisContext|Object\.runInThisContext)/.test(l));
+  const i = lines.findIndex((l) => /at (sigintHandlersWrap|Script\.runInThisContext|Object\.runInThisContext|new Script|createScript)/.test(l));
   return (i >= 0 ? lines.slice(0, i) : lines).join('\n');
 }
 async function pump() {
