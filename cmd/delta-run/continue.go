@@ -15,7 +15,7 @@ import (
 type ContinueCmd struct {
 	RunID         string `name:"run-id" help:"The run to continue (see list-runs)." required:""`
 	WorkDir       string `short:"w" name:"work-dir" help:"Workspace holding the run." default:"." type:"path"`
-	Message       string `short:"m" help:"Message: the answer when WAITING_FOR_INPUT; required for COMPLETED and FAILED; optional for INTERRUPTED."`
+	Message       string `short:"m" help:"Message: the answer when WAITING_FOR_INPUT (unless -i asks it on the terminal); required for COMPLETED and FAILED; optional for INTERRUPTED."`
 	MaxIterations int    `name:"max-iterations" help:"Maximum iterations of this invocation (default: the run's limit)."`
 	Verbose       bool   `short:"v" help:"Show more detail in the live stream."`
 	Interactive   bool   `short:"i" help:"Answer ask_human on the terminal."`
@@ -119,7 +119,7 @@ func (c *ContinueCmd) checkState(runDir string, meta *runs.Metadata) error {
 			if err := os.WriteFile(resp, []byte(c.Message+"\n"), 0o600); err != nil {
 				return fmt.Errorf("write interaction response: %w", err)
 			}
-		} else if _, err := os.Stat(resp); err != nil {
+		} else if _, err := os.Stat(resp); err != nil && !c.Interactive {
 			return cli.Errorf(cli.ExitConfig, fmt.Sprintf("Example: delta continue --run-id %s -w %s -m \"yes, proceed\" (or write %s first)", c.RunID, c.WorkDir, resp),
 				"run is WAITING_FOR_INPUT; provide the answer using -m/--message")
 		}
