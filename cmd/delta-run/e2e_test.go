@@ -257,6 +257,10 @@ func TestInterruptThenContinue(t *testing.T) {
 	}
 	waitFor(t, "the tool to start", func() bool { _, err := os.Stat(filepath.Join(ws, "child.pid")); return err == nil })
 	child := readPid(t, filepath.Join(ws, "child.pid"))
+	// While the run is live nobody else may drive it.
+	if _, stderr, code := runDelta(t, nil, "continue", "--run-id", "int", "-w", ws, "--force"); code != 1 || !strings.Contains(stderr, "currently executing") {
+		t.Errorf("continue of a live run = %d\n%s", code, stderr)
+	}
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
