@@ -300,6 +300,13 @@ func (h *holder) handle(conn net.Conn) {
 	}
 	switch req.Op {
 	case "write":
+		if req.Read != nil {
+			// write --read returns what followed the write, not older
+			// output nobody read.
+			h.mu.Lock()
+			h.cursor = h.ring.end
+			h.mu.Unlock()
+		}
 		if _, err := h.ptmx.Write(req.Data); err != nil {
 			writeReply(conn, reply{Error: "write to terminal: " + err.Error()})
 			return
