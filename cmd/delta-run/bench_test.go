@@ -33,7 +33,7 @@ func (inProcessTools) Close() error { return nil }
 // benchRun prepares a run directory and loaded agent.
 func benchRun(b *testing.B, yaml string) (*agent.Agent, string, string) {
 	b.Helper()
-	dir := writeAgent(&testing.T{}, yaml, nil)
+	dir := writeAgent(b, yaml, nil)
 	a, err := agent.Load(dir)
 	if err != nil {
 		b.Fatal(err)

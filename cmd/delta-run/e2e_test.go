@@ -26,7 +26,7 @@ const testKey = "sk-test-secret-key-4242"
 
 // writeAgent creates an agent directory with the given agent.yaml body
 // (name and context added) and returns its path.
-func writeAgent(t *testing.T, yaml string, files map[string]string) string {
+func writeAgent(t testing.TB, yaml string, files map[string]string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "agent")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
