@@ -207,7 +207,7 @@ func (e *Engine) think(ctx context.Context, it int) (llm.Response, *Outcome, err
 		return llm.Response{}, out, jerr
 	}
 	e.Log.Printf("iteration %d: model %s answered in %s: %d tool calls, %d+%d tokens", it, resp.Model,
-		time.Since(started).Round(time.Millisecond), len(resp.ToolCalls), resp.Usage.InputTokens, resp.Usage.OutputTokens)
+		time.Since(started).Round(time.Microsecond), len(resp.ToolCalls), resp.Usage.InputTokens, resp.Usage.OutputTokens)
 	respPayload, _ := json.Marshal(resp)
 	if _, err := e.hook(ctx, HookRequest{Name: "post_llm_response", Payload: respPayload}); err != nil {
 		return llm.Response{}, nil, err

@@ -146,9 +146,9 @@ func TestLoopCompletesWithJSONResult(t *testing.T) {
 
 func TestMaxIterationsFails(t *testing.T) {
 	loop := llm.Response{ToolCalls: []llm.ToolCall{call("", "echo", `{"text":"again"}`)}}
-	p := &scriptProvider{turns: []llm.Response{loop, loop, loop, loop}}
+	p := &scriptProvider{turns: []llm.Response{loop, loop, loop, loop, loop, loop, loop}}
 	e, j, _ := newEngine(t, p)
-	e.MaxIterations = 4
+	e.MaxIterations = 7
 	out, err := e.Start(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -163,8 +163,8 @@ func TestMaxIterationsFails(t *testing.T) {
 			warned++
 		}
 	}
-	if warned != 1 {
-		t.Errorf("%d loop warnings, want 1", warned)
+	if warned != 2 { // before turns 4 and 7: each warning needs 3 new identical turns
+		t.Errorf("%d loop warnings, want 2", warned)
 	}
 }
 

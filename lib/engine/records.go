@@ -64,8 +64,8 @@ func (e *Engine) detectLoop(events []journal.Event, it int) error {
 	var sigs []string
 	for i := len(events) - 1; i >= 0 && len(sigs) < window; i-- {
 		ev := events[i]
-		if ev.Type == journal.SystemMessage && len(sigs) == 0 {
-			return nil // already warned since the last turn
+		if ev.Type == journal.SystemMessage {
+			return nil // only turns after the last warning count
 		}
 		if ev.Type != journal.Thought {
 			continue
