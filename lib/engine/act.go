@@ -92,7 +92,7 @@ func (e *Engine) act(ctx context.Context, it int, calls []llm.ToolCall, st callS
 		if st.requested[call.ID] {
 			// The previous engine died while this call ran: its effects are
 			// unknown, so it is reported rather than run a second time.
-			if err := e.result(it, call, "", ToolOutcome{IsError: true, ExitCode: -1,
+			if err := e.result(it, call, ToolOutcome{IsError: true, ExitCode: -1,
 				Observation: "error: this tool call was interrupted before it finished (the engine stopped while it ran); its effects are unknown. Check the workspace before retrying."}); err != nil {
 				return nil, err
 			}
@@ -150,7 +150,7 @@ func (e *Engine) runCall(ctx context.Context, it int, call llm.ToolCall) (*Outco
 		res.IsError = true
 		res.Observation = "error: interrupted by the user (the engine received a signal) before the tool finished; its effects are unknown\n" + res.Observation
 	}
-	if err := e.result(it, call, "", res); err != nil {
+	if err := e.result(it, call, res); err != nil {
 		return nil, err
 	}
 	post, _ := json.Marshal(map[string]any{"tool_name": call.Name, "tool_args": args, "call_id": call.ID,
@@ -166,7 +166,7 @@ func (e *Engine) runCall(ctx context.Context, it int, call llm.ToolCall) (*Outco
 }
 
 // result journals the ACTION_RESULT of call.
-func (e *Engine) result(it int, call llm.ToolCall, _ string, res ToolOutcome) error {
+func (e *Engine) result(it int, call llm.ToolCall, res ToolOutcome) error {
 	code := res.ExitCode
 	return e.append(&journal.Event{Type: journal.ActionResult, Iteration: it, CallID: call.ID, ToolName: call.Name,
 		ObservationContent: res.Observation, ExitCode: &code, IsError: res.IsError,

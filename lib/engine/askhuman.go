@@ -49,7 +49,7 @@ func (e *Engine) askHuman(ctx context.Context, it int, call llm.ToolCall, st cal
 				return nil, err
 			}
 		}
-		return nil, e.result(it, call, "", ToolOutcome{IsError: true, ExitCode: -1,
+		return nil, e.result(it, call, ToolOutcome{IsError: true, ExitCode: -1,
 			Observation: `error: ask_human needs a JSON object with a non-empty "prompt" string`})
 	}
 	if a.InputType == "" {
@@ -92,7 +92,7 @@ func (e *Engine) askHuman(ctx context.Context, it int, call llm.ToolCall, st cal
 				return &out, nil
 			}
 			// No answer can be read (stdin closed): the model learns so.
-			return nil, e.result(it, call, "", ToolOutcome{IsError: true, ExitCode: -1, Observation: "error: no answer from the human: " + err.Error()})
+			return nil, e.result(it, call, ToolOutcome{IsError: true, ExitCode: -1, Observation: "error: no answer from the human: " + err.Error()})
 		}
 		return nil, e.answered(it, call, answer, true)
 	}
@@ -133,7 +133,7 @@ func (e *Engine) answered(it int, call llm.ToolCall, answer string, journalRecei
 			return err
 		}
 	}
-	if err := e.result(it, call, "", ToolOutcome{Observation: answer}); err != nil {
+	if err := e.result(it, call, ToolOutcome{Observation: answer}); err != nil {
 		return err
 	}
 	dir := filepath.Join(e.Run.RunDir, InteractionDir)

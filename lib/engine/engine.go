@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -62,9 +61,6 @@ type Engine struct {
 	// a loop warning; 0 means 3, negative disables detection.
 	LoopWindow int
 }
-
-// errStop unwinds the loop once the outcome is decided.
-type stop struct{ out Outcome }
 
 // Start journals ENGINE_START and runs the loop until the run completes,
 // fails, waits for input or is interrupted (ctx cancelled). The returned
@@ -352,9 +348,4 @@ func SumUsage(events []journal.Event) (llm.Usage, map[string]llm.Usage) {
 		per[ev.Model] = per[ev.Model].Add(*ev.Usage)
 	}
 	return total, per
-}
-
-// isInterrupted reports whether err comes from a cancelled context.
-func isInterrupted(ctx context.Context, err error) bool {
-	return ctx.Err() != nil || errors.Is(err, context.Canceled)
 }
