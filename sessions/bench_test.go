@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"bytes"
 	"os/exec"
 	"syscall"
 	"testing"
@@ -79,6 +80,27 @@ func BenchmarkExecPython(b *testing.B) {
 	defer func() { reportCPU(b, start) }()
 	for b.Loop() {
 		if _, err := st.Exec(m.SessionID, "print(1)", DefaultTimeout); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkShellWrapper runs only the bash wrapper (restore, run, dump),
+// without the session bookkeeping of Exec (lock, metadata, history).
+func BenchmarkShellWrapper(b *testing.B) {
+	st, opt := testStore(b)
+	m, err := st.Start([]string{"bash"}, opt)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := st.Path(m.SessionID)
+	start := cpuTime()
+	defer func() { reportCPU(b, start) }()
+	for b.Loop() {
+		cmd, _ := shellCommand(dir, m)
+		var o, e bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &o, &e
+		if _, err := runGroup(cmd, DefaultTimeout); err != nil {
 			b.Fatal(err)
 		}
 	}

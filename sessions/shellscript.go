@@ -27,12 +27,15 @@ __delta_save() {
 	set +eu
 	unset -f __delta_restore_opts
 	{
+		__delta_names=()
 		for __delta_v in ${!A*} ${!B*} ${!C*} ${!D*} ${!E*} ${!F*} ${!G*} ${!H*} ${!I*} ${!J*} ${!K*} ${!L*} ${!M*} ${!N*} ${!O*} ${!P*} ${!Q*} ${!R*} ${!S*} ${!T*} ${!U*} ${!V*} ${!W*} ${!X*} ${!Y*} ${!Z*} ${!a*} ${!b*} ${!c*} ${!d*} ${!e*} ${!f*} ${!g*} ${!h*} ${!i*} ${!j*} ${!k*} ${!l*} ${!m*} ${!n*} ${!o*} ${!p*} ${!q*} ${!r*} ${!s*} ${!t*} ${!u*} ${!v*} ${!w*} ${!x*} ${!y*} ${!z*} ${!_*}; do
 			case $__delta_v in
 			__delta_*|_|BASH|BASHOPTS|BASHPID|BASH_*|SHLVL|PWD|RANDOM|SRANDOM|SECONDS|LINENO|HISTCMD|FUNCNAME|GROUPS|DIRSTACK|PIPESTATUS|EPOCHREALTIME|EPOCHSECONDS|EUID|UID|PPID|SHELLOPTS|COMP_WORDBREAKS|HOSTNAME|HOSTTYPE|MACHTYPE|OSTYPE) continue ;;
 			esac
-			declare -p -- "$__delta_v"
-		done 2>/dev/null
+			__delta_names+=("$__delta_v")
+		done
+		# One declare for all names: one buffered write instead of dozens.
+		declare -p -- "${__delta_names[@]}" 2>/dev/null
 		declare -f
 		alias -p
 	} >> "$__delta_dir/.env.sh.new"
