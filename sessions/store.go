@@ -18,6 +18,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/deltakit/delta/lib/atomicfile"
 )
 
 // Session statuses as written to metadata.json and printed by list.
@@ -109,7 +111,7 @@ func (s *Store) Create(m *Metadata) (string, error) {
 	} else if err != nil {
 		return "", fmt.Errorf("create session directory: %w", err)
 	}
-	if err := WriteFileAtomic(filepath.Join(dir, "work_dir.txt"), []byte(m.WorkDir+"\n")); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, "work_dir.txt"), []byte(m.WorkDir+"\n"), 0o600); err != nil {
 		return "", err
 	}
 	return dir, s.Save(m)
@@ -140,7 +142,7 @@ func (s *Store) Save(m *Metadata) error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(filepath.Join(s.Path(m.SessionID), "metadata.json"), append(data, '\n'))
+	return atomicfile.Write(filepath.Join(s.Path(m.SessionID), "metadata.json"), append(data, '\n'), 0o600)
 }
 
 // List returns the metadata of every session, oldest first.
@@ -185,26 +187,4 @@ func Lock(dir string) (unlock func(), err error) {
 		return nil, fmt.Errorf("lock session: %w", err)
 	}
 	return func() { f.Close() }, nil
-}
-
-// WriteFileAtomic writes data to a temporary file next to path and renames
-// it into place, so a crash never leaves a half-written state file.
-func WriteFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	return nil
 }

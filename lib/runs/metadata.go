@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/deltakit/delta/lib/atomicfile"
 	"github.com/deltakit/delta/lib/llm"
 )
 
@@ -96,44 +97,8 @@ func WriteMetadata(runDir string, m *Metadata) error {
 	return nil
 }
 
-// WriteFileAtomic writes data to path through a temporary file in the same
-// directory, synced and renamed over path, then syncs the directory.
+// WriteFileAtomic writes data to path atomically with mode 0644 (see
+// atomicfile.Write); it stays for callers of the runs API.
 func WriteFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			os.Remove(tmp)
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	ok = true
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return atomicfile.Write(path, data, 0o644)
 }

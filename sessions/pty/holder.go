@@ -19,6 +19,7 @@ import (
 	"github.com/creack/pty"
 	"github.com/hinshun/vt10x"
 
+	"github.com/deltakit/delta/lib/atomicfile"
 	"github.com/deltakit/delta/sessions"
 )
 
@@ -116,7 +117,7 @@ func Hold(dir string, ready io.WriteCloser) error {
 		return fail(fmt.Errorf("listen on %s: %w", sock, err))
 	}
 	info, _ := json.Marshal(sessions.HolderInfo{PID: os.Getpid(), Socket: sock})
-	if err := sessions.WriteFileAtomic(filepath.Join(dir, "holder.json"), info); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, "holder.json"), info, 0o600); err != nil {
 		killSession(cmd.Process.Pid)
 		return fail(err)
 	}
@@ -261,7 +262,7 @@ func (h *holder) shutdown(why string) {
 	h.ln.Close()
 	_ = os.Remove(sessions.SocketPath(h.dir))
 	_ = os.Remove(filepath.Join(h.dir, "holder.json"))
-	_ = sessions.WriteFileAtomic(filepath.Join(h.dir, "holder.exit"), []byte(why+"\n"))
+	_ = atomicfile.Write(filepath.Join(h.dir, "holder.exit"), []byte(why+"\n"), 0o600)
 }
 
 func (h *holder) handle(conn net.Conn) {

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deltakit/delta/lib/atomicfile"
 	"github.com/deltakit/delta/sessions"
 )
 
@@ -115,7 +116,7 @@ func (s *Store) Save(m *Metadata) error {
 	if err != nil {
 		return err
 	}
-	return sessions.WriteFileAtomic(filepath.Join(s.Path(m.SessionID), "metadata.json"), append(data, '\n'))
+	return atomicfile.Write(filepath.Join(s.Path(m.SessionID), "metadata.json"), append(data, '\n'), 0o600)
 }
 
 // List returns every PTY session, oldest first.
