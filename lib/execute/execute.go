@@ -1,9 +1,8 @@
 // Package execute runs one external command the way every part of Delta
 // needs it run: tools, hooks and context generators alike.
 //
-// Each command runs in its own process group under a tiny guard process (the
-// current executable re-executed in a hidden mode, see guard.go). The guard
-// makes the command's life bounded by ours: when the command exits, when it
+// Each command runs in its own process group under a tiny guard process
+// (package guard, see guardexec.go for how it is found). The guard makes the command's life bounded by ours: when the command exits, when it
 // times out, when the context is cancelled and even when the calling process
 // is killed with SIGKILL, the command and every process it started are
 // killed. Only processes that deliberately detach with setsid(2) (daemons)
@@ -11,10 +10,14 @@
 // memory only as a bounded head and tail, so a command printing gigabytes
 // cannot grow the caller's heap.
 //
-// Integration: the guard is this package's init function recognising its
-// hidden mode, so any binary (or test binary) that imports execute can run
-// commands; there is nothing to call from main. A command costs one extra
-// exec of the current binary (see BenchmarkRunTrue).
+// Integration: the guard is the dedicated delta-exec-guard binary when it is
+// installed next to the running executable or on PATH (make build and make
+// install put it there); otherwise the current executable re-executed in a
+// hidden mode, which this package's init function recognises. So any binary
+// (or test binary) that imports execute can run commands, and there is
+// nothing to call from main. A command costs one extra exec: of the small
+// guard binary (about a millisecond), or of the current binary (ten for a
+// binary full of SDKs); see BenchmarkRunTrue.
 //
 // Background processes: when a command exits, whatever it left running in
 // its session is killed. To leave a process running on purpose, detach it
@@ -34,6 +37,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/deltakit/delta/lib/execute/guard"
 	"golang.org/x/sys/unix"
 )
 
@@ -51,6 +55,10 @@ const waitDelay = 2 * time.Second
 // guardLastResort is how long after SIGKILL was requested Run waits for the
 // guard itself before killing it directly.
 const guardLastResort = 5 * time.Second
+
+// ErrGuard reports a guard process that ended without saying how the
+// command ended: not a Delta guard of this version.
+var ErrGuard = errors.New("guard did not report the command's status")
 
 // Spec describes one command to run.
 type Spec struct {
@@ -90,13 +98,6 @@ type Result struct {
 	// OutputError reports a failure writing OutputDir files (the command
 	// still ran); empty when all went well.
 	OutputError string
-}
-
-// guardStatus is what the guard reports on its status pipe.
-type guardStatus struct {
-	Code   int    `json:"code"`
-	Signal int    `json:"signal,omitempty"`
-	Error  string `json:"error,omitempty"`
 }
 
 // Run executes s and waits for it and all the processes it started. The
@@ -162,7 +163,7 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 // guardProc is the parent's handle on a running guard.
 type guardProc struct {
 	cmd     *exec.Cmd
-	ctlW    *os.File // writing 'T' asks for SIGTERM, 'K' for SIGKILL; EOF = we died
+	ctlW    *os.File // writing guard.Term asks for SIGTERM, guard.Kill for SIGKILL; EOF = we died
 	statusR *os.File
 }
 
@@ -178,11 +179,9 @@ func startGuard(s Spec, path string, stdout, stderr io.Writer) (*guardProc, erro
 		return nil, fmt.Errorf("status pipe: %w", err)
 	}
 	cmd := &exec.Cmd{
-		// /proc/self/exe still names our binary when the file on disk was
-		// replaced or deleted since we started.
-		Path:        "/proc/self/exe",
-		Args:        append([]string{"delta-exec-guard", guardArg, path}, s.Argv...),
-		Env:         append(withoutGuardEnv(s.Env), guardEnv+"=1"),
+		Path:        guardPath(),
+		Args:        append([]string{guard.Name, guard.Arg, path}, s.Argv...),
+		Env:         append(guard.WithoutEnv(s.Env), guard.Env+"=1"),
 		Dir:         s.Dir,
 		Stdout:      stdout,
 		Stderr:      stderr,
@@ -191,7 +190,7 @@ func startGuard(s Spec, path string, stdout, stderr io.Writer) (*guardProc, erro
 		WaitDelay:   waitDelay,
 	}
 	if s.Env == nil {
-		cmd.Env = append(os.Environ(), guardEnv+"=1")
+		cmd.Env = append(guard.WithoutEnv(os.Environ()), guard.Env+"=1")
 	}
 	if s.Stdin != nil {
 		cmd.Stdin = bytes.NewReader(s.Stdin)
@@ -225,11 +224,11 @@ func (g *guardProc) watch(ctx context.Context, s Spec, done <-chan struct{}, rea
 	case <-ctx.Done():
 		reason <- "cancel"
 	}
-	g.ctlW.Write([]byte{'T'})
+	g.ctlW.Write([]byte{guard.Term})
 	if !sleepUnless(done, s.KillGrace) {
 		return
 	}
-	g.ctlW.Write([]byte{'K'})
+	g.ctlW.Write([]byte{guard.Kill})
 	if !sleepUnless(done, guardLastResort) {
 		return
 	}
@@ -250,11 +249,12 @@ func sleepUnless(done <-chan struct{}, d time.Duration) bool {
 	}
 }
 
-// status reads the guard's report; when the guard died without one, its
-// own wait status stands in.
-func (g *guardProc) status(waitErr error) (guardStatus, error) {
+// status reads the guard's report; when the guard was killed before
+// writing one, its own wait status stands in. A guard that exited without a
+// report does not speak our protocol.
+func (g *guardProc) status(waitErr error) (guard.Status, error) {
 	defer g.statusR.Close()
-	var st guardStatus
+	var st guard.Status
 	data, _ := io.ReadAll(g.statusR)
 	if len(bytes.TrimSpace(data)) > 0 {
 		if err := json.Unmarshal(data, &st); err != nil {
@@ -269,11 +269,10 @@ func (g *guardProc) status(waitErr error) (guardStatus, error) {
 	if !ok {
 		return st, fmt.Errorf("guard ended without status: %v", waitErr)
 	}
-	if ws.Signaled() {
-		st.Signal = int(ws.Signal())
-	} else {
-		st.Code = ws.ExitStatus()
+	if !ws.Signaled() {
+		return st, fmt.Errorf("guard %s exited with status %d: %w (is it a delta-exec-guard from another Delta version?)", g.cmd.Path, ws.ExitStatus(), ErrGuard)
 	}
+	st.Signal = int(ws.Signal())
 	return st, nil
 }
 

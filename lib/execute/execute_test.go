@@ -24,199 +24,227 @@ func run(t *testing.T, s Spec) Result {
 }
 
 func TestRunExitCodesAndOutput(t *testing.T) {
-	tests := []struct {
-		name string
-		spec Spec
-		want Result
-	}{
-		{"true", Spec{Argv: []string{"true"}}, Result{}},
-		{"exit 3", Spec{Argv: []string{"sh", "-c", "exit 3"}}, Result{ExitCode: 3}},
-		{"stdout and stderr", Spec{Argv: []string{"sh", "-c", "printf out; printf err >&2"}},
-			Result{Stdout: "out", Stderr: "err", StdoutBytes: 3, StderrBytes: 3}},
-		{"stdin", Spec{Argv: []string{"cat"}, Stdin: []byte("hello\n")},
-			Result{Stdout: "hello\n", StdoutBytes: 6}},
-		{"no stdin is /dev/null", Spec{Argv: []string{"sh", "-c", "cat; echo done"}},
-			Result{Stdout: "done\n", StdoutBytes: 5}},
-		{"env is the whole environment", Spec{Argv: []string{"env"}, Env: []string{"ONLY=1"}},
-			Result{Stdout: "ONLY=1\n", StdoutBytes: 7}},
-		{"killed by signal", Spec{Argv: []string{"sh", "-c", "kill -9 $$"}},
-			Result{ExitCode: 137, Signal: "SIGKILL"}},
-		{"argv0 preserved", Spec{Argv: []string{"sh", "-c", `printf %s "$0"`, "zero"}},
-			Result{Stdout: "zero", StdoutBytes: 4}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := run(t, tt.spec)
-			got.Duration = 0
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("Run(%q) mismatch (-want +got):\n%s", tt.spec.Argv, diff)
-			}
-		})
-	}
+	forEachGuard(t, func(t *testing.T) {
+		tests := []struct {
+			name string
+			spec Spec
+			want Result
+		}{
+			{"true", Spec{Argv: []string{"true"}}, Result{}},
+			{"exit 3", Spec{Argv: []string{"sh", "-c", "exit 3"}}, Result{ExitCode: 3}},
+			{"stdout and stderr", Spec{Argv: []string{"sh", "-c", "printf out; printf err >&2"}},
+				Result{Stdout: "out", Stderr: "err", StdoutBytes: 3, StderrBytes: 3}},
+			{"stdin", Spec{Argv: []string{"cat"}, Stdin: []byte("hello\n")},
+				Result{Stdout: "hello\n", StdoutBytes: 6}},
+			{"no stdin is /dev/null", Spec{Argv: []string{"sh", "-c", "cat; echo done"}},
+				Result{Stdout: "done\n", StdoutBytes: 5}},
+			{"env is the whole environment", Spec{Argv: []string{"env"}, Env: []string{"ONLY=1"}},
+				Result{Stdout: "ONLY=1\n", StdoutBytes: 7}},
+			{"killed by signal", Spec{Argv: []string{"sh", "-c", "kill -9 $$"}},
+				Result{ExitCode: 137, Signal: "SIGKILL"}},
+			{"argv0 preserved", Spec{Argv: []string{"sh", "-c", `printf %s "$0"`, "zero"}},
+				Result{Stdout: "zero", StdoutBytes: 4}},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				got := run(t, tt.spec)
+				got.Duration = 0
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("Run(%q) mismatch (-want +got):\n%s", tt.spec.Argv, diff)
+				}
+			})
+		}
+	})
 }
 
 func TestRunDir(t *testing.T) {
-	dir := t.TempDir()
-	got := run(t, Spec{Argv: []string{"pwd"}, Dir: dir})
-	if want := dir + "\n"; got.Stdout != want {
-		t.Errorf("pwd in %s = %q, want %q", dir, got.Stdout, want)
-	}
+	forEachGuard(t, func(t *testing.T) {
+		dir := t.TempDir()
+		got := run(t, Spec{Argv: []string{"pwd"}, Dir: dir})
+		if want := dir + "\n"; got.Stdout != want {
+			t.Errorf("pwd in %s = %q, want %q", dir, got.Stdout, want)
+		}
+	})
 }
 
 func TestRunRelativeCommandInDir(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "tool.sh"), []byte("#!/bin/sh\necho tool\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	got := run(t, Spec{Argv: []string{"./tool.sh"}, Dir: dir})
-	if got.Stdout != "tool\n" {
-		t.Errorf("./tool.sh stdout = %q, want %q", got.Stdout, "tool\n")
-	}
+	forEachGuard(t, func(t *testing.T) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "tool.sh"), []byte("#!/bin/sh\necho tool\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		got := run(t, Spec{Argv: []string{"./tool.sh"}, Dir: dir})
+		if got.Stdout != "tool\n" {
+			t.Errorf("./tool.sh stdout = %q, want %q", got.Stdout, "tool\n")
+		}
+	})
 }
 
 func TestRunNotFound(t *testing.T) {
-	for _, name := range []string{"delta-no-such-command", "/nonexistent/cmd"} {
-		_, err := Run(context.Background(), Spec{Argv: []string{name}})
-		if !errors.Is(err, exec.ErrNotFound) {
-			t.Errorf("Run(%q) error = %v, want exec.ErrNotFound", name, err)
+	forEachGuard(t, func(t *testing.T) {
+		for _, name := range []string{"delta-no-such-command", "/nonexistent/cmd"} {
+			_, err := Run(context.Background(), Spec{Argv: []string{name}})
+			if !errors.Is(err, exec.ErrNotFound) {
+				t.Errorf("Run(%q) error = %v, want exec.ErrNotFound", name, err)
+			}
 		}
-	}
+	})
 }
 
 func TestRunCannotExec(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "noshebang")
-	if err := os.WriteFile(p, []byte("\x7fELFgarbage"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Run(context.Background(), Spec{Argv: []string{p}}); err == nil {
-		t.Errorf("Run(%q) error = nil, want exec format error", p)
-	}
+	forEachGuard(t, func(t *testing.T) {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "noshebang")
+		if err := os.WriteFile(p, []byte("\x7fELFgarbage"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Run(context.Background(), Spec{Argv: []string{p}}); err == nil {
+			t.Errorf("Run(%q) error = nil, want exec format error", p)
+		}
+	})
 }
 
 func TestRunPathFromEnv(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "only-here"), []byte("#!/bin/sh\necho found\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	got := run(t, Spec{Argv: []string{"only-here"}, Env: []string{"PATH=" + dir + ":/usr/bin:/bin"}})
-	if got.Stdout != "found\n" {
-		t.Errorf("stdout = %q, want %q", got.Stdout, "found\n")
-	}
+	forEachGuard(t, func(t *testing.T) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "only-here"), []byte("#!/bin/sh\necho found\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		got := run(t, Spec{Argv: []string{"only-here"}, Env: []string{"PATH=" + dir + ":/usr/bin:/bin"}})
+		if got.Stdout != "found\n" {
+			t.Errorf("stdout = %q, want %q", got.Stdout, "found\n")
+		}
+	})
 }
 
 func TestRunOutputDir(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "exec")
-	got := run(t, Spec{Argv: []string{"sh", "-c", "echo out; echo err >&2"}, OutputDir: dir})
-	for name, want := range map[string]string{"stdout.log": "out\n", "stderr.log": "err\n"} {
-		data, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
+	forEachGuard(t, func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "exec")
+		got := run(t, Spec{Argv: []string{"sh", "-c", "echo out; echo err >&2"}, OutputDir: dir})
+		for name, want := range map[string]string{"stdout.log": "out\n", "stderr.log": "err\n"} {
+			data, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(data) != want {
+				t.Errorf("%s = %q, want %q", name, data, want)
+			}
 		}
-		if string(data) != want {
-			t.Errorf("%s = %q, want %q", name, data, want)
+		if got.OutputError != "" {
+			t.Errorf("OutputError = %q, want none", got.OutputError)
 		}
-	}
-	if got.OutputError != "" {
-		t.Errorf("OutputError = %q, want none", got.OutputError)
-	}
+	})
 }
 
 // TestRunTimeoutKillsStubbornGroup runs a shell that ignores SIGTERM and
 // leaves a background child ignoring it too: after the grace period both
 // must be gone.
 func TestRunTimeoutKillsStubbornGroup(t *testing.T) {
-	marker := uniqueSleep()
-	script := `trap "" TERM; sleep ` + marker + ` & echo started; sleep ` + marker
-	got := run(t, Spec{
-		Argv:      []string{"sh", "-c", script},
-		Timeout:   300 * time.Millisecond,
-		KillGrace: 200 * time.Millisecond,
+	forEachGuard(t, func(t *testing.T) {
+		marker := uniqueSleep()
+		script := `trap "" TERM; sleep ` + marker + ` & echo started; sleep ` + marker
+		got := run(t, Spec{
+			Argv:      []string{"sh", "-c", script},
+			Timeout:   300 * time.Millisecond,
+			KillGrace: 200 * time.Millisecond,
+		})
+		if !got.TimedOut || got.Signal != "SIGKILL" || got.ExitCode != 137 {
+			t.Errorf("Run = TimedOut %v, Signal %q, ExitCode %d; want true, SIGKILL, 137", got.TimedOut, got.Signal, got.ExitCode)
+		}
+		if got.Stdout != "started\n" {
+			t.Errorf("partial stdout = %q, want %q", got.Stdout, "started\n")
+		}
+		if pids := sleepers(marker); len(pids) != 0 {
+			t.Errorf("processes left after timeout: %v", pids)
+		}
 	})
-	if !got.TimedOut || got.Signal != "SIGKILL" || got.ExitCode != 137 {
-		t.Errorf("Run = TimedOut %v, Signal %q, ExitCode %d; want true, SIGKILL, 137", got.TimedOut, got.Signal, got.ExitCode)
-	}
-	if got.Stdout != "started\n" {
-		t.Errorf("partial stdout = %q, want %q", got.Stdout, "started\n")
-	}
-	if pids := sleepers(marker); len(pids) != 0 {
-		t.Errorf("processes left after timeout: %v", pids)
-	}
 }
 
 func TestRunTimeoutPoliteCommand(t *testing.T) {
-	got := run(t, Spec{Argv: []string{"sleep", "30"}, Timeout: 100 * time.Millisecond})
-	if !got.TimedOut || got.Signal != "SIGTERM" || got.ExitCode != 143 {
-		t.Errorf("Run = TimedOut %v, Signal %q, ExitCode %d; want true, SIGTERM, 143", got.TimedOut, got.Signal, got.ExitCode)
-	}
+	forEachGuard(t, func(t *testing.T) {
+		got := run(t, Spec{Argv: []string{"sleep", "30"}, Timeout: 100 * time.Millisecond})
+		if !got.TimedOut || got.Signal != "SIGTERM" || got.ExitCode != 143 {
+			t.Errorf("Run = TimedOut %v, Signal %q, ExitCode %d; want true, SIGTERM, 143", got.TimedOut, got.Signal, got.ExitCode)
+		}
+	})
 }
 
 func TestRunContextCancel(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { time.Sleep(100 * time.Millisecond); cancel() }()
-	got, err := Run(ctx, Spec{Argv: []string{"sleep", "30"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !got.Canceled || got.TimedOut || got.Signal != "SIGTERM" {
-		t.Errorf("Run = Canceled %v TimedOut %v Signal %q; want true false SIGTERM", got.Canceled, got.TimedOut, got.Signal)
-	}
+	forEachGuard(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { time.Sleep(100 * time.Millisecond); cancel() }()
+		got, err := Run(ctx, Spec{Argv: []string{"sleep", "30"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got.Canceled || got.TimedOut || got.Signal != "SIGTERM" {
+			t.Errorf("Run = Canceled %v TimedOut %v Signal %q; want true false SIGTERM", got.Canceled, got.TimedOut, got.Signal)
+		}
+	})
 }
 
 // TestRunKillsLeftoversOnExit: background processes that did not detach end
 // with the command, daemons that called setsid survive.
 func TestRunKillsLeftoversOnExit(t *testing.T) {
-	stay, detached := uniqueSleep(), uniqueSleep()
-	script := `sleep ` + stay + ` & setsid sleep ` + detached + ` </dev/null >/dev/null 2>&1 & sleep 0.2; echo bye`
-	got := run(t, Spec{Argv: []string{"sh", "-c", script}})
-	if got.Stdout != "bye\n" || got.ExitCode != 0 {
-		t.Errorf("Run = %q, exit %d; want %q, 0", got.Stdout, got.ExitCode, "bye\n")
-	}
-	if pids := sleepers(stay); len(pids) != 0 {
-		t.Errorf("background child survived its command: %v", pids)
-	}
-	pids := sleepers(detached)
-	if len(pids) != 1 {
-		t.Fatalf("detached daemon: %d processes, want 1", len(pids))
-	}
-	killAndWait(t, pids)
+	forEachGuard(t, func(t *testing.T) {
+		stay, detached := uniqueSleep(), uniqueSleep()
+		script := `sleep ` + stay + ` & setsid sleep ` + detached + ` </dev/null >/dev/null 2>&1 & sleep 0.2; echo bye`
+		got := run(t, Spec{Argv: []string{"sh", "-c", script}})
+		if got.Stdout != "bye\n" || got.ExitCode != 0 {
+			t.Errorf("Run = %q, exit %d; want %q, 0", got.Stdout, got.ExitCode, "bye\n")
+		}
+		if pids := sleepers(stay); len(pids) != 0 {
+			t.Errorf("background child survived its command: %v", pids)
+		}
+		pids := sleepers(detached)
+		if len(pids) != 1 {
+			t.Fatalf("detached daemon: %d processes, want 1", len(pids))
+		}
+		killAndWait(t, pids)
+	})
 }
 
 func TestCaptureBounded(t *testing.T) {
-	const size = 50 << 20
-	dir := t.TempDir()
-	got := run(t, Spec{
-		Argv:       []string{"sh", "-c", "head -c 52428800 /dev/zero | tr '\\0' a; printf END"},
-		OutputDir:  dir,
-		MaxCapture: 1024,
+	forEachGuard(t, func(t *testing.T) {
+		const size = 50 << 20
+		dir := t.TempDir()
+		got := run(t, Spec{
+			Argv:       []string{"sh", "-c", "head -c 52428800 /dev/zero | tr '\\0' a; printf END"},
+			OutputDir:  dir,
+			MaxCapture: 1024,
+		})
+		if got.StdoutBytes != size+3 {
+			t.Errorf("StdoutBytes = %d, want %d", got.StdoutBytes, size+3)
+		}
+		want := strings.Repeat("a", 512) + "\n[... " + fmt.Sprint(size+3-1024) + " bytes omitted ...]\n" + strings.Repeat("a", 509) + "END"
+		if got.Stdout != want {
+			t.Errorf("Stdout capture (len %d) = %.80q…, want len %d", len(got.Stdout), got.Stdout, len(want))
+		}
+		fi, err := os.Stat(filepath.Join(dir, "stdout.log"))
+		if err != nil || fi.Size() != size+3 {
+			t.Errorf("stdout.log size = %v (%v), want %d", fi, err, size+3)
+		}
 	})
-	if got.StdoutBytes != size+3 {
-		t.Errorf("StdoutBytes = %d, want %d", got.StdoutBytes, size+3)
-	}
-	want := strings.Repeat("a", 512) + "\n[... " + fmt.Sprint(size+3-1024) + " bytes omitted ...]\n" + strings.Repeat("a", 509) + "END"
-	if got.Stdout != want {
-		t.Errorf("Stdout capture (len %d) = %.80q…, want len %d", len(got.Stdout), got.Stdout, len(want))
-	}
-	fi, err := os.Stat(filepath.Join(dir, "stdout.log"))
-	if err != nil || fi.Size() != size+3 {
-		t.Errorf("stdout.log size = %v (%v), want %d", fi, err, size+3)
-	}
 }
 
 // TestRunUnreadStdin: a large stdin the command never reads must not block.
 func TestRunUnreadStdin(t *testing.T) {
-	got := run(t, Spec{Argv: []string{"sh", "-c", "echo ignored"}, Stdin: make([]byte, 4<<20)})
-	if got.Stdout != "ignored\n" || got.ExitCode != 0 {
-		t.Errorf("Run = %q, exit %d", got.Stdout, got.ExitCode)
-	}
+	forEachGuard(t, func(t *testing.T) {
+		got := run(t, Spec{Argv: []string{"sh", "-c", "echo ignored"}, Stdin: make([]byte, 4<<20)})
+		if got.Stdout != "ignored\n" || got.ExitCode != 0 {
+			t.Errorf("Run = %q, exit %d", got.Stdout, got.ExitCode)
+		}
+	})
 }
 
 // TestRunSingleTerm: on timeout the command receives SIGTERM once, even
 // though it is both in the group and a child of the guard.
 func TestRunSingleTerm(t *testing.T) {
-	script := `n=0; trap 'n=$((n+1)); echo "term $n"' TERM; echo ready; while :; do sleep 0.05; done`
-	got := run(t, Spec{Argv: []string{"sh", "-c", script}, Timeout: 300 * time.Millisecond, KillGrace: 500 * time.Millisecond})
-	if got.Stdout != "ready\nterm 1\n" {
-		t.Errorf("stdout = %q, want one SIGTERM", got.Stdout)
-	}
+	forEachGuard(t, func(t *testing.T) {
+		script := `n=0; trap 'n=$((n+1)); echo "term $n"' TERM; echo ready; while :; do sleep 0.05; done`
+		got := run(t, Spec{Argv: []string{"sh", "-c", script}, Timeout: 300 * time.Millisecond, KillGrace: 500 * time.Millisecond})
+		if got.Stdout != "ready\nterm 1\n" {
+			t.Errorf("stdout = %q, want one SIGTERM", got.Stdout)
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"testing"
@@ -17,17 +18,19 @@ func uniqueSleep() string {
 	return fmt.Sprintf("%d.%06d", 1000+rand.IntN(8000), rand.IntN(1000000))
 }
 
-// sleepers lists live processes running `sleep marker`.
+// sleepers lists live processes running `sleep marker` (a zombie's
+// cmdline is empty, so zombies never match).
 func sleepers(marker string) []int {
 	want := []byte("sleep\x00" + marker + "\x00")
+	names, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	var pids []int
-	for _, p := range listProcs() {
-		if p.state == 'Z' {
+	for _, name := range names {
+		cmdline, err := os.ReadFile(name)
+		if err != nil || !bytes.HasSuffix(cmdline, want) {
 			continue
 		}
-		cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(p.pid) + "/cmdline")
-		if err == nil && bytes.HasSuffix(cmdline, want) {
-			pids = append(pids, p.pid)
+		if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(name))); err == nil {
+			pids = append(pids, pid)
 		}
 	}
 	return pids
