@@ -88,7 +88,7 @@ func Hold(dir string, ready io.WriteCloser) error {
 		return fail(fmt.Errorf("listen on %s: %w", sock, err))
 	}
 	info, _ := json.Marshal(HolderInfo{PID: os.Getpid(), Socket: sock})
-	if err := atomicfile.Write(filepath.Join(dir, "holder.json"), info, 0o600); err != nil {
+	if err := atomicfile.WriteNoSync(filepath.Join(dir, "holder.json"), info, 0o600); err != nil {
 		ln.Close()
 		ip.kill()
 		return fail(err)
@@ -161,7 +161,7 @@ func (h *holder) shutdown() {
 	h.ln.Close()
 	_ = os.Remove(SocketPath(h.dir))
 	_ = os.Remove(filepath.Join(h.dir, "holder.json"))
-	_ = atomicfile.Write(filepath.Join(h.dir, "holder.exit"), []byte(h.why+"\n"), 0o600)
+	_ = atomicfile.WriteNoSync(filepath.Join(h.dir, "holder.exit"), []byte(h.why+"\n"), 0o600)
 }
 
 func (h *holder) watchIdle(stop chan<- string) {

@@ -111,7 +111,7 @@ func (s *Store) Create(m *Metadata) (string, error) {
 	} else if err != nil {
 		return "", fmt.Errorf("create session directory: %w", err)
 	}
-	if err := atomicfile.Write(filepath.Join(dir, "work_dir.txt"), []byte(m.WorkDir+"\n"), 0o600); err != nil {
+	if err := atomicfile.WriteNoSync(filepath.Join(dir, "work_dir.txt"), []byte(m.WorkDir+"\n"), 0o600); err != nil {
 		return "", err
 	}
 	return dir, s.Save(m)
@@ -142,7 +142,7 @@ func (s *Store) Save(m *Metadata) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(filepath.Join(s.Path(m.SessionID), "metadata.json"), append(data, '\n'), 0o600)
+	return atomicfile.WriteNoSync(filepath.Join(s.Path(m.SessionID), "metadata.json"), append(data, '\n'), 0o600)
 }
 
 // List returns the metadata of every session, oldest first.

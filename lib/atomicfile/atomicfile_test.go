@@ -11,6 +11,12 @@ import (
 )
 
 func TestWrite(t *testing.T) {
+	for name, write := range map[string]func(string, []byte, os.FileMode) error{"Write": Write, "WriteNoSync": WriteNoSync} {
+		t.Run(name, func(t *testing.T) { testWrite(t, write) })
+	}
+}
+
+func testWrite(t *testing.T, write func(string, []byte, os.FileMode) error) {
 	tests := []struct {
 		name string
 		old  string // existing content; "" for none
@@ -30,7 +36,7 @@ func TestWrite(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if err := Write(path, []byte(tt.data), tt.perm); err != nil {
+			if err := write(path, []byte(tt.data), tt.perm); err != nil {
 				t.Fatalf("Write(%q) = %v, want nil", path, err)
 			}
 			got, err := os.ReadFile(path)
@@ -81,5 +87,22 @@ func TestWriteOverDirectory(t *testing.T) {
 	}
 	if len(entries) != 1 {
 		t.Errorf("directory holds %d entries after a failed rename, want 1 (temporary file left behind)", len(entries))
+	}
+}
+
+// BenchmarkWrite measures one durable replacement of a small state file
+// (two fsyncs: the file and its directory).
+func BenchmarkWrite(b *testing.B) { benchmarkWrite(b, Write) }
+
+// BenchmarkWriteNoSync measures the same replacement without the fsyncs.
+func BenchmarkWriteNoSync(b *testing.B) { benchmarkWrite(b, WriteNoSync) }
+
+func benchmarkWrite(b *testing.B, write func(string, []byte, os.FileMode) error) {
+	path := filepath.Join(b.TempDir(), "metadata.json")
+	data := []byte(`{"session_id": "sess_0123456789ab", "status": "active"}` + "\n")
+	for b.Loop() {
+		if err := write(path, data, 0o600); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

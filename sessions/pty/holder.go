@@ -117,7 +117,7 @@ func Hold(dir string, ready io.WriteCloser) error {
 		return fail(fmt.Errorf("listen on %s: %w", sock, err))
 	}
 	info, _ := json.Marshal(sessions.HolderInfo{PID: os.Getpid(), Socket: sock})
-	if err := atomicfile.Write(filepath.Join(dir, "holder.json"), info, 0o600); err != nil {
+	if err := atomicfile.WriteNoSync(filepath.Join(dir, "holder.json"), info, 0o600); err != nil {
 		killSession(cmd.Process.Pid)
 		return fail(err)
 	}
@@ -262,7 +262,7 @@ func (h *holder) shutdown(why string) {
 	h.ln.Close()
 	_ = os.Remove(sessions.SocketPath(h.dir))
 	_ = os.Remove(filepath.Join(h.dir, "holder.json"))
-	_ = atomicfile.Write(filepath.Join(h.dir, "holder.exit"), []byte(why+"\n"), 0o600)
+	_ = atomicfile.WriteNoSync(filepath.Join(h.dir, "holder.exit"), []byte(why+"\n"), 0o600)
 }
 
 func (h *holder) handle(conn net.Conn) {

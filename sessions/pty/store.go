@@ -116,7 +116,7 @@ func (s *Store) Save(m *Metadata) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(filepath.Join(s.Path(m.SessionID), "metadata.json"), append(data, '\n'), 0o600)
+	return atomicfile.WriteNoSync(filepath.Join(s.Path(m.SessionID), "metadata.json"), append(data, '\n'), 0o600)
 }
 
 // List returns every PTY session, oldest first.
