@@ -106,21 +106,19 @@ func (e *Engine) act(ctx context.Context, it int, calls []llm.ToolCall, st callS
 }
 
 // runCall runs one ordinary tool call: pre-hook, ACTION_REQUEST, execute,
-// ACTION_RESULT, post-hook.
+// post-hook, ACTION_RESULT.
 func (e *Engine) runCall(ctx context.Context, it int, call llm.ToolCall) (*Outcome, error) {
 	args := argsJSON(call.Arguments)
 	payload, _ := json.Marshal(map[string]any{"tool_name": call.Name, "tool_args": args, "call_id": call.ID})
-	dec, err := e.hook(ctx, HookRequest{Name: "pre_tool_execution", Payload: payload, ToolName: call.Name})
+	dec, err := e.hookApply(ctx, HookRequest{Name: "pre_tool_execution", Payload: payload, ToolName: call.Name},
+		func(p json.RawMessage) error { return mergeToolArgs(&args, p) })
 	if err != nil {
 		return nil, err
 	}
-	if dec.Action == HookModify && len(dec.Payload) > 0 {
-		var m struct {
-			ToolArgs json.RawMessage `json:"tool_args"`
-		}
-		if json.Unmarshal(dec.Payload, &m) == nil && len(m.ToolArgs) > 0 {
-			args = m.ToolArgs
-		}
+	if dec.Action == HookModify {
+		// The hook's arguments are what runs (and they are valid JSON even
+		// when the model's were not).
+		call.Arguments = string(args)
 	}
 	if err := e.append(&journal.Event{Type: journal.ActionRequest, Iteration: it, CallID: call.ID, ToolName: call.Name, ToolArgs: args}); err != nil {
 		return nil, err
@@ -150,12 +148,16 @@ func (e *Engine) runCall(ctx context.Context, it int, call llm.ToolCall) (*Outco
 		res.IsError = true
 		res.Observation = "error: interrupted by the user (the engine received a signal) before the tool finished; its effects are unknown\n" + res.Observation
 	}
-	if err := e.result(it, call, res); err != nil {
-		return nil, err
-	}
+	// post_tool_execution runs before ACTION_RESULT is journaled so that a
+	// modified observation is the one the model sees; the
+	// io/tool_executions record keeps the tool's own output.
 	post, _ := json.Marshal(map[string]any{"tool_name": call.Name, "tool_args": args, "call_id": call.ID,
 		"observation": res.Observation, "exit_code": res.ExitCode, "is_error": res.IsError})
-	if _, err := e.hook(ctx, HookRequest{Name: "post_tool_execution", Payload: post, ToolName: call.Name, ToolResult: res.Observation}); err != nil {
+	if _, err := e.hookApply(ctx, HookRequest{Name: "post_tool_execution", Payload: post, ToolName: call.Name, ToolResult: res.Observation},
+		func(p json.RawMessage) error { return mergeOutcome(&res, p) }); err != nil {
+		return nil, err
+	}
+	if err := e.result(it, call, res); err != nil {
 		return nil, err
 	}
 	if interrupted {

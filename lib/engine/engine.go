@@ -175,18 +175,9 @@ func (e *Engine) think(ctx context.Context, it int) (llm.Response, *Outcome, err
 	}
 	req := llm.Request{Params: e.Params, Messages: msgs, Tools: e.toolSpecs(), Turn: it - 1}
 	payload, _ := json.Marshal(req)
-	dec, err := e.hook(ctx, HookRequest{Name: "pre_llm_request", Payload: payload})
-	if err != nil {
+	if _, err := e.hookApply(ctx, HookRequest{Name: "pre_llm_request", Payload: payload},
+		func(p json.RawMessage) error { return mergeRequest(&req, p) }); err != nil {
 		return llm.Response{}, nil, err
-	}
-	if dec.Action == HookModify && len(dec.Payload) > 0 {
-		var modified llm.Request
-		if err := json.Unmarshal(dec.Payload, &modified); err != nil {
-			e.Log.Printf("pre_llm_request: ignoring modified payload: %v", err)
-		} else {
-			modified.Turn = req.Turn
-			req = modified
-		}
 	}
 	started := time.Now()
 	resp, callErr := e.Provider.Complete(ctx, req)
@@ -204,8 +195,11 @@ func (e *Engine) think(ctx context.Context, it int) (llm.Response, *Outcome, err
 	}
 	e.Log.Printf("iteration %d: model %s answered in %s: %d tool calls, %d+%d tokens", it, resp.Model,
 		time.Since(started).Round(time.Microsecond), len(resp.ToolCalls), resp.Usage.InputTokens, resp.Usage.OutputTokens)
+	// The hook may rewrite what the model said before it is journaled and
+	// acted on; io/invocations keeps the model's own answer.
 	respPayload, _ := json.Marshal(resp)
-	if _, err := e.hook(ctx, HookRequest{Name: "post_llm_response", Payload: respPayload}); err != nil {
+	if _, err := e.hookApply(ctx, HookRequest{Name: "post_llm_response", Payload: respPayload},
+		func(p json.RawMessage) error { return mergeResponse(&resp, p) }); err != nil {
 		return llm.Response{}, nil, err
 	}
 	usage := resp.Usage
@@ -278,7 +272,16 @@ func (e *Engine) append(ev *journal.Event) error {
 
 // hook runs one lifecycle hook and journals HOOK_EXECUTION when it ran. A
 // hook's own failure never stops the run; only a failed journal write does.
+// A modify decision is only meaningful through hookApply.
 func (e *Engine) hook(ctx context.Context, req HookRequest) (HookDecision, error) {
+	return e.hookApply(ctx, req, nil)
+}
+
+// hookApply is hook for the hooks that may modify: a modify decision is
+// handed to apply before it is journaled, and when apply rejects the
+// payload (or there is no apply) the engine goes on unchanged and the
+// HOOK_EXECUTION event records decision continue with the reason.
+func (e *Engine) hookApply(ctx context.Context, req HookRequest, apply func(json.RawMessage) error) (HookDecision, error) {
 	if e.Hooks == nil {
 		return HookDecision{Action: HookContinue}, nil
 	}
@@ -293,6 +296,13 @@ func (e *Engine) hook(ctx context.Context, req HookRequest) (HookDecision, error
 	}
 	if dec.Action == "" {
 		dec.Action = HookContinue
+	}
+	if dec.Action == HookModify {
+		if err := applyModify(apply, dec.Payload); err != nil {
+			e.Log.Printf("hook %s: final payload ignored: %v", req.Name, err)
+			dec.Action = HookContinue
+			dec.Failure = "final_payload.json ignored: " + err.Error()
+		}
 	}
 	if dec.Ran {
 		ev := &journal.Event{Type: journal.HookExecution, Iteration: e.Run.Iteration, HookName: string(req.Name),
@@ -348,4 +358,15 @@ func SumUsage(events []journal.Event) (llm.Usage, map[string]llm.Usage) {
 		per[ev.Model] = per[ev.Model].Add(*ev.Usage)
 	}
 	return total, per
+}
+
+// applyModify hands a hook's modified payload to apply.
+func applyModify(apply func(json.RawMessage) error, payload json.RawMessage) error {
+	switch {
+	case apply == nil:
+		return fmt.Errorf("this hook has nothing to replace")
+	case len(payload) == 0:
+		return fmt.Errorf("no payload")
+	}
+	return apply(payload)
 }
