@@ -8,12 +8,37 @@ import (
 )
 
 // BenchmarkRunTrue measures the fixed cost of one command: guard start,
-// fork, exec and wait.
+// fork, exec and wait, with the dedicated guard and with the self re-exec
+// fallback (whose cost grows with the size of the running binary: this test
+// binary is small, delta-run is not).
 func BenchmarkRunTrue(b *testing.B) {
+	forEachGuardB(b, func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Run(context.Background(), Spec{Argv: []string{"/bin/true"}}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkGuardStart is the dedicated guard binary's own start-up and
+// exit (it prints its help and exits), spawned with os/exec: compare with
+// BenchmarkExecTrue.
+func BenchmarkGuardStart(b *testing.B) {
 	for b.Loop() {
-		if _, err := Run(context.Background(), Spec{Argv: []string{"/bin/true"}}); err != nil {
+		if err := exec.Command(dedicatedGuard, "--help").Run(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// forEachGuardB is forEachGuard for benchmarks.
+func forEachGuardB(b *testing.B, f func(b *testing.B)) {
+	for _, mode := range []struct{ name, path string }{{"guard=dedicated", dedicatedGuard}, {"guard=self", ""}} {
+		b.Run(mode.name, func(b *testing.B) {
+			useGuard(b, mode.path)
+			f(b)
+		})
 	}
 }
 
@@ -21,6 +46,10 @@ func BenchmarkRunTrue(b *testing.B) {
 // grew (peak-ish, sampled after the run): it must stay near MaxCapture, not
 // near the output size.
 func BenchmarkRun50MB(b *testing.B) {
+	forEachGuardB(b, bench50MB)
+}
+
+func bench50MB(b *testing.B) {
 	dir := b.TempDir()
 	var worst uint64
 	for b.Loop() {
