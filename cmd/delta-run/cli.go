@@ -38,7 +38,9 @@ Signals: SIGINT or SIGTERM stops the running tool, journals its interrupted resu
 
 Output: stderr carries the live stream (iteration headers, thoughts, tool calls with their arguments, abbreviated observations; -v shows them whole plus token usage and hooks), coloured only on a terminal and never with NO_COLOR. stdout carries only the result: --format text a summary, --format json the RunResult v2.0 document {schema_version, run_id, status, result | error {type, message, details} | interaction {prompt, input_type, sensitive}, metrics {iterations, duration_ms, start_time, end_time, usage {total_cost_usd, input_tokens, output_tokens, model_usage}}, metadata {agent_name, workspace_path}}, --format raw the result alone (nothing unless COMPLETED). The result is the model's final text, parsed as JSON when it is valid JSON. total_cost_usd is 0: Delta does not know providers' prices.
 
-Environment: DELTA_API_KEY and DELTA_BASE_URL (or OPENAI_* / ANTHROPIC_*), read from WORKSPACE/.env, AGENT/.env, the project root's .env and the environment, in that order of precedence. --llm scripted:FILE replays FILE offline (turns: [{content, tool_calls: [{name, args}]}]).
+Environment: DELTA_API_KEY and DELTA_BASE_URL (or OPENAI_* / ANTHROPIC_*), and DELTA_MODEL, read from WORKSPACE/.env, AGENT/.env, the project root's .env and the environment, in that order of precedence.
+
+Provider and model: --llm overrides agent.yaml's llm block. --llm openai:MODEL or --llm anthropic:MODEL picks the provider and the model; --llm openai (no model) takes DELTA_MODEL, else llm.model; without --llm, llm.model is used and DELTA_MODEL only fills in when it is empty. A real provider whose model ends up empty or "scripted" (as in the offline hello-world agent) is refused at once (exit 126). --llm scripted:FILE replays FILE offline (turns: [{content, tool_calls: [{name, args}]}]).
 
 Examples: "delta-run init hello -t hello-world && delta-run run --agent hello -m 'Say hello' -y"; "delta-run run --agent ./agent -m 'Process batch' --run-id $(uuidgen) --format json"; "delta-run continue --run-id $(delta-run list-runs --resumable --first)".
 

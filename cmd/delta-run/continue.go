@@ -21,7 +21,7 @@ type ContinueCmd struct {
 	Interactive   bool   `short:"i" help:"Answer ask_human on the terminal."`
 	Force         bool   `help:"Let the janitor take over a RUNNING run started on another host."`
 	Format        string `help:"Output on stdout: text, json or raw." enum:"text,json,raw" default:"text"`
-	LLM           string `name:"llm" help:"Override the agent's provider (scripted:FILE, openai, anthropic)." placeholder:"PROVIDER[:FILE]"`
+	LLM           string `name:"llm" help:"Override the agent's provider: openai:MODEL or anthropic:MODEL (without MODEL: $$DELTA_MODEL, else llm.model), or scripted:FILE to replay FILE offline." placeholder:"PROVIDER[:ARG]"`
 }
 
 // Run continues the run.
@@ -69,7 +69,7 @@ func (c *ContinueCmd) Run() error {
 	if err != nil {
 		return err
 	}
-	provider, params, err := newProvider(a, c.LLM, workDir)
+	provider, llmConfig, err := newProvider(a, c.LLM, workDir)
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func (c *ContinueCmd) Run() error {
 	if err := writeMetadata(runDir, meta); err != nil {
 		return err
 	}
-	return drive(driveOpts{agent: a, meta: meta, runDir: runDir, provider: provider, params: params,
+	return drive(driveOpts{agent: a, meta: meta, runDir: runDir, provider: provider, llmConfig: llmConfig,
 		message: message, interactive: c.Interactive, verbose: c.Verbose, format: c.Format, io: io})
 }
 

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -22,40 +21,13 @@ import (
 	pluginhost "github.com/deltakit/delta/plugins/host"
 )
 
-// newProvider builds the model provider: the agent's llm block, possibly
-// overridden by --llm PROVIDER[:FILE], with keys from the .env chain of
-// seeds/000 §2.6.7 (never passed to tools).
-func newProvider(a *agent.Agent, override, workDir string) (llm.Provider, llm.Params, error) {
-	cfg := a.LLM
-	if override != "" {
-		name, file, _ := strings.Cut(override, ":")
-		cfg.Provider = name
-		if file != "" {
-			abs, err := filepath.Abs(file)
-			if err != nil {
-				return nil, llm.Params{}, err
-			}
-			cfg.Script = abs
-		}
-	}
-	env, err := llm.LoadEnv(workDir, a.Home, os.Environ())
-	if err != nil {
-		return nil, llm.Params{}, cli.WithCode(cli.ExitConfig, "", err)
-	}
-	p, err := llm.New(cfg, env)
-	if err != nil {
-		return nil, llm.Params{}, cli.WithCode(cli.ExitConfig, "set DELTA_API_KEY (or run offline with --llm scripted:FILE)", err)
-	}
-	return p, llm.ParamsOf(cfg), nil
-}
-
 // driveOpts is what drive needs to run the engine over an existing run.
 type driveOpts struct {
 	agent       *agent.Agent
 	meta        *runs.Metadata
 	runDir      string
 	provider    llm.Provider
-	params      llm.Params
+	llmConfig   agent.LLMConfig // resolved: --llm and DELTA_MODEL applied
 	message     string
 	interactive bool
 	verbose     bool
@@ -108,7 +80,7 @@ func drive(o driveOpts) error {
 	cb := contextgen.New()
 	cb.Stderr = o.io.err
 	e := &engine.Engine{Run: run, Journal: j, Provider: o.provider, Context: cb,
-		Hooks: hooks.New(o.agent, hooks.Options{Stderr: o.io.err, Plugin: plugins.Hook}), Tools: tools, Params: o.params,
+		Hooks: hooks.New(o.agent, hooks.Options{Stderr: o.io.err, Plugin: plugins.Hook}), Tools: tools, Params: llm.ParamsOf(o.llmConfig),
 		MaxIterations: o.meta.MaxIterations, Interactive: o.interactive, Message: o.message,
 		Observe: show.event, Log: logger}
 	if o.interactive {
@@ -121,8 +93,8 @@ func drive(o driveOpts) error {
 			logger.Printf("update metadata: %v", err)
 		}
 	}
-	config, _ := json.Marshal(map[string]any{"agent_name": o.agent.Name, "model": o.params.Model,
-		"provider": o.agent.LLM.Provider, "max_iterations": o.meta.MaxIterations, "interactive": o.interactive})
+	config, _ := json.Marshal(map[string]any{"agent_name": o.agent.Name, "model": o.llmConfig.Model,
+		"provider": o.llmConfig.Provider, "max_iterations": o.meta.MaxIterations, "interactive": o.interactive})
 	out, runErr := e.Start(ctx, config)
 	if runErr != nil {
 		// The run's own files could not be written: record what we can.
@@ -132,7 +104,7 @@ func drive(o driveOpts) error {
 	ended := time.Now().UTC()
 	o.meta.Status = runs.Status(out.Status)
 	o.meta.Iterations = out.Iterations
-	o.meta.Usage, o.meta.Model = out.Usage, o.params.Model
+	o.meta.Usage, o.meta.Model = out.Usage, o.llmConfig.Model
 	o.meta.Error = nil
 	if out.Error != nil && out.Status == engine.StatusFailed {
 		msg := out.Error.Message

@@ -25,7 +25,7 @@ type RunCmd struct {
 	Yes           bool   `short:"y" help:"Never prompt: create a new workspace when -w is not given."`
 	RunID         string `name:"run-id" help:"Client-generated run ID ([A-Za-z0-9][A-Za-z0-9._-]{0,127}); must not exist in the workspace."`
 	Format        string `help:"Output on stdout: text (summary), json (RunResult v2.0) or raw (the result alone)." enum:"text,json,raw" default:"text"`
-	LLM           string `name:"llm" help:"Override the agent's provider: scripted:FILE replays FILE (offline), openai or anthropic." placeholder:"PROVIDER[:FILE]"`
+	LLM           string `name:"llm" help:"Override the agent's provider: openai:MODEL or anthropic:MODEL (without MODEL: $$DELTA_MODEL, else llm.model), or scripted:FILE to replay FILE offline." placeholder:"PROVIDER[:ARG]"`
 }
 
 // Run starts the run.
@@ -47,7 +47,7 @@ func (c *RunCmd) Run() error {
 	if err != nil {
 		return err
 	}
-	provider, params, err := newProvider(a, c.LLM, workDir)
+	provider, llmConfig, err := newProvider(a, c.LLM, workDir)
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func (c *RunCmd) Run() error {
 	if err := writeMetadata(runDir, meta); err != nil {
 		return err
 	}
-	return drive(driveOpts{agent: a, meta: meta, runDir: runDir, provider: provider, params: params,
+	return drive(driveOpts{agent: a, meta: meta, runDir: runDir, provider: provider, llmConfig: llmConfig,
 		message: c.Message, interactive: c.Interactive, verbose: c.Verbose, format: c.Format, io: io})
 }
 

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/llm"
+)
+
+// modelVar names the model when --llm switches to a real provider without
+// naming one, or when agent.yaml sets no llm.model. It is read through the
+// .env chain like the keys.
+const modelVar = "DELTA_MODEL"
+
+// errNoModel: a real provider was chosen with no usable model name.
+var errNoModel = errors.New("no model for the provider")
+
+// newProvider builds the model provider: the agent's llm block, possibly
+// overridden by --llm PROVIDER[:ARG], with keys from the .env chain of
+// seeds/000 §2.6.7 (never passed to tools). It also returns the resolved
+// llm block (provider and model as used).
+func newProvider(a *agent.Agent, override, workDir string) (llm.Provider, agent.LLMConfig, error) {
+	env, err := llm.LoadEnv(workDir, a.Home, os.Environ())
+	if err != nil {
+		return nil, agent.LLMConfig{}, cli.WithCode(cli.ExitConfig, "", err)
+	}
+	cfg, err := resolveLLM(a.LLM, override, env)
+	if err != nil {
+		return nil, cfg, err
+	}
+	p, err := llm.New(cfg, env)
+	if err != nil {
+		hint := "set DELTA_API_KEY (or run offline with --llm scripted:FILE)"
+		if errors.Is(err, llm.ErrUnknownProvider) {
+			hint = "use --llm openai:MODEL, --llm anthropic:MODEL or --llm scripted:FILE, or fix llm.provider in agent.yaml"
+		}
+		return nil, cfg, cli.WithCode(cli.ExitConfig, hint, err)
+	}
+	return p, cfg, nil
+}
+
+// resolveLLM applies --llm and DELTA_MODEL to the agent's llm block.
+//
+//	--llm scripted:FILE      replays FILE (relative to the current directory)
+//	--llm openai:MODEL       provider and model
+//	--llm openai             provider; model DELTA_MODEL, else llm.model
+//	(no --llm)               llm.model, else DELTA_MODEL
+//
+// A real provider whose model ends up empty or "scripted" (what offline
+// agents such as hello-world name) is a configuration error: sending it
+// would only earn an error from the API after a network round trip.
+func resolveLLM(cfg agent.LLMConfig, override string, env map[string]string) (agent.LLMConfig, error) {
+	envModel := strings.TrimSpace(env[modelVar])
+	if override != "" {
+		name, arg, _ := strings.Cut(override, ":")
+		cfg.Provider = name
+		switch {
+		case name == "scripted" && arg != "":
+			abs, err := filepath.Abs(arg)
+			if err != nil {
+				return cfg, err
+			}
+			cfg.Script = abs
+		case name == "scripted":
+		case arg != "":
+			cfg.Model = arg
+		case envModel != "":
+			cfg.Model = envModel
+		}
+	} else if cfg.Model == "" {
+		cfg.Model = envModel
+	}
+	if cfg.Provider != "scripted" && (cfg.Model == "" || cfg.Model == "scripted") {
+		provider := cfg.Provider
+		if provider == "" {
+			provider = "openai"
+		}
+		what := "no model"
+		if cfg.Model != "" {
+			what = fmt.Sprintf("model %q", cfg.Model)
+		}
+		return cfg, cli.WithCode(cli.ExitConfig,
+			fmt.Sprintf("pass --llm %s:MODEL (e.g. --llm openai:gpt-4o-mini), set %s, or set llm.model in agent.yaml", provider, modelVar),
+			fmt.Errorf("%w: the %s provider has %s", errNoModel, provider, what))
+	}
+	return cfg, nil
+}
