@@ -58,16 +58,7 @@ func SocketPath(dir string) string {
 // session's unix socket one at a time, and exits on end, on SIGTERM or
 // after the idle timeout. It writes "ok" or the startup error to ready.
 func Hold(dir string, ready io.WriteCloser) error {
-	if f, ok := ready.(*os.File); ok {
-		// Inherited without close-on-exec: keep it from the programs we
-		// start, or the parent would wait for their EOF.
-		syscall.CloseOnExec(int(f.Fd()))
-	}
-	fail := func(err error) error {
-		fmt.Fprintf(ready, "%v\n", err)
-		ready.Close()
-		return err
-	}
+	fail := StartupReporter(ready)
 	data, err := os.ReadFile(filepath.Join(dir, "metadata.json"))
 	if err != nil {
 		return fail(fmt.Errorf("read session metadata: %w", err))

@@ -41,20 +41,13 @@ func (s *Store) Start(argv []string, opt StartOptions) (*Metadata, error) {
 	if _, err := resolve(argv); err != nil {
 		return nil, err
 	}
-	wd := opt.WorkDir
-	if wd == "" {
-		if wd, err = os.Getwd(); err != nil {
-			return nil, fmt.Errorf("get working directory: %w", err)
-		}
-	}
-	if wd, err = filepath.Abs(wd); err != nil {
+	wd, err := WorkDir(opt.WorkDir)
+	if err != nil {
 		return nil, err
 	}
-	id := opt.ID
-	if id == "" {
-		id = NewID()
-	} else if !validID(id) {
-		return nil, fmt.Errorf("%w %q: want sess_ followed by lowercase letters, digits, - or _", ErrBadID, id)
+	id, err := ids.Pick(opt.ID)
+	if err != nil {
+		return nil, err
 	}
 	m := &Metadata{
 		SessionID: id, Command: strings.Join(argv, " "), Argv: argv, Kind: kind,

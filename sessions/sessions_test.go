@@ -68,8 +68,8 @@ func TestValidID(t *testing.T) {
 		"sess_abc123": true, "sess_my-work_1": true, "sess_": false, "abc": false,
 		"sess_../x": false, "sess_A": false, "pty_abc": false, "sess_" + strings.Repeat("a", 60): false,
 	} {
-		if got := validID(id); got != want {
-			t.Errorf("validID(%q) = %v, want %v", id, got, want)
+		if got := ids.Valid(id); got != want {
+			t.Errorf("Valid(%q) = %v, want %v", id, got, want)
 		}
 	}
 }

@@ -7,15 +7,10 @@
 package sessions
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"syscall"
 	"time"
 
@@ -70,31 +65,11 @@ func DefaultDir() string {
 // NewStore returns the store at dir made absolute, so that holders and
 // later calls from another working directory agree on the paths.
 func NewStore(dir string) (*Store, error) {
-	abs, err := filepath.Abs(dir)
+	abs, err := ResolveDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("resolve sessions directory %q: %w", dir, err)
+		return nil, err
 	}
 	return &Store{Dir: abs}, nil
-}
-
-// NewID returns a fresh session id of the form sess_<12 hex digits>.
-func NewID() string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return "sess_" + hex.EncodeToString(b[:])
-}
-
-// validID keeps ids from naming paths outside the store.
-func validID(id string) bool {
-	if !strings.HasPrefix(id, "sess_") || len(id) > 64 {
-		return false
-	}
-	for _, r := range id[5:] {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
-			return false
-		}
-	}
-	return len(id) > 5
 }
 
 // Path returns the directory of session id.
@@ -102,14 +77,9 @@ func (s *Store) Path(id string) string { return filepath.Join(s.Dir, id) }
 
 // Create makes the directory of a new session and writes its metadata.
 func (s *Store) Create(m *Metadata) (string, error) {
-	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
-		return "", fmt.Errorf("create sessions directory: %w", err)
-	}
-	dir := s.Path(m.SessionID)
-	if err := os.Mkdir(dir, 0o700); errors.Is(err, os.ErrExist) {
-		return "", fmt.Errorf("%w: %s", ErrExists, m.SessionID)
-	} else if err != nil {
-		return "", fmt.Errorf("create session directory: %w", err)
+	dir, err := CreateDir(s.Dir, m.SessionID)
+	if err != nil {
+		return "", err
 	}
 	if err := atomicfile.WriteNoSync(filepath.Join(dir, "work_dir.txt"), []byte(m.WorkDir+"\n"), 0o600); err != nil {
 		return "", err
@@ -119,54 +89,22 @@ func (s *Store) Create(m *Metadata) (string, error) {
 
 // Load reads the metadata of session id.
 func (s *Store) Load(id string) (*Metadata, error) {
-	if !validID(id) {
+	if !ids.Valid(id) {
 		return nil, fmt.Errorf("%w %q", ErrBadID, id)
 	}
-	data, err := os.ReadFile(filepath.Join(s.Path(id), "metadata.json"))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%w %s in %s", ErrUnknownSession, id, s.Dir)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read session metadata: %w", err)
-	}
 	var m Metadata
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("parse %s metadata.json: %w", id, err)
+	if err := ReadMetadata(s.Path(id), &m, ErrUnknownSession); err != nil {
+		return nil, err
 	}
 	return &m, nil
 }
 
 // Save writes metadata.json atomically.
-func (s *Store) Save(m *Metadata) error {
-	data, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteNoSync(filepath.Join(s.Path(m.SessionID), "metadata.json"), append(data, '\n'), 0o600)
-}
+func (s *Store) Save(m *Metadata) error { return WriteMetadata(s.Path(m.SessionID), m) }
 
 // List returns the metadata of every session, oldest first.
 func (s *Store) List() ([]*Metadata, error) {
-	entries, err := os.ReadDir(s.Dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read sessions directory: %w", err)
-	}
-	var out []*Metadata
-	for _, e := range entries {
-		if !e.IsDir() || !validID(e.Name()) {
-			continue
-		}
-		m, err := s.Load(e.Name())
-		if err != nil {
-			continue // a half-created or foreign directory is not a session
-		}
-		out = append(out, m)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].CreatedAt.Before(out[j].CreatedAt) })
-	return out, nil
+	return LoadAll(s.Dir, ids, s.Load, func(m *Metadata) time.Time { return m.CreatedAt })
 }
 
 // Lock takes the exclusive lock of a session directory, waiting for any

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/sessions"
+	"github.com/deltakit/delta/sessions/jsonout"
 	"github.com/deltakit/delta/sessions/pty"
 )
 
@@ -62,12 +61,6 @@ func (c *CLI) BeforeReset(k *kong.Kong) error {
 
 func store() (*pty.Store, error) { return pty.NewStore(sessions.DefaultDir()) }
 
-func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
-
 // fail prints err as JSON for the agent and returns it for stderr.
 func fail(w io.Writer, err error) error {
 	code, hint := cli.ExitFailed, ""
@@ -79,15 +72,7 @@ func fail(w io.Writer, err error) error {
 	case errors.Is(err, pty.ErrUnknownKey):
 		code = cli.ExitUsage
 	}
-	out := map[string]string{"error": err.Error()}
-	if hint != "" {
-		out["hint"] = hint
-	}
-	if errors.Is(err, pty.ErrHolderDead) {
-		out["status"] = pty.StatusDead
-	}
-	_ = printJSON(w, out)
-	return cli.WithCode(code, hint, err)
+	return jsonout.Fail(w, code, hint, err)
 }
 
 type startCmd struct {
@@ -108,7 +93,7 @@ func (c *startCmd) Run(k *kong.Context) error {
 	if err != nil {
 		return fail(k.Stdout, err)
 	}
-	return printJSON(k.Stdout, map[string]any{
+	return jsonout.Print(k.Stdout, map[string]any{
 		"session_id": m.SessionID, "command": m.Command, "work_dir": m.WorkDir,
 		"status": m.Status, "cols": m.Cols, "rows": m.Rows,
 	})
@@ -140,7 +125,7 @@ func (f *readFlags) print(w io.Writer, r *pty.ReadResult) error {
 		_, err := io.WriteString(w, r.Output)
 		return err
 	}
-	return printJSON(w, r)
+	return jsonout.Print(w, r)
 }
 
 type readCmd struct {
@@ -174,15 +159,9 @@ func (c *writeCmd) Run(k *kong.Context) error {
 	if err != nil {
 		return fail(k.Stdout, err)
 	}
-	data := []byte(strings.Join(c.Text, " "))
-	if len(c.Text) == 0 {
-		in := c.In
-		if in == nil {
-			in = os.Stdin
-		}
-		if data, err = io.ReadAll(in); err != nil {
-			return fail(k.Stdout, fmt.Errorf("read text from stdin: %w", err))
-		}
+	data, err := jsonout.Input(c.Text, c.In, "text")
+	if err != nil {
+		return fail(k.Stdout, err)
 	}
 	if c.Enter {
 		data = append(data, '\r')
@@ -200,7 +179,7 @@ func writeAndRead(w io.Writer, st *pty.Store, id string, data []byte, readBack b
 		return fail(w, err)
 	}
 	if !readBack {
-		return printJSON(w, map[string]any{"written": len(data)})
+		return jsonout.Print(w, map[string]any{"written": len(data)})
 	}
 	return f.print(w, r)
 }
@@ -226,7 +205,7 @@ func (c *keysCmd) Run(k *kong.Context) error {
 		return fail(k.Stdout, err)
 	}
 	if !c.ReadBack {
-		return printJSON(k.Stdout, map[string]any{"keys": len(c.Keys)})
+		return jsonout.Print(k.Stdout, map[string]any{"keys": len(c.Keys)})
 	}
 	return c.print(k.Stdout, r)
 }
@@ -271,18 +250,11 @@ func (c *endCmd) Run(k *kong.Context) error {
 	if err != nil {
 		return fail(k.Stdout, err)
 	}
-	return printJSON(k.Stdout, map[string]any{"session_id": m.SessionID, "status": m.Status, "exit_code": code})
+	return jsonout.Print(k.Stdout, map[string]any{"session_id": m.SessionID, "status": m.Status, "exit_code": code})
 }
 
 type listCmd struct {
 	All bool `help:"Include terminated sessions."`
-}
-
-type listEntry struct {
-	SessionID string    `json:"session_id"`
-	Command   string    `json:"command"`
-	Status    string    `json:"status"`
-	CreatedAt time.Time `json:"created_at"`
 }
 
 func (c *listCmd) Run(k *kong.Context) error {
@@ -294,15 +266,12 @@ func (c *listCmd) Run(k *kong.Context) error {
 	if err != nil {
 		return fail(k.Stdout, err)
 	}
-	out := []listEntry{}
+	entries := make([]jsonout.Entry, 0, len(all))
 	for _, m := range all {
 		st.Refresh(m)
-		if m.Status == pty.StatusTerminated && !c.All {
-			continue
-		}
-		out = append(out, listEntry{m.SessionID, m.Command, m.Status, m.CreatedAt})
+		entries = append(entries, jsonout.Entry{SessionID: m.SessionID, Command: m.Command, Status: m.Status, CreatedAt: m.CreatedAt})
 	}
-	return printJSON(k.Stdout, out)
+	return jsonout.List(k.Stdout, entries, c.All)
 }
 
 type holdCmd struct {

@@ -1,17 +1,15 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/alecthomas/kong"
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/sessions"
+	"github.com/deltakit/delta/sessions/jsonout"
 )
 
 // CLI is the delta-sessions grammar.
@@ -54,42 +52,21 @@ func store() (*sessions.Store, error) {
 	return sessions.NewStore(sessions.DefaultDir())
 }
 
-// printJSON writes v as one line of JSON.
-func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
-
-// fail prints the error as JSON for the agent and returns it with an exit
-// code and hint for the human on stderr.
-func fail(w io.Writer, code int, hint string, err error) error {
-	out := map[string]string{"error": err.Error()}
-	if hint != "" {
-		out["hint"] = hint
-	}
-	if errors.Is(err, sessions.ErrHolderDead) {
-		out["status"] = sessions.StatusDead
-	}
-	_ = printJSON(w, out)
-	return cli.WithCode(code, hint, err)
-}
-
 // classify picks the exit code and hint for a sessions error.
 func classify(w io.Writer, err error) error {
 	switch {
 	case errors.Is(err, sessions.ErrUnknownSession), errors.Is(err, sessions.ErrBadID):
-		return fail(w, cli.ExitFailed, "list sessions with: delta-sessions list", err)
+		return jsonout.Fail(w, cli.ExitFailed, "list sessions with: delta-sessions list", err)
 	case errors.Is(err, sessions.ErrEnded):
-		return fail(w, cli.ExitFailed, "start a new session with: delta-sessions start", err)
+		return jsonout.Fail(w, cli.ExitFailed, "start a new session with: delta-sessions start", err)
 	case errors.Is(err, sessions.ErrHolderDead):
-		return fail(w, cli.ExitFailed, "the interpreter and its state are gone; start a new session with: delta-sessions start", err)
+		return jsonout.Fail(w, cli.ExitFailed, "the interpreter and its state are gone; start a new session with: delta-sessions start", err)
 	case errors.Is(err, sessions.ErrExists):
-		return fail(w, cli.ExitFailed, "pick another --id or end and reuse none: ids are never reused", err)
+		return jsonout.Fail(w, cli.ExitFailed, "pick another --id or end and reuse none: ids are never reused", err)
 	case errors.Is(err, sessions.ErrUnsupported):
-		return fail(w, cli.ExitUsage, "supported: bash, sh, dash, python3, python, node", err)
+		return jsonout.Fail(w, cli.ExitUsage, "supported: bash, sh, dash, python3, python, node", err)
 	}
-	return fail(w, cli.ExitFailed, "", err)
+	return jsonout.Fail(w, cli.ExitFailed, "", err)
 }
 
 type startCmd struct {
@@ -108,7 +85,7 @@ func (c *startCmd) Run(k *kong.Context) error {
 	if err != nil {
 		return classify(k.Stdout, err)
 	}
-	return printJSON(k.Stdout, map[string]string{
+	return jsonout.Print(k.Stdout, map[string]string{
 		"session_id": m.SessionID, "command": m.Command, "work_dir": m.WorkDir, "status": m.Status,
 	})
 }
@@ -126,23 +103,15 @@ func (c *execCmd) Run(k *kong.Context) error {
 	if err != nil {
 		return classify(k.Stdout, err)
 	}
-	command := strings.Join(c.Command, " ")
-	if len(c.Command) == 0 {
-		in := c.In
-		if in == nil {
-			in = os.Stdin
-		}
-		b, err := io.ReadAll(in)
-		if err != nil {
-			return classify(k.Stdout, fmt.Errorf("read command from stdin: %w", err))
-		}
-		command = string(b)
-	}
-	res, err := st.Exec(c.ID, command, c.Timeout)
+	command, err := jsonout.Input(c.Command, c.In, "command")
 	if err != nil {
 		return classify(k.Stdout, err)
 	}
-	return printJSON(k.Stdout, res)
+	res, err := st.Exec(c.ID, string(command), c.Timeout)
+	if err != nil {
+		return classify(k.Stdout, err)
+	}
+	return jsonout.Print(k.Stdout, res)
 }
 
 type endCmd struct {
@@ -158,18 +127,11 @@ func (c *endCmd) Run(k *kong.Context) error {
 	if err != nil {
 		return classify(k.Stdout, err)
 	}
-	return printJSON(k.Stdout, map[string]string{"status": m.Status, "session_id": m.SessionID})
+	return jsonout.Print(k.Stdout, map[string]string{"status": m.Status, "session_id": m.SessionID})
 }
 
 type listCmd struct {
 	All bool `help:"Include terminated sessions."`
-}
-
-type listEntry struct {
-	SessionID string    `json:"session_id"`
-	Command   string    `json:"command"`
-	Status    string    `json:"status"`
-	CreatedAt time.Time `json:"created_at"`
 }
 
 func (c *listCmd) Run(k *kong.Context) error {
@@ -181,15 +143,12 @@ func (c *listCmd) Run(k *kong.Context) error {
 	if err != nil {
 		return classify(k.Stdout, err)
 	}
-	out := []listEntry{}
+	entries := make([]jsonout.Entry, 0, len(all))
 	for _, m := range all {
 		st.Alive(m)
-		if m.Status == sessions.StatusTerminated && !c.All {
-			continue
-		}
-		out = append(out, listEntry{m.SessionID, m.Command, m.Status, m.CreatedAt})
+		entries = append(entries, jsonout.Entry{SessionID: m.SessionID, Command: m.Command, Status: m.Status, CreatedAt: m.CreatedAt})
 	}
-	return printJSON(k.Stdout, out)
+	return jsonout.List(k.Stdout, entries, c.All)
 }
 
 type holdCmd struct {

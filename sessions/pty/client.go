@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -33,20 +32,12 @@ func (s *Store) Start(argv []string, opt StartOptions) (*Metadata, error) {
 	if _, err := execLookPath(argv[0]); err != nil {
 		return nil, err
 	}
-	id := opt.ID
-	if id == "" {
-		id = newID()
-	} else if !validID(id) {
-		return nil, fmt.Errorf("%w %q: want pty_ followed by lowercase letters, digits, - or _", ErrBadID, id)
+	id, err := ids.Pick(opt.ID)
+	if err != nil {
+		return nil, err
 	}
-	wd := opt.WorkDir
-	var err error
-	if wd == "" {
-		if wd, err = os.Getwd(); err != nil {
-			return nil, err
-		}
-	}
-	if wd, err = filepath.Abs(wd); err != nil {
+	wd, err := sessions.WorkDir(opt.WorkDir)
+	if err != nil {
 		return nil, err
 	}
 	if opt.Cols <= 0 || opt.Rows <= 0 {
@@ -57,14 +48,9 @@ func (s *Store) Start(argv []string, opt StartOptions) (*Metadata, error) {
 		CreatedAt: time.Now().UTC().Truncate(time.Second), Status: StatusActive,
 		Cols: opt.Cols, Rows: opt.Rows, IdleTimeoutMS: opt.IdleTimeout.Milliseconds(),
 	}
-	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create sessions directory: %w", err)
-	}
-	dir := s.Path(id)
-	if err := os.Mkdir(dir, 0o700); errors.Is(err, os.ErrExist) {
-		return nil, fmt.Errorf("%w: %s", sessions.ErrExists, id)
-	} else if err != nil {
-		return nil, fmt.Errorf("create session directory: %w", err)
+	dir, err := sessions.CreateDir(s.Dir, id)
+	if err != nil {
+		return nil, err
 	}
 	if err := s.Save(m); err != nil {
 		return nil, err

@@ -88,16 +88,7 @@ type holder struct {
 
 // Hold is the holder process of a PTY session (delta-pty __hold DIR).
 func Hold(dir string, ready io.WriteCloser) error {
-	if f, ok := ready.(*os.File); ok {
-		// Inherited without close-on-exec: keep it from the programs we
-		// start, or the parent would wait for their EOF.
-		syscall.CloseOnExec(int(f.Fd()))
-	}
-	fail := func(err error) error {
-		fmt.Fprintf(ready, "%v\n", err)
-		ready.Close()
-		return err
-	}
+	fail := sessions.StartupReporter(ready)
 	m, err := loadMeta(dir)
 	if err != nil {
 		return fail(err)

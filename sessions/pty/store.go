@@ -7,18 +7,11 @@
 package pty
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"time"
 
-	"github.com/deltakit/delta/lib/atomicfile"
 	"github.com/deltakit/delta/sessions"
 )
 
@@ -57,31 +50,16 @@ type Store struct {
 	Dir string
 }
 
+// ids are the ids of PTY sessions.
+var ids = sessions.IDScheme{Prefix: "pty_", ErrBad: ErrBadID}
+
 // NewStore returns the store at dir made absolute.
 func NewStore(dir string) (*Store, error) {
-	abs, err := filepath.Abs(dir)
+	abs, err := sessions.ResolveDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("resolve sessions directory %q: %w", dir, err)
+		return nil, err
 	}
 	return &Store{Dir: abs}, nil
-}
-
-func newID() string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return "pty_" + hex.EncodeToString(b[:])
-}
-
-func validID(id string) bool {
-	if !strings.HasPrefix(id, "pty_") || len(id) <= 4 || len(id) > 64 {
-		return false
-	}
-	for _, r := range id[4:] {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
-			return false
-		}
-	}
-	return true
 }
 
 // Path returns the directory of session id.
@@ -89,54 +67,24 @@ func (s *Store) Path(id string) string { return filepath.Join(s.Dir, id) }
 
 // Load reads the metadata of session id.
 func (s *Store) Load(id string) (*Metadata, error) {
-	if !validID(id) {
+	if !ids.Valid(id) {
 		return nil, fmt.Errorf("%w %q", ErrBadID, id)
 	}
 	return loadMeta(s.Path(id))
 }
 
 func loadMeta(dir string) (*Metadata, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "metadata.json"))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%w %s in %s", ErrUnknownSession, filepath.Base(dir), filepath.Dir(dir))
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read session metadata: %w", err)
-	}
 	var m Metadata
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("parse metadata.json: %w", err)
+	if err := sessions.ReadMetadata(dir, &m, ErrUnknownSession); err != nil {
+		return nil, err
 	}
 	return &m, nil
 }
 
 // Save writes metadata.json atomically.
-func (s *Store) Save(m *Metadata) error {
-	data, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteNoSync(filepath.Join(s.Path(m.SessionID), "metadata.json"), append(data, '\n'), 0o600)
-}
+func (s *Store) Save(m *Metadata) error { return sessions.WriteMetadata(s.Path(m.SessionID), m) }
 
 // List returns every PTY session, oldest first.
 func (s *Store) List() ([]*Metadata, error) {
-	entries, err := os.ReadDir(s.Dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read sessions directory: %w", err)
-	}
-	var out []*Metadata
-	for _, e := range entries {
-		if !e.IsDir() || !validID(e.Name()) {
-			continue
-		}
-		if m, err := s.Load(e.Name()); err == nil {
-			out = append(out, m)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].CreatedAt.Before(out[j].CreatedAt) })
-	return out, nil
+	return sessions.LoadAll(s.Dir, ids, s.Load, func(m *Metadata) time.Time { return m.CreatedAt })
 }
