@@ -133,10 +133,11 @@ func exitFor(o driveOpts, out engine.Outcome) error {
 		rel := filepath.Join(runs.ControlDir, id, engine.InteractionDir, engine.ResponseFile)
 		fmt.Fprintf(o.io.err, "Agent paused. Provide response in %s\nOr use: delta continue --run-id %s -w %s -m <response>\n",
 			filepath.Join(ws, rel), id, ws)
-		return cli.Errorf(cli.ExitWaiting, "", "run %s is waiting for input: %s", id, out.Interaction.Prompt)
+		// Waiting is not an error: the guidance above is all the user needs.
+		return &cli.Error{Code: cli.ExitWaiting, Silent: true, Err: fmt.Errorf("run %s is waiting for input", id)}
 	case engine.StatusInterrupted:
-		return cli.Errorf(cli.ExitInterrupted, fmt.Sprintf("resume with: delta continue --run-id %s -w %s", id, ws),
-			"run %s interrupted", id)
+		return &cli.Error{Code: cli.ExitInterrupted, Label: "interrupted",
+			Err: fmt.Errorf("run %s stopped; resume with: delta continue --run-id %s -w %s", id, id, ws)}
 	default:
 		msg := "unknown error"
 		if out.Error != nil {

@@ -27,6 +27,12 @@ type Error struct {
 	Code int
 	Err  error
 	Hint string
+	// Label replaces "error" in the "NAME: error: …" line, for outcomes
+	// that carry an exit code without being failures (e.g. "interrupted").
+	Label string
+	// Silent makes Report print nothing: the command has already told the
+	// user what to do (e.g. the guidance of a run waiting for input).
+	Silent bool
 }
 
 func (e *Error) Error() string { return e.Err.Error() }
@@ -99,10 +105,18 @@ func Report(name string, stderr io.Writer, err error) int {
 	if err == nil {
 		return ExitOK
 	}
-	fmt.Fprintf(stderr, "%s: error: %v\n", name, err)
+	label := "error"
 	var e *Error
-	if errors.As(err, &e) && e.Hint != "" {
-		fmt.Fprintf(stderr, "%s: hint: %s\n", name, e.Hint)
+	if errors.As(err, &e) {
+		if e.Label != "" {
+			label = e.Label
+		}
+	}
+	if e == nil || !e.Silent {
+		fmt.Fprintf(stderr, "%s: %s: %v\n", name, label, err)
+		if e != nil && e.Hint != "" {
+			fmt.Fprintf(stderr, "%s: hint: %s\n", name, e.Hint)
+		}
 	}
 	var coder kong.ExitCoder
 	if errors.As(err, &coder) {
