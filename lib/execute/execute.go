@@ -167,7 +167,19 @@ type guardProc struct {
 	statusR *os.File
 }
 
+// startGuard starts the guard running the command at path. When the
+// dedicated guard binary cannot be started (uninstalled since we found it,
+// say), the current executable serves as the guard instead.
 func startGuard(s Spec, path string, stdout, stderr io.Writer) (*guardProc, error) {
+	exe := guardPath()
+	g, err := startGuardExe(exe, s, path, stdout, stderr)
+	if err != nil && exe != selfExe {
+		g, err = startGuardExe(selfExe, s, path, stdout, stderr)
+	}
+	return g, err
+}
+
+func startGuardExe(exe string, s Spec, path string, stdout, stderr io.Writer) (*guardProc, error) {
 	ctlR, ctlW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("control pipe: %w", err)
@@ -179,7 +191,7 @@ func startGuard(s Spec, path string, stdout, stderr io.Writer) (*guardProc, erro
 		return nil, fmt.Errorf("status pipe: %w", err)
 	}
 	cmd := &exec.Cmd{
-		Path:        guardPath(),
+		Path:        exe,
 		Args:        append([]string{guard.Name, guard.Arg, path}, s.Argv...),
 		Env:         append(guard.WithoutEnv(s.Env), guard.Env+"=1"),
 		Dir:         s.Dir,

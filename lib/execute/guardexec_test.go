@@ -99,3 +99,13 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// TestRunGuardVanished: a dedicated guard removed after it was found does
+// not stop commands from running; the current executable takes over.
+func TestRunGuardVanished(t *testing.T) {
+	useGuard(t, filepath.Join(t.TempDir(), guard.Name))
+	got := run(t, Spec{Argv: []string{"sh", "-c", "echo ran; exit 4"}})
+	if got.Stdout != "ran\n" || got.ExitCode != 4 {
+		t.Errorf("Run without its guard binary = %q, exit %d; want %q, 4", got.Stdout, got.ExitCode, "ran\n")
+	}
+}
