@@ -15,27 +15,16 @@ import (
 	"github.com/deltakit/delta/lib/journal"
 )
 
-func TestMain(m *testing.M) { code := m.Run(); clitest.Cleanup(); os.Exit(code) }
+func TestMain(m *testing.M) { os.Exit(clitest.Main(m)) }
 
 // TestScripts runs testdata/script/*.txtar against the real binaries, with
 // $EXAMPLES pointing at the repository's examples and two commands to
 // compare delta-context with what delta-run sent: lastrequest and rewind.
 func TestScripts(t *testing.T) {
-	p := clitest.Params(t, "testdata/script")
-	root, err := clitest.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	setup := p.Setup
-	p.Setup = func(env *testscript.Env) error {
-		env.Setenv("EXAMPLES", filepath.Join(root, "examples"))
-		return setup(env)
-	}
-	p.Cmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	clitest.Run(t, "testdata/script", clitest.WithExamples(), clitest.WithCmds(map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"lastrequest": lastRequest,
 		"rewind":      rewind,
-	}
-	testscript.Run(t, p)
+	}))
 }
 
 // onlyRun returns the directory of the single run in workspace dir.

@@ -11,13 +11,12 @@ import (
 	"github.com/deltakit/delta/lib/clitest"
 )
 
-func TestMain(m *testing.M) { code := m.Run(); clitest.Cleanup(); os.Exit(code) }
+func TestMain(m *testing.M) { os.Exit(clitest.Main(m)) }
 
 // TestScripts drives delta-plugin, delta-run and real plugin binaries. The
 // scripts also see MODROOT (to build examples/plugin-tool) and the real Go
 // caches (HOME is private).
 func TestScripts(t *testing.T) {
-	p := clitest.Params(t, "testdata/script")
 	root, err := clitest.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
@@ -30,11 +29,7 @@ func TestScripts(t *testing.T) {
 		}
 		goenv[k] = strings.TrimSpace(string(out))
 	}
-	setup := p.Setup
-	p.Setup = func(env *testscript.Env) error {
-		if err := setup(env); err != nil {
-			return err
-		}
+	clitest.Run(t, "testdata/script", clitest.WithSetup(func(env *testscript.Env) error {
 		env.Setenv("MODROOT", root)
 		for k, v := range goenv {
 			env.Setenv(k, v)
@@ -42,6 +37,5 @@ func TestScripts(t *testing.T) {
 		env.Setenv("GOFLAGS", "-mod=mod")
 		env.Setenv("DELTA_PLUGIN_DIR", env.WorkDir+"/plugins")
 		return nil
-	}
-	testscript.Run(t, p)
+	}))
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/deltakit/delta/lib/clitest"
 )
 
-func TestMain(m *testing.M) { code := m.Run(); clitest.Cleanup(); os.Exit(code) }
+func TestMain(m *testing.M) { os.Exit(clitest.Main(m)) }
 
 // TestScripts runs testdata/script/*.txtar against the real binaries.
 func TestScripts(t *testing.T) { clitest.Run(t, "testdata/script") }

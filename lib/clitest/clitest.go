@@ -128,9 +128,65 @@ func Params(t testing.TB, dir string) testscript.Params {
 	}
 }
 
-// Run runs the testscript files in dir against the real binaries.
-func Run(t *testing.T, dir string) {
-	testscript.Run(t, Params(t, dir))
+// Run runs the testscript files in dir against the real binaries, with
+// Params' environment adjusted by opts in order.
+func Run(t *testing.T, dir string, opts ...Option) {
+	p := Params(t, dir)
+	for _, o := range opts {
+		o(&p)
+	}
+	testscript.Run(t, p)
+}
+
+// Option adjusts the testscript parameters of Run: what a package's
+// scripts need beyond the binaries on PATH.
+type Option func(*testscript.Params)
+
+// WithSetup runs fn for every script after the common setup (and after
+// the setups of earlier options).
+func WithSetup(fn func(env *testscript.Env) error) Option {
+	return func(p *testscript.Params) {
+		prev := p.Setup
+		p.Setup = func(env *testscript.Env) error {
+			if err := prev(env); err != nil {
+				return err
+			}
+			return fn(env)
+		}
+	}
+}
+
+// WithExamples sets $EXAMPLES to the repository's examples directory, so
+// scripts can run the shipped examples.
+func WithExamples() Option {
+	return WithSetup(func(env *testscript.Env) error {
+		root, err := ModuleRoot()
+		if err != nil {
+			return err
+		}
+		env.Setenv("EXAMPLES", filepath.Join(root, "examples"))
+		return nil
+	})
+}
+
+// WithCmds adds custom script commands.
+func WithCmds(cmds map[string]func(ts *testscript.TestScript, neg bool, args []string)) Option {
+	return func(p *testscript.Params) {
+		if p.Cmds == nil {
+			p.Cmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){}
+		}
+		for name, fn := range cmds {
+			p.Cmds[name] = fn
+		}
+	}
+}
+
+// Main runs the tests and then removes the built binaries. A CLI test's
+// TestMain is: func TestMain(m *testing.M) { os.Exit(clitest.Main(m)) }
+func Main(m *testing.M) int {
+	code := m.Run()
+	Cleanup()
+	return code
 }
 
 // Cleanup removes the built binaries; call it from TestMain after m.Run.
