@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
@@ -22,34 +21,25 @@ const (
 
 // anthropicProvider speaks the Anthropic Messages API natively.
 type anthropicProvider struct {
-	ep     endpoint
+	remote
 	client anthropic.Client
-	retry  Retry
 }
 
 func newAnthropic(cfg agent.LLMConfig, env map[string]string) (Provider, error) {
-	ep, err := resolveEndpoint("anthropic", cfg, env, "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")
+	r, err := newRemote("anthropic", cfg, env, "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", anthropicDefaultBaseURL)
 	if err != nil {
 		return nil, err
-	}
-	retry, err := retryFromEnv(env)
-	if err != nil {
-		return nil, fmt.Errorf("%s provider: %w", ep.name, err)
-	}
-	base := ep.baseURL
-	if base == "" {
-		base = anthropicDefaultBaseURL
 	}
 	client := anthropic.NewClient(
 		// The SDK would otherwise read keys, tokens and profiles from the
 		// process environment and home directory; Delta's .env merge is
 		// the only source.
 		option.WithoutEnvironmentDefaults(),
-		option.WithAPIKey(ep.key),
-		option.WithBaseURL(base),
+		option.WithAPIKey(r.ep.key),
+		option.WithBaseURL(r.base),
 		option.WithMaxRetries(0), // retries are ours: see Retry
 	)
-	return &anthropicProvider{ep: ep, client: client, retry: retry}, nil
+	return &anthropicProvider{remote: r, client: client}, nil
 }
 
 // Complete sends req as one Messages call, retrying transient failures.
@@ -70,13 +60,9 @@ func (p *anthropicProvider) Complete(ctx context.Context, req Request) (Response
 func (p *anthropicProvider) wrap(err error) error {
 	var ae *anthropic.Error
 	if errors.As(err, &ae) {
-		var h http.Header
-		if ae.Response != nil {
-			h = ae.Response.Header
-		}
-		return p.ep.newAPIError(ae.StatusCode, h, anthropicErrorMessage(ae.RawJSON()))
+		return p.apiError(ae.StatusCode, ae.Response, anthropicErrorMessage(ae.RawJSON()))
 	}
-	return redactedError{err: err, text: "anthropic: " + p.ep.redact(err.Error())}
+	return p.redacted(err)
 }
 
 // anthropicErrorMessage pulls error.message out of an error body.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -18,30 +17,21 @@ const openAIDefaultBaseURL = "https://api.openai.com/v1/"
 
 // openAIProvider talks to any OpenAI-compatible chat completions endpoint.
 type openAIProvider struct {
-	ep     endpoint
+	remote
 	client openai.Client
-	retry  Retry
 }
 
 func newOpenAI(cfg agent.LLMConfig, env map[string]string) (Provider, error) {
-	ep, err := resolveEndpoint("openai", cfg, env, "OPENAI_API_KEY", "OPENAI_BASE_URL")
+	r, err := newRemote("openai", cfg, env, "OPENAI_API_KEY", "OPENAI_BASE_URL", openAIDefaultBaseURL)
 	if err != nil {
 		return nil, err
 	}
-	retry, err := retryFromEnv(env)
-	if err != nil {
-		return nil, fmt.Errorf("%s provider: %w", ep.name, err)
-	}
-	base := ep.baseURL
-	if base == "" {
-		base = openAIDefaultBaseURL
-	}
 	client := openai.NewClient(
-		option.WithAPIKey(ep.key),
-		option.WithBaseURL(base),
+		option.WithAPIKey(r.ep.key),
+		option.WithBaseURL(r.base),
 		option.WithMaxRetries(0), // retries are ours: see Retry
 	)
-	return &openAIProvider{ep: ep, client: client, retry: retry}, nil
+	return &openAIProvider{remote: r, client: client}, nil
 }
 
 // Complete sends req as one chat completion, retrying transient failures.
@@ -63,28 +53,14 @@ func (p *openAIProvider) Complete(ctx context.Context, req Request) (Response, e
 func (p *openAIProvider) wrap(err error) error {
 	var oe *openai.Error
 	if errors.As(err, &oe) {
-		var h http.Header
-		if oe.Response != nil {
-			h = oe.Response.Header
-		}
 		msg := oe.Message
 		if msg == "" {
 			msg = oe.RawJSON()
 		}
-		return p.ep.newAPIError(oe.StatusCode, h, msg)
+		return p.apiError(oe.StatusCode, oe.Response, msg)
 	}
-	return redactedError{err: err, text: "openai: " + p.ep.redact(err.Error())}
+	return p.redacted(err)
 }
-
-// redactedError keeps the wrapped error for errors.Is/As but shows a text
-// without the key.
-type redactedError struct {
-	err  error
-	text string
-}
-
-func (e redactedError) Error() string { return e.text }
-func (e redactedError) Unwrap() error { return e.err }
 
 // openAIParams maps a Request onto the SDK's parameters; Extra travels as
 // extra JSON fields.
