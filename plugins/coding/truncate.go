@@ -2,7 +2,8 @@ package coding
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/deltakit/delta/lib/execute"
 )
 
 // Truncation modes of seeds/001 §5.1.
@@ -42,35 +43,23 @@ func TruncateTool(tool, out string) string {
 }
 
 // TruncateChars is seeds/001 §5.1 truncate_output, counting characters
-// (runes), with the warning that tells the model output is missing.
+// (runes), with the warning that tells the model output is missing. The
+// head_tail mode is the runtime's own (execute.Truncate); tail, which
+// keeps the end of search results, exists only here.
 func TruncateChars(out string, maxChars int, mode string) string {
+	if mode == HeadTail {
+		return execute.Truncate(out, maxChars, 0)
+	}
 	r := []rune(out)
 	if len(r) <= maxChars {
 		return out
 	}
 	removed := len(r) - maxChars
-	if mode == HeadTail {
-		half := maxChars / 2
-		return string(r[:half]) +
-			fmt.Sprintf("\n\n[WARNING: Tool output was truncated. %d characters were removed from the middle. "+
-				"The full output is available in the event stream. "+
-				"If you need to see specific parts, re-run the tool with more targeted parameters.]\n\n", removed) +
-			string(r[len(r)-half:])
-	}
 	return fmt.Sprintf("[WARNING: Tool output was truncated. First %d characters were removed. "+
 		"The full output is available in the event stream.]\n\n", removed) + string(r[len(r)-maxChars:])
 }
 
-// TruncateLines is seeds/001 §5.3 truncate_lines.
+// TruncateLines is seeds/001 §5.3 truncate_lines, as the runtime applies it.
 func TruncateLines(out string, maxLines int) string {
-	lines := strings.Split(out, "\n")
-	if len(lines) <= maxLines {
-		return out
-	}
-	head := maxLines / 2
-	tail := maxLines - head
-	omitted := len(lines) - head - tail
-	return strings.Join(lines[:head], "\n") +
-		fmt.Sprintf("\n[... %d lines omitted ...]\n", omitted) +
-		strings.Join(lines[len(lines)-tail:], "\n")
+	return execute.Truncate(out, 0, maxLines)
 }
