@@ -14,7 +14,7 @@ import (
 // ContinueCmd continues an existing run (seeds/000 §2.6.2).
 type ContinueCmd struct {
 	RunID         string `name:"run-id" help:"The run to continue (see list-runs)." required:""`
-	WorkDir       string `short:"w" name:"work-dir" help:"Workspace holding the run." default:"." type:"path"`
+	WorkDir       string `short:"w" name:"work-dir" help:"Workspace holding the run (default: the current directory and, in an agent directory, its workspaces W001 …)." type:"path"`
 	Message       string `short:"m" help:"Message: the answer when WAITING_FOR_INPUT (unless -i asks it on the terminal); required for COMPLETED and FAILED; optional for INTERRUPTED."`
 	MaxIterations int    `name:"max-iterations" help:"Maximum iterations of this invocation (default: the run's limit)."`
 	Verbose       bool   `short:"v" help:"Show more detail in the live stream."`
@@ -30,21 +30,18 @@ func (c *ContinueCmd) Run() error {
 	if err := runs.ValidateID(c.RunID); err != nil {
 		return cli.WithCode(cli.ExitConfig, "", err)
 	}
-	workDir, err := filepath.Abs(c.WorkDir)
-	if err != nil {
-		return err
-	}
-	if w, err := filepath.EvalSymlinks(workDir); err == nil {
-		workDir = w
-	}
-	runDir, err := runs.Find(workDir, c.RunID)
+	workDir, runDir, err := findRun(c.WorkDir, c.RunID)
 	if err != nil {
 		if errors.Is(err, runs.ErrNoRun) {
-			return cli.Errorf(cli.ExitFailed, "Use `delta run` to start a new run, or `delta list-runs -w "+c.WorkDir+"` to see the runs",
-				"no existing run %q found in the work directory %s", c.RunID, workDir)
+			return cli.WithCode(cli.ExitFailed, "Use `delta run` to start a new run, or `delta list-runs` (with -w WORKSPACE) to see the runs", err)
+		}
+		if errors.Is(err, errAmbiguousRun) {
+			return cli.WithCode(cli.ExitConfig, "", err)
 		}
 		return err
 	}
+	// Hints name the workspace the run was found in.
+	c.WorkDir = workDir
 	unlock, err := runs.Acquire(runDir)
 	if errors.Is(err, runs.ErrRunBusy) {
 		return cli.Errorf(cli.ExitFailed, "", "run is currently executing; wait for completion or interrupt it first")

@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,11 +15,11 @@ import (
 
 // ListRunsCmd lists a workspace's runs (seeds/000 §2.6.4).
 type ListRunsCmd struct {
-	WorkDir   string `short:"w" name:"work-dir" help:"Workspace." default:"." type:"path"`
+	WorkDir   string `short:"w" name:"work-dir" help:"Workspace (default: the current directory and, in an agent directory, its workspaces W001 …)." type:"path"`
 	Resumable bool   `help:"Only runs continue can resume: INTERRUPTED, WAITING_FOR_INPUT, FAILED, COMPLETED."`
 	Status    string `help:"Only runs with this status." enum:",RUNNING,WAITING_FOR_INPUT,COMPLETED,FAILED,INTERRUPTED" default:""`
 	First     bool   `help:"Only the most recent run (text: just its run id, for $(…))."`
-	Format    string `help:"text or json (an array of {run_id, status, task_summary, last_updated})." enum:"text,json" default:"text"`
+	Format    string `help:"text or json (an array of {run_id, status, task_summary, last_updated, workspace_path})." enum:"text,json" default:"text"`
 }
 
 // runSummary is one entry of the JSON output.
@@ -26,12 +28,14 @@ type runSummary struct {
 	Status      string    `json:"status"`
 	TaskSummary string    `json:"task_summary"`
 	LastUpdated time.Time `json:"last_updated"`
+	// WorkspacePath is the run's workspace (for -w of continue).
+	WorkspacePath string `json:"workspace_path"`
 }
 
 // Run lists the runs, most recently updated first.
 func (c *ListRunsCmd) Run() error {
 	io := osStdio()
-	all, err := runs.List(c.WorkDir)
+	all, err := c.list()
 	if err != nil && len(all) == 0 {
 		return err
 	}
@@ -46,7 +50,8 @@ func (c *ListRunsCmd) Run() error {
 		if c.Resumable && m.Status == runs.Running {
 			continue
 		}
-		out = append(out, runSummary{RunID: m.RunID, Status: string(m.Status), TaskSummary: summary(m.InitialMessage), LastUpdated: m.UpdatedAt})
+		out = append(out, runSummary{RunID: m.RunID, Status: string(m.Status), TaskSummary: summary(m.InitialMessage), LastUpdated: m.UpdatedAt,
+			WorkspacePath: m.WorkDir})
 		if c.First {
 			break
 		}
@@ -62,7 +67,7 @@ func (c *ListRunsCmd) Run() error {
 		fmt.Fprintf(io.out, "%s\n", data)
 	} else if c.First {
 		if len(out) == 0 {
-			return cli.Errorf(cli.ExitFailed, "", "no matching run in %s", absOr(c.WorkDir))
+			return cli.Errorf(cli.ExitFailed, "", "no matching run in %s", absOr(orDot(c.WorkDir)))
 		}
 		fmt.Fprintln(io.out, out[0].RunID)
 	} else {
@@ -71,6 +76,36 @@ func (c *ListRunsCmd) Run() error {
 		}
 	}
 	return nil
+}
+
+// list reads the runs of -w, or of the implicit workspaces, newest first.
+func (c *ListRunsCmd) list() ([]runs.Metadata, error) {
+	dirs := []string{c.WorkDir}
+	if c.WorkDir == "" {
+		var err error
+		if dirs, err = implicitWorkspaces("."); err != nil {
+			return nil, err
+		}
+	}
+	var all []runs.Metadata
+	var errs []error
+	for _, d := range dirs {
+		ms, err := runs.List(d)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		all = append(all, ms...)
+	}
+	// runs.List orders one workspace; merge them the same way.
+	slices.SortStableFunc(all, func(a, b runs.Metadata) int { return b.CreatedAt.Compare(a.CreatedAt) })
+	return all, errors.Join(errs...)
+}
+
+func orDot(dir string) string {
+	if dir == "" {
+		return "."
+	}
+	return dir
 }
 
 // summary is the first line of a task, shortened.

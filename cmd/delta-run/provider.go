@@ -35,8 +35,11 @@ func newProvider(a *agent.Agent, override, workDir string) (llm.Provider, agent.
 	}
 	p, err := llm.New(cfg, env)
 	if err != nil {
-		hint := "set DELTA_API_KEY (or run offline with --llm scripted:FILE)"
-		if errors.Is(err, llm.ErrUnknownProvider) {
+		hint := ""
+		switch {
+		case errors.Is(err, llm.ErrNoAPIKey):
+			hint = "set DELTA_API_KEY (or run offline with --llm scripted:FILE)"
+		case errors.Is(err, llm.ErrUnknownProvider):
 			hint = "use --llm openai:MODEL, --llm anthropic:MODEL or --llm scripted:FILE, or fix llm.provider in agent.yaml"
 		}
 		return nil, cfg, cli.WithCode(cli.ExitConfig, hint, err)
