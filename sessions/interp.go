@@ -176,12 +176,8 @@ func (ip *interp) run(code string, timeout time.Duration) (res *Result, alive bo
 	if _, err := ip.req.Write(append(line, '\n')); err != nil {
 		return ip.finishDead(res, start), false
 	}
-	var timer <-chan time.Time
-	if timeout > 0 {
-		t := time.NewTimer(timeout)
-		defer t.Stop()
-		timer = t.C
-	}
+	timer, stop := after(timeout)
+	defer stop()
 	select {
 	case r := <-ip.replies:
 		res.ExitCode = r.ExitCode

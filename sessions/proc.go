@@ -59,12 +59,8 @@ func runGroup(cmd *exec.Cmd, timeout time.Duration) (timedOut bool, err error) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	var timer <-chan time.Time
-	if timeout > 0 {
-		t := time.NewTimer(timeout)
-		defer t.Stop()
-		timer = t.C
-	}
+	timer, stop := after(timeout)
+	defer stop()
 	select {
 	case err := <-done:
 		return false, exitOK(err)
@@ -106,4 +102,14 @@ func exitCode(cmd *exec.Cmd) int {
 		return 128 + int(ws.Signal())
 	}
 	return ps.ExitCode()
+}
+
+// after returns a channel that receives once d has passed, or nil (never
+// ready) when d <= 0 means no limit, and the function that stops it.
+func after(d time.Duration) (<-chan time.Time, func()) {
+	if d <= 0 {
+		return nil, func() {}
+	}
+	t := time.NewTimer(d)
+	return t.C, func() { t.Stop() }
 }

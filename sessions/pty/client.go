@@ -117,15 +117,7 @@ func waitFor(opt *ReadOptions) time.Duration {
 // Write sends data to the program's terminal; with read non-nil it then
 // reads as Read does and returns the result.
 func (s *Store) Write(id string, data []byte, read *ReadOptions) (*ReadResult, error) {
-	dir, _, err := s.open(id)
-	if err != nil {
-		return nil, err
-	}
-	rep, err := call(dir, request{Op: "write", Data: data, Read: read}, waitFor(read))
-	if err != nil {
-		return nil, err
-	}
-	return rep.Read, nil
+	return s.exchange(id, request{Op: "write", Data: data, Read: read})
 }
 
 // PressKeys presses the named keys (see Keys), in the cursor-key mode the
@@ -134,25 +126,23 @@ func (s *Store) PressKeys(id string, names []string, read *ReadOptions) (*ReadRe
 	if _, err := Keys(names, false); err != nil {
 		return nil, err
 	}
-	dir, _, err := s.open(id)
-	if err != nil {
-		return nil, err
-	}
-	rep, err := call(dir, request{Op: "keys", Keys: names, Read: read}, waitFor(read))
-	if err != nil {
-		return nil, err
-	}
-	return rep.Read, nil
+	return s.exchange(id, request{Op: "keys", Keys: names, Read: read})
 }
 
 // Read returns the output since the last read (text or raw) or the
 // screen, after waiting as opt says.
 func (s *Store) Read(id string, opt *ReadOptions) (*ReadResult, error) {
+	return s.exchange(id, request{Op: "read", Read: opt})
+}
+
+// exchange sends req to the holder of live session id, waiting as long
+// as its read may take, and returns what was read (nil without a read).
+func (s *Store) exchange(id string, req request) (*ReadResult, error) {
 	dir, _, err := s.open(id)
 	if err != nil {
 		return nil, err
 	}
-	rep, err := call(dir, request{Op: "read", Read: opt}, waitFor(opt))
+	rep, err := call(dir, req, waitFor(req.Read))
 	if err != nil {
 		return nil, err
 	}
