@@ -4,8 +4,8 @@
 // the Delta process that ran it (see package guard).
 //
 // It depends on nothing but the standard library and golang.org/x/sys, and
-// so does not use the kong frame of the other delta binaries: it must start
-// in about a millisecond.
+// so does not use the kong frame of the other delta binaries: it runs once
+// per command and must start as fast as a Go program can.
 package main
 
 import "os"

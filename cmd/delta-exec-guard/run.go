@@ -30,7 +30,7 @@ delta-exec-guard - internal process guard of Delta
 .SH DESCRIPTION
 delta-exec-guard is started by every delta binary around each tool, hook and context generator command\&. It makes itself a child subreaper, runs the command in a new process group, and kills the group and every process the command left behind when the command exits, when its caller asks (timeout, cancellation), and when its caller dies, even by SIGKILL\&. Processes that detached with setsid(1) are left running\&.
 .PP
-It depends on nothing but the Go standard library, so it starts in about a millisecond; when it is missing, the delta binaries re-execute themselves as the guard instead, which is slower but equivalent\&. Install it next to the other delta binaries (make install does)\&.
+It depends on nothing but the Go standard library, so it starts as fast as any small program; when it is missing, the delta binaries re-execute themselves as the guard instead, which is slower but equivalent\&. Install it next to the other delta binaries (make install does)\&.
 .SH OPTIONS
 .TP
 \fB-h, --help\fP

@@ -2,8 +2,8 @@
 // needs it run: tools, hooks and context generators alike.
 //
 // Each command runs in its own process group under a tiny guard process
-// (package guard, see guardexec.go for how it is found). The guard makes the command's life bounded by ours: when the command exits, when it
-// times out, when the context is cancelled and even when the calling process
+// (package guard; guardexec.go says how it is found). The guard makes the
+// command's life bounded by ours: when the command exits, when it times out, when the context is cancelled and even when the calling process
 // is killed with SIGKILL, the command and every process it started are
 // killed. Only processes that deliberately detach with setsid(2) (daemons)
 // are left alone. Output is streamed to files on disk when asked and kept in
@@ -16,8 +16,9 @@
 // hidden mode, which this package's init function recognises. So any binary
 // (or test binary) that imports execute can run commands, and there is
 // nothing to call from main. A command costs one extra exec: of the small
-// guard binary (about a millisecond), or of the current binary (ten for a
-// binary full of SDKs); see BenchmarkRunTrue.
+// guard binary (as cheap as starting any small Go program), or of the
+// current binary (some ten milliseconds for one full of SDKs); see
+// BenchmarkRunTrue and BenchmarkGuardStart.
 //
 // Background processes: when a command exits, whatever it left running in
 // its session is killed. To leave a process running on purpose, detach it

@@ -12,7 +12,7 @@ import (
 // How Run starts the guard (package guard).
 //
 // The fast way is the dedicated delta-exec-guard binary: it links only the
-// guard, so it starts in about a millisecond. It is looked for once per
+// guard, so it starts as fast as any small Go program. It is looked for once per
 // process, next to the running executable first (the binaries of one
 // install belong together) and then on PATH.
 //

@@ -21,8 +21,8 @@
 //
 // The package is a leaf on purpose: it imports only the standard library and
 // golang.org/x/sys, so the dedicated delta-exec-guard binary built from it
-// is small and starts in about a millisecond, where re-executing a Delta
-// binary full of SDKs costs ten.
+// is small and starts as fast as any small Go program, where re-executing a
+// Delta binary full of SDKs costs some ten milliseconds more.
 package guard
 
 import (
