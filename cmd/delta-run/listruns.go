@@ -15,7 +15,7 @@ import (
 
 // ListRunsCmd lists a workspace's runs (seeds/000 §2.6.4).
 type ListRunsCmd struct {
-	WorkDir   string `short:"w" name:"work-dir" help:"Workspace (default: the current directory and, in an agent directory, its workspaces W001 …)." type:"path"`
+	WorkDir   string `short:"w" name:"work-dir" help:"Workspace (default: the current directory and, in an agent directory, its workspaces W001 …)." type:"path" placeholder:"DIR"`
 	Resumable bool   `help:"Only runs continue can resume: INTERRUPTED, WAITING_FOR_INPUT, FAILED, COMPLETED."`
 	Status    string `help:"Only runs with this status." enum:",RUNNING,WAITING_FOR_INPUT,COMPLETED,FAILED,INTERRUPTED" default:""`
 	First     bool   `help:"Only the most recent run (text: just its run id, for $(…))."`

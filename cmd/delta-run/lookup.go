@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/runs"
 )
 
@@ -73,7 +74,7 @@ func findRun(workDir, id string) (ws, runDir string, err error) {
 		if len(dirs) > 1 {
 			where += " or its workspaces"
 		}
-		return "", "", fmt.Errorf("run %q in %s: %w", id, where, runs.ErrNoRun)
+		return "", "", &noRunError{fmt.Sprintf("no existing run %q found in %s", id, where)}
 	case 1:
 		return ws, runDir, nil
 	}
@@ -92,3 +93,27 @@ func canonical(dir string) (string, error) {
 	}
 	return abs, nil
 }
+
+// checkIDUnused refuses a --run-id that a workspace of the agent already
+// holds. Without -w every run gets a new workspace, so runs.Create alone
+// would accept a duplicate, and continue without -w would then find two.
+func checkIDUnused(agentHome, id string) error {
+	names, err := runs.ListWorkspaces(agentHome)
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		ws := filepath.Join(agentHome, runs.WorkspacesDir, n)
+		if _, err := runs.Find(ws, id); err == nil {
+			return cli.Errorf(cli.ExitConfig, "choose another --run-id, or continue the existing run with: delta continue --run-id "+id+" -w "+ws,
+				"run %q already exists in workspace %s", id, ws)
+		}
+	}
+	return nil
+}
+
+// noRunError says where a run was looked for; it is a runs.ErrNoRun.
+type noRunError struct{ msg string }
+
+func (e *noRunError) Error() string { return e.msg }
+func (e *noRunError) Unwrap() error { return runs.ErrNoRun }

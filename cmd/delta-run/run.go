@@ -18,7 +18,7 @@ import (
 type RunCmd struct {
 	Agent         string `help:"Agent directory." default:"." type:"path"`
 	Message       string `short:"m" help:"Task description or user message (required)." required:""`
-	WorkDir       string `short:"w" name:"work-dir" help:"Workspace directory (default: a new workspace W001, W002 … under the agent; on a terminal without -y you may pick one)." type:"path"`
+	WorkDir       string `short:"w" name:"work-dir" help:"Workspace directory (default: a new workspace W001, W002 … under the agent; on a terminal without -y you may pick one)." type:"path" placeholder:"DIR"`
 	MaxIterations int    `name:"max-iterations" help:"Maximum iterations of this invocation (default: agent.yaml max_iterations, else 30). Reaching it fails the run with error type max_iterations."`
 	Verbose       bool   `short:"v" help:"Show more detail in the live stream (full thoughts and observations, hooks)."`
 	Interactive   bool   `short:"i" help:"Answer ask_human on the terminal instead of pausing the run (exit 101)."`
@@ -42,6 +42,11 @@ func (c *RunCmd) Run() error {
 	}
 	if c.MaxIterations < 0 {
 		return cli.Errorf(cli.ExitConfig, "", "--max-iterations must be positive, not %d", c.MaxIterations)
+	}
+	if c.RunID != "" && c.WorkDir == "" {
+		if err := checkIDUnused(a.Home, c.RunID); err != nil {
+			return err
+		}
 	}
 	workDir, err := c.workspace(a, io)
 	if err != nil {
