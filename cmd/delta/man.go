@@ -11,8 +11,6 @@ import (
 type manGrammar struct {
 	cli.ManFlag
 
-	Version bool `help:"Print the version and exit."`
-
 	Run      passCmd `cmd:"" help:"Start a run: delta-run run ARGS."`
 	Continue passCmd `cmd:"" help:"Resume a run: delta-run continue ARGS."`
 	ListRuns passCmd `cmd:"" name:"list-runs" help:"List runs: delta-run list-runs ARGS."`

@@ -9,7 +9,6 @@ import (
 	"io"
 
 	"github.com/alecthomas/kong"
-	mangokong "github.com/alecthomas/mango-kong"
 )
 
 // Exit codes shared by all Delta commands (seeds/000 §2.6.5).
@@ -54,12 +53,6 @@ func WithCode(code int, hint string, err error) error {
 	return &Error{Code: code, Err: err, Hint: hint}
 }
 
-// ManFlag is embedded in every binary's CLI struct: `--man` prints the
-// man page generated from the kong definitions (make man uses it).
-type ManFlag struct {
-	Man mangokong.ManFlag `hidden:"" help:"Print the man page and exit."`
-}
-
 // exitSignal unwinds kong's Exit callback (used by --help and --man) back to
 // Run without calling os.Exit deep inside the program.
 type exitSignal struct{ code int }
@@ -86,6 +79,7 @@ func Run(name string, grammar any, args []string, stdout, stderr io.Writer, opti
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(c int) { panic(exitSignal{c}) }),
 		kong.UsageOnError(),
+		kong.Vars{"version": name + " " + Version()},
 	}, options...)
 	parser, err := kong.New(grammar, opts...)
 	if err != nil {

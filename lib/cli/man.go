@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/alecthomas/kong"
+	mangokong "github.com/alecthomas/mango-kong"
+	"github.com/muesli/roff"
+)
+
+// ManFlag is embedded in every binary's CLI struct: `--man` prints the
+// man page generated from the kong definitions (make man uses it), and
+// `--version` prints the version.
+type ManFlag struct {
+	Man     manFlag          `hidden:"" help:"Print the man page and exit."`
+	Version kong.VersionFlag `help:"Print the version and exit."`
+}
+
+type manFlag bool
+
+// BeforeApply prints the man page as soon as kong sees --man.
+func (manFlag) BeforeApply(app *kong.Kong) error {
+	fmt.Fprint(app.Stdout, ManPage(app.Model, time.Now()))
+	app.Exit(0)
+	return nil
+}
+
+// Version is the module version the binary was built from ("(devel)" for a
+// build from a work tree).
+func Version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+// ManPage renders the section-1 man page of app. mango-kong writes the
+// one-line summary into the .TH header, where man(1) centres it on every
+// page, and a generic synopsis; both are replaced here: the header names
+// the Delta manual, and the synopsis lists each command's real usage.
+func ManPage(app *kong.Application, now time.Time) string {
+	page := mangokong.NewManPage(1, app).Build(roff.NewDocument())
+	lines := strings.Split(page, "\n")
+	for i, line := range lines {
+		switch {
+		case strings.HasPrefix(line, ".TH "):
+			lines[i] = fmt.Sprintf(`.TH %s 1 "%s" "Delta %s" "Delta Manual"`,
+				strings.ToUpper(app.Name), now.Format("2006-01-02"), Version())
+		case strings.HasPrefix(line, `\fB`+app.Name+`\fP [\fIoptions`):
+			lines[i] = synopsis(app)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// synopsis is one line per runnable command: "name sub <arg> [flags]".
+func synopsis(app *kong.Application) string {
+	var out []string
+	for _, n := range leaves(app.Node) {
+		usage := strings.TrimSpace(strings.TrimPrefix(n.Summary(), app.Name))
+		out = append(out, `\fB`+app.Name+`\fP `+roffEscape(usage))
+	}
+	return strings.Join(out, "\n.br\n")
+}
+
+// leaves returns the visible commands of n that run something: n itself
+// when it has no visible children.
+func leaves(n *kong.Node) []*kong.Node {
+	var out []*kong.Node
+	for _, c := range n.Children {
+		if !c.Hidden {
+			out = append(out, leaves(c)...)
+		}
+	}
+	if len(out) == 0 {
+		return []*kong.Node{n}
+	}
+	return out
+}
+
+func roffEscape(s string) string {
+	return strings.NewReplacer(`\`, `\e`, "-", `\-`).Replace(s)
+}
