@@ -240,22 +240,28 @@ func ComputePatch(text string, read ReadFunc) ([]Change, error) {
 	return changes, nil
 }
 
-// applyHunks applies hunks in order to content.
+// applyHunks applies hunks in order to content. Context and '-' lines only
+// locate a change: the matched file lines keep their own text (indentation
+// and line ending included) and only '-' lines are removed and '+' lines
+// inserted. '+' lines follow the file's indentation where the patch's
+// context was indented differently (see reindent), and take the file's
+// line ending (CRLF when most of its lines end so).
 func applyHunks(content string, hunks []Hunk, path string) (string, error) {
 	trailingNL := strings.HasSuffix(content, "\n") || content == ""
+	cr := ""
+	if isCRLF(content) {
+		cr = "\r"
+	}
 	lines := strings.Split(strings.TrimSuffix(content, "\n"), "\n")
 	if content == "" {
 		lines = nil
 	}
 	cursor := 0
 	for n, h := range hunks {
-		var old, repl []string
+		var old []string
 		for _, hl := range h.Lines {
 			if hl.Op != '+' {
 				old = append(old, hl.Text)
-			}
-			if hl.Op != '-' {
-				repl = append(repl, hl.Text)
 			}
 		}
 		from, hintAt := cursor, -1
@@ -282,8 +288,9 @@ func applyHunks(content string, hunks []Hunk, path string) (string, error) {
 				return "", hunkError(n+1, path, h, old, lines)
 			}
 		}
-		lines = append(lines[:at], append(slicesClone(repl), lines[at+len(old):]...)...)
-		cursor = at + len(repl)
+		block := hunkBlock(h.Lines, lines[at:at+len(old)], cr)
+		lines = append(lines[:at], append(block, lines[at+len(old):]...)...)
+		cursor = at + len(block)
 	}
 	out := strings.Join(lines, "\n")
 	if trailingNL && len(lines) > 0 {
@@ -292,7 +299,88 @@ func applyHunks(content string, hunks []Hunk, path string) (string, error) {
 	return out, nil
 }
 
-func slicesClone(s []string) []string { return append([]string(nil), s...) }
+// isCRLF reports whether most of content's lines end in CRLF.
+func isCRLF(content string) bool {
+	return 2*strings.Count(content, "\r\n") > strings.Count(content, "\n")
+}
+
+// hunkBlock is what replaces matched (the file lines the hunk's context and
+// '-' lines matched, in order): the context lines as the file has them and
+// the '+' lines re-indented and ended with cr.
+func hunkBlock(hl []HunkLine, matched []string, cr string) []string {
+	file := make([]string, len(hl)) // the file's line for each ' ' and '-' line
+	k := 0
+	for i, l := range hl {
+		if l.Op != '+' {
+			file[i] = matched[k]
+			k++
+		}
+	}
+	var block []string
+	for i, l := range hl {
+		switch l.Op {
+		case ' ':
+			block = append(block, file[i])
+		case '+':
+			text := l.Text
+			if a := anchorLine(hl, i); a >= 0 {
+				text = reindent(text, hl[a].Text, file[a])
+			}
+			block = append(block, text+cr)
+		}
+	}
+	return block
+}
+
+// anchorLine is the index of the non-blank context or '-' line nearest
+// before '+' line i (after it when none is before), or -1.
+func anchorLine(hl []HunkLine, i int) int {
+	for j := i - 1; j >= 0; j-- {
+		if hl[j].Op != '+' && strings.TrimSpace(hl[j].Text) != "" {
+			return j
+		}
+	}
+	for j := i + 1; j < len(hl); j++ {
+		if hl[j].Op != '+' && strings.TrimSpace(hl[j].Text) != "" {
+			return j
+		}
+	}
+	return -1
+}
+
+// reindent moves an added line by the difference between the file's and
+// the patch's indentation of its anchor line, so that a patch indented
+// wrongly throughout (a whitespace-tolerant match) adds lines at the
+// file's indentation: when the added line starts with the patch anchor's
+// indentation, that prefix becomes the file anchor's; when it is indented
+// less, with one kind of whitespace throughout, it is shifted by the same
+// width. Anything else (tabs against spaces) is left as the patch has it.
+func reindent(plus, patchAnchor, fileAnchor string) string {
+	pi, fi, li := leadingSpace(patchAnchor), leadingSpace(fileAnchor), leadingSpace(plus)
+	if pi == fi || strings.TrimSpace(plus) == "" {
+		return plus
+	}
+	if strings.HasPrefix(li, pi) {
+		return fi + plus[len(pi):]
+	}
+	if ch, ok := oneChar(pi + li + fi); ok {
+		return strings.Repeat(ch, max(0, len(li)-len(pi)+len(fi))) + plus[len(li):]
+	}
+	return plus
+}
+
+func leadingSpace(s string) string {
+	return s[:len(s)-len(strings.TrimLeft(s, " \t"))]
+}
+
+// oneChar reports the single character s is made of ("" and false when s
+// mixes characters or is empty).
+func oneChar(s string) (string, bool) {
+	if s == "" || strings.Trim(s, s[:1]) != "" {
+		return "", false
+	}
+	return s[:1], true
+}
 
 // findHint returns the first line at or after from that matches hint
 // (exactly, then with normalized whitespace and punctuation, then as a
@@ -300,7 +388,7 @@ func slicesClone(s []string) []string { return append([]string(nil), s...) }
 func findHint(lines []string, hint string, from int) int {
 	for _, m := range []matchMode{exact, trimmed, normalized} {
 		for i := from; i < len(lines); i++ {
-			if matchLine(lines[i], hint, m) {
+			if matchLine(strings.TrimSuffix(lines[i], "\r"), hint, m) {
 				return i
 			}
 		}
@@ -335,7 +423,7 @@ func findLines(lines, want []string, from int, eof bool) int {
 
 func linesMatch(lines, want []string, m matchMode) bool {
 	for i, w := range want {
-		if !matchLine(lines[i], w, m) {
+		if !matchLine(strings.TrimSuffix(lines[i], "\r"), w, m) {
 			return false
 		}
 	}

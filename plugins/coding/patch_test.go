@@ -207,3 +207,60 @@ func FuzzComputePatch(f *testing.F) {
 		}
 	})
 }
+
+// TestComputePatchKeepsFileLines checks that context lines only locate a
+// change: the file keeps their text, '+' lines follow the file's
+// indentation and line endings (qa-b 5.0, 5.0b).
+func TestComputePatchKeepsFileLines(t *testing.T) {
+	tests := []struct {
+		name, file, patch, want string
+	}{
+		{
+			name:  "context indented wrongly keeps the file's text",
+			file:  "def f():\n    return 1\n",
+			patch: "*** Begin Patch\n*** Update File: f\n@@\n   def f():\n-      return 1\n+      return 2\n*** End Patch",
+			want:  "def f():\n    return 2\n",
+		},
+		{
+			name:  "added lines shift by the anchor's offset",
+			file:  "class A:\n    def f(self):\n        return 1\n",
+			patch: "*** Begin Patch\n*** Update File: f\n@@\n def f(self):\n-    return 1\n+    x = 1\n+    if x:\n+        return x\n*** End Patch",
+			want:  "class A:\n    def f(self):\n        x = 1\n        if x:\n            return x\n",
+		},
+		{
+			name:  "added line less indented than its anchor",
+			file:  "if a:\n    if b:\n        pass\n",
+			patch: "*** Begin Patch\n*** Update File: f\n@@\n       if b:\n           pass\n+  c = 1\n*** End Patch",
+			want:  "if a:\n    if b:\n        pass\nc = 1\n",
+		},
+		{
+			name:  "trailing whitespace of a context line stays",
+			file:  "a  \nb\n",
+			patch: "*** Begin Patch\n*** Update File: f\n@@\n a\n-b\n+B\n*** End Patch",
+			want:  "a  \nB\n",
+		},
+		{
+			name:  "CRLF file keeps CRLF",
+			file:  "alpha\r\nbeta\r\ngamma\r\n",
+			patch: "*** Begin Patch\n*** Update File: f\n@@\n alpha\n-beta\n+BETA\n+more\n gamma\n*** End Patch",
+			want:  "alpha\r\nBETA\r\nmore\r\ngamma\r\n",
+		},
+		{
+			name:  "CRLF file, pure addition at the end",
+			file:  "alpha\r\n",
+			patch: "*** Begin Patch\n*** Update File: f\n@@\n+omega\n*** End of File\n*** End Patch",
+			want:  "alpha\r\nomega\r\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ComputePatch(tt.patch, files{"f": tt.file}.read)
+			if err != nil {
+				t.Fatalf("ComputePatch() error = %v", err)
+			}
+			if diff := cmp.Diff(tt.want, got[0].Content); diff != "" {
+				t.Errorf("content mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
