@@ -32,6 +32,30 @@ func TestEdit(t *testing.T) {
 			want: EditResult{Content: "if y {\n\tcall(b)\n}\n", Replacements: 1, Fuzzy: true},
 		},
 		{
+			name: "CRLF file, LF old_string", content: "alpha\r\nbeta\r\ngamma\r\n", old: "beta\ngamma", new: "B\nG",
+			want: EditResult{Content: "alpha\r\nB\r\nG\r\n", Replacements: 1},
+		},
+		{
+			name: "CRLF file, fuzzy", content: "alpha\r\n  beta\r\n  gamma", old: "beta\ngamma ", new: "B\nG",
+			want: EditResult{Content: "alpha\r\n  B\r\n  G", Replacements: 1, Fuzzy: true},
+		},
+		{
+			name: "NFD file, NFC old_string within a line", content: "x = \"cafe\u0301\" # drink\n", old: "caf\u00e9", new: "tea",
+			want: EditResult{Content: "x = \"tea\" # drink\n", Replacements: 1, Fuzzy: true},
+		},
+		{
+			name: "NFD lines, NFC old_string over two lines", content: "cafe\u0301\nnai\u0308ve\nend\n", old: "caf\u00e9\nna\u00efve", new: "x\ny",
+			want: EditResult{Content: "x\ny\nend\n", Replacements: 1, Fuzzy: true},
+		},
+		{
+			name: "fuzzy match re-indents new like old", content: "def f():\n    return 1\n", old: "      return 1", new: "      x = 1\n      return x",
+			want: EditResult{Content: "def f():\n    x = 1\n    return x\n", Replacements: 1, Fuzzy: true},
+		},
+		{
+			name: "invisible difference is spelled out", content: "total = price\u200b * qty\n", old: "total = price * qty", new: "x",
+			wantErr: ErrNotFound, mention: `as code points the file has "total = price\u200b * qty", old_string has "total = price * qty"`,
+		},
+		{
 			name: "fuzzy unicode quotes", content: "msg := \"it's\"\n", old: "msg := \"it’s\"", new: "msg := \"its\"",
 			want: EditResult{Content: "msg := \"its\"\n", Replacements: 1, Fuzzy: true},
 		},

@@ -140,7 +140,7 @@ func editFileTool(_ context.Context, t *Tools, ws string, raw json.RawMessage) (
 	}
 	msg := fmt.Sprintf("Made %d replacement(s) in %s", res.Replacements, display(ws, p))
 	if res.Fuzzy {
-		msg += " (old_string matched after ignoring whitespace and Unicode punctuation differences)"
+		msg += " (old_string matched after ignoring whitespace, Unicode punctuation and normalisation differences)"
 	}
 	return msg, nil
 }
@@ -191,10 +191,15 @@ func applyPatchTool(_ context.Context, t *Tools, ws string, raw json.RawMessage)
 			}
 			fmt.Fprintf(&b, "D %s\n", c.Path)
 		case c.Kind == OpAdd:
+			_, statErr := os.Stat(tg.from)
 			if err := writeFile(tg.from, c.Content); err != nil {
 				return "", err
 			}
-			fmt.Fprintf(&b, "A %s\n", c.Path)
+			if statErr == nil {
+				fmt.Fprintf(&b, "A %s (replaced the existing file)\n", c.Path)
+			} else {
+				fmt.Fprintf(&b, "A %s\n", c.Path)
+			}
 		case tg.to != "":
 			if err := writeFile(tg.to, c.Content); err != nil {
 				return "", err

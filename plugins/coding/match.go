@@ -1,6 +1,10 @@
 package coding
 
-import "strings"
+import (
+	"strings"
+
+	"golang.org/x/text/unicode/norm"
+)
 
 // matchMode is how strictly two lines must agree.
 type matchMode int
@@ -9,7 +13,7 @@ const (
 	exact      matchMode = iota
 	trimEnd              // trailing whitespace ignored
 	trimmed              // surrounding whitespace ignored
-	normalized           // whitespace runs collapsed, Unicode punctuation folded
+	normalized           // NFC, whitespace runs collapsed, Unicode punctuation folded
 )
 
 func matchLine(a, b string, m matchMode) bool {
@@ -34,8 +38,8 @@ var punct = strings.NewReplacer(
 	"\u00a0", " ", "\u2009", " ", "\u202f", " ", "\u2026", "...",
 )
 
-// normalize is a line with Unicode punctuation folded and whitespace runs
-// collapsed to one space, trimmed.
+// normalize is a line in Unicode NFC with Unicode punctuation folded and
+// whitespace runs collapsed to one space, trimmed.
 func normalize(s string) string {
-	return strings.Join(strings.Fields(punct.Replace(s)), " ")
+	return strings.Join(strings.Fields(punct.Replace(norm.NFC.String(s))), " ")
 }
