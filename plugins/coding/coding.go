@@ -7,10 +7,13 @@
 package coding
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 
 	"github.com/deltakit/delta/plugins/sdk"
 )
@@ -36,14 +39,36 @@ var (
 	_ sdk.Configurer   = (*Tools)(nil)
 )
 
-// Configure takes the agent's plugin config.
+// Configure takes the agent's plugin config; an unknown key (a typo that
+// would otherwise leave a setting silently off) is an error naming the
+// known keys.
 func (t *Tools) Configure(_ context.Context, raw json.RawMessage) error {
 	var c Config
-	if err := json.Unmarshal(raw, &c); err != nil {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		t.Config = c
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		if key, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			return fmt.Errorf("coding plugin config: unknown key %s (known keys: %s)", key, strings.Join(configKeys(), ", "))
+		}
 		return fmt.Errorf("coding plugin config: %w", err)
 	}
 	t.Config = c
 	return nil
+}
+
+// configKeys lists Config's keys, for the unknown-key error.
+func configKeys() []string {
+	var keys []string
+	t := reflect.TypeFor[Config]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		keys = append(keys, name)
+	}
+	return keys
 }
 
 // Tools lists the six tools.

@@ -18,6 +18,22 @@ import (
 	"time"
 )
 
+// SkippedDirs are the directories grep and glob do not descend into unless
+// the search starts inside them: Git's and Delta's own control planes (the
+// run's journal and I/O records under .delta, session state under
+// .sessions), which would otherwise answer every search with the agent's
+// own earlier tool calls. ripgrep skips them as hidden directories.
+var SkippedDirs = []string{".git", ".delta", ".sessions"}
+
+func skipDir(name string) bool {
+	for _, s := range SkippedDirs {
+		if name == s {
+			return true
+		}
+	}
+	return false
+}
+
 // ErrPattern is wrapped for an invalid regex or glob pattern.
 var ErrPattern = errors.New("invalid pattern")
 
@@ -90,8 +106,8 @@ func grepTool(ctx context.Context, t *Tools, ws string, raw json.RawMessage) (st
 	return b.String(), nil
 }
 
-// GrepGo searches in Go: files under Root in lexical order, skipping .git
-// and binary files, at most MaxResults matches; more reports that there
+// GrepGo searches in Go: files under Root in lexical order, skipping the
+// SkippedDirs below Root and binary files, at most MaxResults matches; more reports that there
 // were more.
 func GrepGo(ctx context.Context, o GrepOptions) (matches []Match, more bool, err error) {
 	expr := o.Pattern
@@ -116,7 +132,7 @@ func GrepGo(ctx context.Context, o GrepOptions) (matches []Match, more bool, err
 			return ctx.Err()
 		}
 		if d.IsDir() {
-			if d.Name() == ".git" && p != o.Root {
+			if skipDir(d.Name()) && p != o.Root {
 				return filepath.SkipDir
 			}
 			return nil
@@ -239,14 +255,18 @@ func globTool(ctx context.Context, t *Tools, ws string, raw json.RawMessage) (st
 	if a.Path == "" {
 		a.Path = "."
 	}
-	base, err := t.resolve(ws, a.Path)
+	dir, pattern, err := splitGlobBase(a.Path, a.Pattern)
+	if err != nil {
+		return "", err
+	}
+	base, err := t.resolve(ws, dir)
 	if err != nil {
 		return "", err
 	}
 	if st, err := os.Stat(base); err != nil || !st.IsDir() {
-		return "", fmt.Errorf("path not found or not a directory: %s", a.Path)
+		return "", fmt.Errorf("path not found or not a directory: %s", dir)
 	}
-	files, err := Glob(ctx, base, a.Pattern)
+	files, err := Glob(ctx, base, pattern)
 	if err != nil {
 		return "", err
 	}
@@ -262,7 +282,7 @@ func globTool(ctx context.Context, t *Tools, ws string, raw json.RawMessage) (st
 
 // Glob returns the files under base matching pattern ("**" matches any
 // number of directories, other segments as path.Match), newest first, then
-// by name. .git directories are skipped.
+// by name. The SkippedDirs below base are not searched.
 func Glob(ctx context.Context, base, pattern string) ([]string, error) {
 	if pattern == "" {
 		return nil, fmt.Errorf("%w: empty glob", ErrPattern)
@@ -286,7 +306,7 @@ func Glob(ctx context.Context, base, pattern string) ([]string, error) {
 			return ctx.Err()
 		}
 		if d.IsDir() {
-			if d.Name() == ".git" && p != base {
+			if skipDir(d.Name()) && p != base {
 				return filepath.SkipDir
 			}
 			return nil
@@ -316,6 +336,31 @@ func Glob(ctx context.Context, base, pattern string) ([]string, error) {
 		out[i] = h.path
 	}
 	return out, nil
+}
+
+// splitGlobBase moves a glob pattern's leading literal directories (an
+// absolute "/etc/*", a "../*") into the base directory, so that the base
+// goes through the workspace check like every other path instead of the
+// walk silently finding nothing. ".." after a wildcard is refused.
+func splitGlobBase(dir, pattern string) (string, string, error) {
+	pattern = filepath.ToSlash(pattern)
+	if strings.HasPrefix(pattern, "/") {
+		dir, pattern = "/", strings.TrimLeft(pattern, "/")
+	}
+	segs := strings.Split(pattern, "/")
+	i := 0
+	for i < len(segs)-1 && !strings.ContainsAny(segs[i], "*?[\\") {
+		i++
+	}
+	for _, s := range segs[i:] {
+		if s == ".." {
+			return "", "", fmt.Errorf("%w: %q: \"..\" after a wildcard; set path to the directory instead", ErrPattern, pattern)
+		}
+	}
+	if i > 0 {
+		dir = filepath.Join(append([]string{dir}, segs[:i]...)...)
+	}
+	return dir, strings.Join(segs[i:], "/"), nil
 }
 
 func splitGlob(pattern string) []string {

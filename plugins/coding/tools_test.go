@@ -153,6 +153,8 @@ func TestGrepGoFallback(t *testing.T) {
 	writeFiles(t, ws, map[string]string{
 		"a.go": "package a\n// TODO: one\n", "b/c.py": "x = 1\n# todo two\n", "b/d.go": "// TODO three\n",
 		".git/config": "TODO git\n", "bin": "TODO\x00",
+		".delta/r1/journal.jsonl": "TODO journal\n", ".sessions/s1/history.log": "TODO history\n",
+		"sub/.delta/r2/journal.jsonl": "TODO nested journal\n",
 	})
 	tools := &Tools{Config: Config{NoRipgrep: true}}
 	tests := []struct{ name, args, want string }{
@@ -163,10 +165,15 @@ func TestGrepGoFallback(t *testing.T) {
 		{"none", `{"pattern":"nothing here"}`, "No matches found."},
 		{"bad regex", `{"pattern":"("}`, "error: invalid pattern"},
 		{"missing path", `{"pattern":"x","path":"nope"}`, "error: path not found: nope"},
+		{"explicit path inside .delta", `{"pattern":"TODO","path":".delta"}`, ".delta/r1/journal.jsonl:1:TODO journal\n"},
+		{"explicit path inside .sessions", `{"pattern":"TODO","path":".sessions/s1"}`, ".sessions/s1/history.log:1:TODO history\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := call(t, tools, ws, "grep", tt.args)
+			if tt.name == "all" && res.Output != tt.want {
+				t.Errorf("grep(%s) = %q, want exactly %q (.git, .delta and .sessions skipped)", tt.args, res.Output, tt.want)
+			}
 			if !strings.HasPrefix(res.Output, tt.want) {
 				t.Errorf("grep(%s) = %q, want %q", tt.args, res.Output, tt.want)
 			}
@@ -176,7 +183,8 @@ func TestGrepGoFallback(t *testing.T) {
 
 func TestGlob(t *testing.T) {
 	ws := t.TempDir()
-	writeFiles(t, ws, map[string]string{"a.ts": "", "src/b.ts": "", "src/deep/c.ts": "", "src/d.js": "", ".git/e.ts": ""})
+	writeFiles(t, ws, map[string]string{"a.ts": "", "src/b.ts": "", "src/deep/c.ts": "", "src/d.js": "", ".git/e.ts": "",
+		".delta/r1/f.ts": "", ".sessions/s1/g.ts": ""})
 	now := time.Now()
 	for i, name := range []string{"a.ts", "src/b.ts", "src/deep/c.ts"} { // c newest
 		mt := now.Add(time.Duration(i) * time.Minute)
@@ -188,10 +196,19 @@ func TestGlob(t *testing.T) {
 		{"base path", `{"pattern":"**/*.js","path":"src"}`, "src/d.js\n"},
 		{"none", `{"pattern":"*.rs"}`, "No files found."},
 		{"bad pattern", `{"pattern":"[a"}`, "error: invalid pattern"},
+		{"explicit path inside .delta", `{"pattern":"**/*.ts","path":".delta"}`, ".delta/r1/f.ts\n"},
+		{"pattern inside .sessions", `{"pattern":".sessions/*/*.ts"}`, ".sessions/s1/g.ts\n"},
+		{"absolute pattern outside", `{"pattern":"/etc/*"}`, "error: path is outside the workspace: /etc is not under"},
+		{"parent pattern outside", `{"pattern":"../*"}`, "error: path is outside the workspace: .. is not under"},
+		{"dot-dot after a wildcard", `{"pattern":"*/../*"}`, "error: invalid pattern"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if res := call(t, &Tools{}, ws, "glob", tt.args); !strings.HasPrefix(res.Output, tt.want) {
+			res := call(t, &Tools{}, ws, "glob", tt.args)
+			if tt.name == "double star newest first" && res.Output != tt.want {
+				t.Errorf("glob(%s) = %q, want exactly %q (.git, .delta and .sessions skipped)", tt.args, res.Output, tt.want)
+			}
+			if !strings.HasPrefix(res.Output, tt.want) {
 				t.Errorf("glob(%s) = %q, want %q", tt.args, res.Output, tt.want)
 			}
 		})
@@ -204,5 +221,16 @@ func TestReadFileTruncates(t *testing.T) {
 	res := call(t, &Tools{}, ws, "read_file", `{"file_path":"big.txt"}`)
 	if !strings.Contains(res.Output, "[WARNING: Tool output was truncated.") || len([]rune(res.Output)) > 50500 {
 		t.Errorf("read_file(big) returned %d chars without the truncation warning", len(res.Output))
+	}
+}
+
+func TestConfigureRejectsUnknownKeys(t *testing.T) {
+	err := (&Tools{}).Configure(context.Background(), json.RawMessage(`{"allow_outside_workpace":true}`))
+	want := `coding plugin config: unknown key "allow_outside_workpace" (known keys: allow_outside_workspace, no_ripgrep)`
+	if err == nil || err.Error() != want {
+		t.Errorf("Configure() error = %v, want %q", err, want)
+	}
+	if err := (&Tools{}).Configure(context.Background(), json.RawMessage(`{"no_ripgrep":true}`)); err != nil {
+		t.Errorf("Configure(known key) error = %v", err)
 	}
 }
