@@ -28,6 +28,8 @@ type Toolbox struct {
 	// by maps a tool name to its plugin's client; plugin its plugin name.
 	by     map[string]*Client
 	plugin map[string]string
+	// params is each tool's parameter schema, checked before a call.
+	params map[string]json.RawMessage
 }
 
 var _ engine.Toolbox = (*Toolbox)(nil)
@@ -54,7 +56,7 @@ func NewToolbox(ctx context.Context, refs []agent.PluginRef, opts Options) (*Too
 // name served by two plugins goes to the first listed; a selected tool the
 // plugin does not serve is an error.
 func (h *Host) Toolbox(ctx context.Context) (*Toolbox, error) {
-	tb := &Toolbox{h: h, by: map[string]*Client{}, plugin: map[string]string{}}
+	tb := &Toolbox{h: h, by: map[string]*Client{}, plugin: map[string]string{}, params: map[string]json.RawMessage{}}
 	for _, name := range h.order {
 		ref := h.refs[name]
 		c, err := h.client(name)
@@ -81,6 +83,7 @@ func (h *Host) Toolbox(ctx context.Context) (*Toolbox, error) {
 			tb.specs = append(tb.specs, llm.ToolSpec{Name: s.Name, Description: s.Description, Parameters: params})
 			tb.by[s.Name] = c
 			tb.plugin[s.Name] = name
+			tb.params[s.Name] = params
 		}
 		for _, want := range ref.Tools {
 			if !served[want] {
@@ -100,13 +103,19 @@ func (t *Toolbox) Has(name string) bool { _, ok := t.by[name]; return ok }
 // Plugin names the plugin serving tool name ("" if none).
 func (t *Toolbox) Plugin(name string) string { return t.plugin[name] }
 
-// Call runs one tool call in its plugin. A plugin failure (crash, hang past
+// Call runs one tool call in its plugin, after checking its arguments
+// against the tool's parameter schema (unknown, missing and mistyped
+// top-level parameters become an error observation without calling the
+// plugin). A plugin failure (crash, hang past
 // the timeout, error) becomes an error observation and the run goes on;
 // the returned error is only for a name no plugin serves.
 func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name string, args json.RawMessage) (engine.ToolOutcome, error) {
 	c, ok := t.by[name]
 	if !ok {
 		return engine.ToolOutcome{}, fmt.Errorf("tool %q: %w", name, errNoSuchTool)
+	}
+	if err := checkArgs(t.params[name], args); err != nil {
+		return engine.ToolOutcome{Observation: "error: " + err.Error(), IsError: true, ExitCode: 1}, nil
 	}
 	timeout := t.h.opts.TimeoutMS
 	if timeout <= 0 && run.Agent != nil {
