@@ -36,14 +36,6 @@ type hookContext struct {
 	Timestamp    time.Time      `json:"timestamp"`
 }
 
-// control is output/control.json.
-type control struct {
-	Action  string `json:"action"`
-	Skip    bool   `json:"skip"`
-	Reason  string `json:"reason"`
-	Message string `json:"message"`
-}
-
 // runCommand runs a command hook with the io/hooks file protocol and turns
 // what it left behind into a decision.
 func (r *Runner) runCommand(ctx context.Context, spec agent.HookSpec, req engine.HookRequest) engine.HookDecision {
@@ -56,10 +48,7 @@ func (r *Runner) runCommand(ctx context.Context, spec agent.HookSpec, req engine
 		return failed(req.Name, ref, err.Error())
 	}
 	argv := expandAll(spec.Command, run.AgentHome, run.WorkDir)
-	timeout := time.Duration(spec.TimeoutMS) * time.Millisecond
-	if spec.TimeoutMS <= 0 {
-		timeout = DefaultTimeoutMS * time.Millisecond
-	}
+	timeout := hookTimeout(spec)
 	res := execHook(ctx, argv, run.WorkDir, r.hookEnv(dir, req), req.Payload, timeout, filepath.Join(dir, "execution_meta"))
 	if err := writeMeta(dir, argv, res); err != nil {
 		return failed(req.Name, ref, err.Error())
@@ -67,7 +56,9 @@ func (r *Runner) runCommand(ctx context.Context, spec agent.HookSpec, req engine
 	return decide(req.Name, dir, ref, res, timeout)
 }
 
-// decide reads output/ and the exit status into the hook's decision.
+// decide reads output/ and the exit status into the hook's decision. A
+// control.json action outside the vocabulary (see actions) is a failure,
+// so a pre_tool_execution policy with a typo blocks instead of allowing.
 func decide(name agent.HookName, dir, ref string, res result, timeout time.Duration) engine.HookDecision {
 	switch {
 	case res.startErr != nil:
@@ -75,23 +66,29 @@ func decide(name agent.HookName, dir, ref string, res result, timeout time.Durat
 	case res.timedOut:
 		return failed(name, ref, fmt.Sprintf("timed out after %v and was killed", timeout))
 	case res.canceled:
-		return failed(name, ref, "killed: the run was interrupted while the hook ran")
+		return interrupted(name, ref)
 	}
-	ctl, hasCtl, err := readControl(dir)
+	ctl, _, err := readControl(dir)
 	if err != nil {
 		return failed(name, ref, err.Error())
 	}
-	if name == agent.PreToolExecution {
-		blocked := res.exitCode == 2 || (hasCtl && (strings.EqualFold(ctl.Action, "ABORT") || ctl.Skip))
-		if blocked {
-			return engine.HookDecision{Action: engine.HookBlock, Ref: ref, Reason: blockReason(ctl, res)}
-		}
+	v, err := verdictOf(ctl)
+	if err != nil {
+		return failed(name, ref, err.Error())
+	}
+	if name == agent.PreToolExecution && (res.exitCode == 2 || v == blockIt) {
+		return engine.HookDecision{Action: engine.HookBlock, Ref: ref, Reason: blockReason(ctl, res)}
 	}
 	if res.exitCode != 0 {
 		return failed(name, ref, fmt.Sprintf("exited with code %d%s", res.exitCode, tail(res.stderr)))
 	}
+	if v == blockIt {
+		return failed(name, ref, fmt.Sprintf("output/control.json asks to block, but only pre_tool_execution can block; %s went on", name))
+	}
 	payload, err := os.ReadFile(filepath.Join(dir, "output", "final_payload.json"))
 	switch {
+	case errors.Is(err, fs.ErrNotExist) && v == modify:
+		return failed(name, ref, "output/control.json says modify but the hook wrote no output/final_payload.json")
 	case errors.Is(err, fs.ErrNotExist):
 		return engine.HookDecision{Action: engine.HookContinue, Ref: ref, Reason: ctlReason(ctl)}
 	case err != nil:
@@ -104,41 +101,21 @@ func decide(name agent.HookName, dir, ref string, res result, timeout time.Durat
 	return engine.HookDecision{Action: engine.HookModify, Ref: ref, Payload: payload, Reason: ctlReason(ctl)}
 }
 
-func readControl(dir string) (control, bool, error) {
-	var c control
-	data, err := os.ReadFile(filepath.Join(dir, "output", "control.json"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return c, false, nil
-	}
-	if err != nil {
-		return c, false, fmt.Errorf("read output/control.json: %w", err)
-	}
-	if err := json.Unmarshal(data, &c); err != nil {
-		return c, false, fmt.Errorf("output/control.json: %v", err)
-	}
-	return c, true, nil
-}
-
-func ctlReason(c control) string {
-	if c.Reason != "" {
-		return c.Reason
-	}
-	return c.Message
-}
-
 // blockReason says why a call was blocked: the hook's own words when it
-// gave some, else the end of its stderr.
+// gave some, else the end of its stderr. The engine prefixes it with "the
+// call to X was blocked by the pre_tool_execution hook: ", so it does not
+// say "blocked" again.
 func blockReason(c control, res result) string {
 	if r := ctlReason(c); r != "" {
 		return r
 	}
-	if s := strings.TrimSpace(tail(res.stderr)); s != "" {
-		return "blocked by pre_tool_execution hook" + s
+	if s := strings.TrimPrefix(tail(res.stderr), ": "); s != "" {
+		return s
 	}
 	if res.exitCode == 2 {
-		return "blocked by pre_tool_execution hook (exit code 2)"
+		return "the hook exited with code 2 without a reason"
 	}
-	return "blocked by pre_tool_execution hook"
+	return "output/control.json gave no reason"
 }
 
 // writeInput writes input/context.json and input/payload.json.

@@ -3,9 +3,11 @@ package hooks
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/engine"
@@ -21,7 +23,10 @@ type PluginFunc func(ctx context.Context, plugin string, req engine.HookRequest)
 
 // Options configure a Runner.
 type Options struct {
-	// Stderr receives one warning line per failed hook; nil discards them.
+	// Stderr is not written to: a failed hook is reported in its decision
+	// (Failure), which the engine journals and delta-run shows once.
+	//
+	// Deprecated: kept so that callers setting it still compile.
 	Stderr io.Writer
 	// Plugin answers hooks that name a plugin; nil when no plugins are
 	// wired, and such hooks then fail (recorded, run goes on).
@@ -48,8 +53,10 @@ func New(a *agent.Agent, opts Options) *Runner {
 
 // RunHook runs the hook configured for req.Name. With none configured it
 // answers HookContinue with Ran false. Failures are reported in the
-// decision (Failure), not as an error; the error is only for a cancelled
-// ctx.
+// decision (Failure), not as an error. The error is only for a cancelled
+// ctx, and never for pre_tool_execution: an interrupted policy hook is a
+// block decision ("policy hook interrupted"), so that an engine that goes
+// on after a hook error cannot start the guarded tool.
 func (r *Runner) RunHook(ctx context.Context, req engine.HookRequest) (engine.HookDecision, error) {
 	if r == nil || r.agent == nil {
 		return engine.HookDecision{Action: engine.HookContinue}, nil
@@ -65,23 +72,30 @@ func (r *Runner) RunHook(ctx context.Context, req engine.HookRequest) (engine.Ho
 		d = r.runCommand(ctx, spec, req)
 	}
 	d.Ran = true
-	if d.Failure != "" {
-		r.warnf("hook %s failed: %s", req.Name, d.Failure)
-	}
 	if err := ctx.Err(); err != nil {
+		if req.Name == agent.PreToolExecution {
+			return interrupted(req.Name, d.Ref), nil
+		}
 		return d, fmt.Errorf("hook %s: %w", req.Name, err)
 	}
 	return d, nil
 }
 
-// runPlugin delegates to the plugin host; a missing host or a plugin error
-// is a failure like a command hook's.
+// runPlugin delegates to the plugin host under the hook's timeout, as for
+// a command hook; a missing host, a plugin error or the timeout is a
+// failure like a command hook's.
 func (r *Runner) runPlugin(ctx context.Context, spec agent.HookSpec, req engine.HookRequest) engine.HookDecision {
 	if r.opts.Plugin == nil {
 		return failed(req.Name, "", fmt.Sprintf("hook names plugin %q but no plugins are loaded (list it under plugins: in agent.yaml)", spec.Plugin))
 	}
-	d, err := r.opts.Plugin(ctx, spec.Plugin, req)
-	if err != nil {
+	timeout := hookTimeout(spec)
+	pctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	d, err := r.opts.Plugin(pctx, spec.Plugin, req)
+	switch {
+	case err != nil && ctx.Err() == nil && errors.Is(pctx.Err(), context.DeadlineExceeded):
+		return failed(req.Name, d.Ref, fmt.Sprintf("plugin %q timed out after %v (it is stopped and restarts on the next call)", spec.Plugin, timeout))
+	case err != nil:
 		return failed(req.Name, d.Ref, fmt.Sprintf("plugin %q: %v", spec.Plugin, err))
 	}
 	if d.Action == "" {
@@ -93,6 +107,26 @@ func (r *Runner) runPlugin(ctx context.Context, spec agent.HookSpec, req engine.
 	return d
 }
 
+// hookTimeout is the hook's timeout_ms, or DefaultTimeoutMS.
+func hookTimeout(spec agent.HookSpec) time.Duration {
+	if spec.TimeoutMS <= 0 {
+		return DefaultTimeoutMS * time.Millisecond
+	}
+	return time.Duration(spec.TimeoutMS) * time.Millisecond
+}
+
+// interrupted is the decision of a hook stopped because the run was
+// interrupted: for pre_tool_execution a block (the policy gave no verdict,
+// so the tool must not start), for the others a failure and the run goes
+// on to stop.
+func interrupted(name agent.HookName, ref string) engine.HookDecision {
+	d := failed(name, ref, "interrupted: the run was stopped while the hook ran")
+	if name == agent.PreToolExecution {
+		d.Reason = "policy hook interrupted"
+	}
+	return d
+}
+
 // failed is the decision of a hook that could not give a verdict:
 // pre_tool_execution fails closed (block), every other hook lets the run
 // go on.
@@ -100,15 +134,9 @@ func failed(name agent.HookName, ref, failure string) engine.HookDecision {
 	d := engine.HookDecision{Action: engine.HookContinue, Ref: ref, Failure: failure}
 	if name == agent.PreToolExecution {
 		d.Action = engine.HookBlock
-		d.Reason = "blocked: the pre_tool_execution policy hook failed (fail-closed): " + failure
+		d.Reason = "policy hook failed (fail-closed): " + failure
 	}
 	return d
-}
-
-func (r *Runner) warnf(format string, args ...any) {
-	if r.opts.Stderr != nil {
-		fmt.Fprintf(r.opts.Stderr, "delta: warning: "+format+"\n", args...)
-	}
 }
 
 func (r *Runner) environ() []string {
