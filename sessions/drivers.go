@@ -73,25 +73,65 @@ def _delta_run(code, ns):
 _delta_main()
 `
 
-// nodeDriver is run as node -e nodeDriver. Code runs with
-// vm.runInThisContext, so var, let, const and function declarations of
-// one exec are visible in the next; a returned promise is awaited.
+// nodeDriver is run as node -e nodeDriver. The driver lives in a closure,
+// so user code can neither see nor clobber its names (const fs = …,
+// function pump(){} are the user's own); the few globals it relies on are
+// captured before any user code runs. User code runs with
+// vm.runInThisContext (the main realm: objects from require'd modules are
+// ordinary Arrays and Objects), so var, let, const and function
+// declarations of one exec are visible in the next; a returned promise is
+// awaited. Code with a top-level await that does not compile as a script
+// runs inside an async function instead (see topLevelAwait).
 const nodeDriver = `
-const fs = require('fs'), vm = require('vm'), readline = require('readline');
+(() => {
+const fs = require('fs'), vm = require('vm'), readline = require('readline'), util = require('util');
+const stringify = JSON.stringify, parse = JSON.parse, writeSync = fs.writeSync;
+const errWrite = process.stderr.write.bind(process.stderr), outWrite = process.stdout.write.bind(process.stdout);
 globalThis.require = require;
-process.on('uncaughtException', (e) => { process.stderr.write((e && e.stack || String(e)) + '\n'); });
+process.on('uncaughtException', (e) => { errWrite((e && e.stack || String(e)) + '\n'); });
 process.on('SIGINT', () => {});
 const rep = fs.createWriteStream(null, {fd: 4});
 const rl = readline.createInterface({input: fs.createReadStream(null, {fd: 3})});
 const queue = [];
 let busy = false;
-rl.on('line', (line) => { queue.push(JSON.parse(line)); pump(); });
+rl.on('line', (line) => { queue.push(parse(line)); pump(); });
 rl.on('close', () => process.exit(0));
 // trim drops the driver's own frames from a stack trace.
 function trim(stack) {
   const lines = String(stack).split('\n');
-  const i = lines.findIndex((l) => /at (sigintHandlersWrap|Script\.runInThisContext|Object\.runInThisContext|new Script|createScript)/.test(l));
+  const i = lines.findIndex((l) => /at (sigintHandlersWrap|Script\.runInThisContext|Object\.runInThisContext|new Script|createScript|runCode)/.test(l));
   return (i >= 0 ? lines.slice(0, i) : lines).join('\n');
+}
+// topLevelAwait rewrites code that uses await at the top level into an
+// async function whose last expression statement is returned. Declarations
+// at the start of a line (const x = …, let, var, function f, class C)
+// become globals so later execs see them, as in the node REPL.
+function topLevelAwait(code) {
+  const lines = code.replace(/\s+$/, '').split('\n');
+  const body = lines.map((l) => l
+    .replace(/^(const|let|var)\s+([A-Za-z_$][\w$]*)\s*=/, 'globalThis.$2 =')
+    .replace(/^(async\s+)?function\s*(\*?)\s*([A-Za-z_$][\w$]*)/, 'globalThis.$3 = $1function$2 $3')
+    .replace(/^class\s+([A-Za-z_$][\w$]*)/, 'globalThis.$1 = class $1'));
+  const last = body.length - 1;
+  const m = /^(.*;)?\s*([^;]+?);?\s*$/.exec(body[last]);
+  if (m && !/^\s*(globalThis\.|if\b|for\b|while\b|return\b|throw\b|try\b|[}\]])/.test(m[2])) {
+    body[last] = (m[1] || '') + ' return (' + m[2] + ');';
+  }
+  return '(async () => {\n' + body.join('\n') + '\n})()';
+}
+function runCode(code) {
+  let script;
+  try {
+    script = new vm.Script(code, {filename: '<session>'});
+  } catch (e) {
+    if (!(e instanceof SyntaxError) || !/\bawait\b/.test(code)) throw e;
+    try {
+      script = new vm.Script(topLevelAwait(code), {filename: '<session>'});
+    } catch (e2) {
+      throw e;
+    }
+  }
+  return script.runInThisContext({breakOnSigint: true});
 }
 async function pump() {
   if (busy) return;
@@ -100,16 +140,17 @@ async function pump() {
     const r = queue.shift();
     let rc = 0;
     try {
-      let v = vm.runInThisContext(r.code, {filename: '<session>', breakOnSigint: true});
+      let v = runCode(r.code);
       if (v && typeof v.then === 'function') v = await v;
-      if (v !== undefined) console.log(require('util').inspect(v));
+      if (v !== undefined) outWrite(util.inspect(v) + '\n');
     } catch (e) {
-      process.stderr.write(trim(e && e.stack || String(e)) + '\n');
+      errWrite(trim(e && e.stack || String(e)) + '\n');
       rc = 1;
     }
-    fs.writeSync(1, r.marker); fs.writeSync(2, r.marker);
-    rep.write(JSON.stringify({exit_code: rc}) + '\n');
+    writeSync(1, r.marker); writeSync(2, r.marker);
+    rep.write(stringify({exit_code: rc}) + '\n');
   }
   busy = false;
 }
+})();
 `
