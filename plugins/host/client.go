@@ -13,7 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	hclog "github.com/hashicorp/go-hclog"
 	plugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -56,6 +55,8 @@ type Client struct {
 	bin    Binary
 	config json.RawMessage
 	stderr io.Writer
+	// verbose shows go-plugin's debug messages and exit notices.
+	verbose bool
 
 	mu      sync.Mutex
 	pc      *plugin.Client
@@ -67,7 +68,8 @@ type Client struct {
 }
 
 // NewClient returns a client for bin; config is sent to Configure at every
-// start. Plugin stderr goes to stderr (nil: discarded).
+// start. Plugin stderr goes to stderr once, each line prefixed with
+// "[plugin NAME] " (nil: discarded).
 func NewClient(bin Binary, config map[string]any, stderr io.Writer) (*Client, error) {
 	if config == nil {
 		config = map[string]any{}
@@ -122,11 +124,15 @@ func (c *Client) ensure(ctx context.Context) error {
 		Cmd:              cmd,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		SecureConfig:     &plugin.SecureConfig{Checksum: want, Hash: sha256.New()},
-		Stderr:           c.stderr,
-		StartTimeout:     30 * time.Second,
-		Logger: hclog.New(&hclog.LoggerOptions{
-			Name: "plugin." + c.bin.Name, Output: c.stderr, Level: hclog.Error,
-		}),
+		// The process's stderr (panics, runtime errors), what the plugin
+		// writes to os.Stderr and os.Stdout (go-plugin streams those over
+		// gRPC) and go-plugin's own messages: each on its own line
+		// buffer, so their partial lines do not mix.
+		Stderr:       c.prefixed(),
+		SyncStderr:   c.prefixed(),
+		SyncStdout:   c.prefixed(),
+		StartTimeout: 30 * time.Second,
+		Logger:       pluginLogger(c.bin.Name, c.bin.Path, c.prefixed(), c.verbose),
 	})
 	rpc, err := pc.Client()
 	if err != nil {
@@ -153,6 +159,12 @@ func (c *Client) ensure(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// prefixed is a line writer onto the client's stderr that starts each
+// line with "[plugin NAME] ".
+func (c *Client) prefixed() io.Writer {
+	return newPrefixWriter(c.stderr, "[plugin "+c.bin.Name+"] ")
 }
 
 // stopLocked stops the plugin process and its whole process group.

@@ -26,8 +26,11 @@ const DefaultTimeoutMS = 60000
 type Options struct {
 	// Dir is the plugin directory; "" means lock.Dir().
 	Dir string
-	// Stderr receives the plugins' stderr (nil: discarded).
+	// Stderr receives the plugins' stderr, each line once with a
+	// "[plugin NAME] " prefix, and go-plugin's warnings (nil: discarded).
 	Stderr io.Writer
+	// Verbose adds go-plugin's debug messages (start, exit) to Stderr.
+	Verbose bool
 	// TimeoutMS bounds each tool call; 0 means the agent's tool timeout or
 	// DefaultTimeoutMS.
 	TimeoutMS int
@@ -104,6 +107,7 @@ func (h *Host) client(name string) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.verbose = h.opts.Verbose
 	h.clients[name] = c
 	return c, nil
 }

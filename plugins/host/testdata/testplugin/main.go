@@ -1,5 +1,5 @@
 // Command testplugin is a plugin for the host tests: it echoes, fails,
-// crashes, hangs, reports its pid and config, answers hooks, and writes a
+// crashes, panics, hangs, reports its pid and config, answers hooks, and writes a
 // marker file at start when TESTPLUGIN_MARK names one (so a test can prove
 // a refused binary never ran).
 package main
@@ -25,7 +25,7 @@ func (p *plugin) Configure(_ context.Context, c json.RawMessage) error {
 
 func (p *plugin) Tools(context.Context) ([]sdk.Tool, error) {
 	var tools []sdk.Tool
-	for _, n := range []string{"echo", "fail", "crash", "hang", "pid", "config", "sleep_ctx", "big"} {
+	for _, n := range []string{"echo", "fail", "crash", "hang", "pid", "config", "sleep_ctx", "big", "panic"} {
 		tools = append(tools, sdk.Tool{Name: n, Description: "test tool " + n})
 	}
 	return tools, nil
@@ -47,6 +47,11 @@ func (p *plugin) Call(ctx context.Context, req sdk.CallRequest) (sdk.CallResult,
 		return sdk.Text(string(p.config)), nil
 	case "big":
 		return sdk.Text(strings.Repeat("x", 60000)), nil
+	case "panic":
+		// fd 2 itself: go-plugin streams os.Stderr asynchronously, and
+		// the panic would end the process before that stream is sent.
+		fmt.Fprintln(os.NewFile(2, "stderr"), "about to panic")
+		panic("boom")
 	case "sleep_ctx":
 		<-ctx.Done()
 		return sdk.Text("cancelled"), nil
@@ -58,6 +63,9 @@ type hooks struct{}
 
 func (hooks) Hook(_ context.Context, req sdk.HookRequest) (sdk.HookResponse, error) {
 	if req.Name == "pre_tool_execution" || req.Name == "post_tool_execution" {
+		if req.ToolName == "hang" { // a policy that never answers
+			time.Sleep(time.Hour)
+		}
 		if req.ToolName == "rm" {
 			return sdk.HookResponse{Action: sdk.Block, Reason: "no rm"}, nil
 		}
