@@ -16,7 +16,8 @@ import (
 
 // RunCmd starts a new run (seeds/000 §2.6.1).
 type RunCmd struct {
-	Agent         string `help:"Agent directory." default:"." type:"path"`
+	AgentArg      string `arg:"" optional:"" name:"agent-dir" help:"Agent directory, as an alternative to --agent." type:"path"`
+	Agent         string `help:"Agent directory (default: the current directory)." type:"path"`
 	Message       string `short:"m" help:"Task description or user message (required)." required:""`
 	WorkDir       string `short:"w" name:"work-dir" help:"Workspace directory (default: a new workspace W001, W002 … under the agent; on a terminal without -y you may pick one)." type:"path" placeholder:"DIR"`
 	MaxIterations int    `name:"max-iterations" help:"Maximum iterations of this invocation (default: agent.yaml max_iterations, else 30). Reaching it fails the run with error type max_iterations."`
@@ -31,7 +32,11 @@ type RunCmd struct {
 // Run starts the run.
 func (c *RunCmd) Run() error {
 	io := osStdio()
-	a, err := loadAgent(c.Agent, io)
+	dir, err := c.agentDir()
+	if err != nil {
+		return err
+	}
+	a, err := loadAgent(dir, io)
 	if err != nil {
 		return err
 	}
@@ -82,6 +87,20 @@ func (c *RunCmd) Run() error {
 	}
 	return drive(driveOpts{agent: a, meta: meta, runDir: runDir, provider: provider, llmConfig: llmConfig,
 		message: c.Message, interactive: c.Interactive, verbose: c.Verbose, format: c.Format, io: io})
+}
+
+// agentDir is --agent or the positional AGENT (delta run [AGENT] -m …),
+// else the current directory.
+func (c *RunCmd) agentDir() (string, error) {
+	switch {
+	case c.AgentArg != "" && c.Agent != "" && c.AgentArg != c.Agent:
+		return "", cli.Errorf(cli.ExitUsage, "", "two agent directories: %s and --agent %s", c.AgentArg, c.Agent)
+	case c.AgentArg != "":
+		return c.AgentArg, nil
+	case c.Agent != "":
+		return c.Agent, nil
+	}
+	return ".", nil
 }
 
 // workspace resolves -w, or picks/creates a workspace under the agent.
