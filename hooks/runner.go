@@ -74,7 +74,9 @@ func (r *Runner) RunHook(ctx context.Context, req engine.HookRequest) (engine.Ho
 	d.Ran = true
 	if err := ctx.Err(); err != nil {
 		if req.Name == agent.PreToolExecution {
-			return interrupted(req.Name, d.Ref), nil
+			d = interrupted(req.Name, d.Ref)
+			d.Ran = true
+			return d, nil
 		}
 		return d, fmt.Errorf("hook %s: %w", req.Name, err)
 	}

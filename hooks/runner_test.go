@@ -410,7 +410,7 @@ func TestInterrupted(t *testing.T) {
 	if err != nil {
 		t.Errorf("RunHook(cancelled) error = %v, want none for pre_tool_execution", err)
 	}
-	if d.Action != engine.HookBlock || d.Reason != "policy hook interrupted" || !strings.Contains(d.Failure, "interrupted") {
+	if d.Action != engine.HookBlock || d.Reason != "policy hook interrupted" || !strings.Contains(d.Failure, "interrupted") || !d.Ran {
 		t.Errorf("RunHook(cancelled) = %+v, want block, reason \"policy hook interrupted\"", d)
 	}
 	if got := read(t, filepath.Join(run.RunDir, d.Ref, "execution_meta", "exit_code.txt")); got != "interrupted\n" {
@@ -466,7 +466,7 @@ func TestPluginHookInterrupted(t *testing.T) {
 		return hangingPlugin(pctx, name, req)
 	}
 	d, err := New(a, Options{Plugin: plugin}).RunHook(ctx, engine.HookRequest{Name: agent.PreToolExecution, Run: run})
-	if err != nil || d.Action != engine.HookBlock || d.Reason != "policy hook interrupted" {
+	if err != nil || d.Action != engine.HookBlock || d.Reason != "policy hook interrupted" || !d.Ran {
 		t.Errorf("interrupted policy plugin = %+v, %v; want block \"policy hook interrupted\", no error", d, err)
 	}
 }
