@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -18,10 +19,30 @@ import (
 func TestMain(m *testing.M) { os.Exit(clitest.Main(m)) }
 
 // TestScripts runs testdata/script/*.txtar against the real binaries, with
-// $EXAMPLES pointing at the repository's examples and two commands to
-// compare delta-context with what delta-run sent: lastrequest and rewind.
+// $EXAMPLES pointing at the repository's examples, two commands to compare
+// delta-context with what delta-run sent (lastrequest and rewind), and
+// MODROOT plus the real Go caches to build the host's test plugin.
 func TestScripts(t *testing.T) {
-	clitest.Run(t, "testdata/script", clitest.WithExamples(), clitest.WithCmds(map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	root, err := clitest.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	goenv := map[string]string{}
+	for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
+		out, err := exec.Command("go", "env", k).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		goenv[k] = strings.TrimSpace(string(out))
+	}
+	clitest.Run(t, "testdata/script", clitest.WithExamples(), clitest.WithSetup(func(env *testscript.Env) error {
+		env.Setenv("MODROOT", root)
+		for k, v := range goenv {
+			env.Setenv(k, v)
+		}
+		env.Setenv("GOFLAGS", "-mod=mod")
+		return nil
+	}), clitest.WithCmds(map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"lastrequest": lastRequest,
 		"rewind":      rewind,
 	}))
