@@ -34,12 +34,7 @@ func (CLI) Help() string {
 
 Plugins live in the plugin directory ($DELTA_PLUGIN_DIR, else ~/.delta/plugins) as delta-plugin-NAME, and plugins.lock.json there records for each its version, source, tools and sha256. delta-run loads a plugin only when its binary still has the locked checksum; an agent.yaml entry with an explicit path must match the lock too, and an unlocked delta-plugin-NAME on PATH loads only with allow_path: true.
 
-Agents name plugins in agent.yaml:
-
-    plugins:
-      - name: coding
-        tools: [read_file, apply_patch]   # optional subset
-        config: {allow_outside_workspace: false}
+Agents name plugins in agent.yaml's plugins: list, each with an optional subset of its tools and a config the plugin checks. For example plugins: [{name: coding, tools: [read_file, apply_patch], config: {allow_outside_workspace: false}}] gives the agent two of the coding plugin's tools; delta-agent(5), section PLUGINS, has the block-style form and every key. Plugin output on stderr reaches delta-run's stderr once per line, prefixed "[plugin NAME]".
 
 Exit codes: 0 success; 1 failure (a plugin that does not start, a checksum MISMATCH or missing binary found by verify); 2 usage error.`
 }
