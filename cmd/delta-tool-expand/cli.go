@@ -25,13 +25,14 @@ type CLI struct {
 	Format string `short:"f" enum:"yaml,json" default:"yaml" help:"Output format of the expanded tools: yaml or json."`
 	Check  bool   `xor:"action" help:"Only validate the agent: print nothing on stdout, every problem on stderr, exit 126 when there is one."`
 	Call   string `xor:"action" placeholder:"TOOL" help:"Print the argv and stdin a call of TOOL would execute (nothing is run)."`
-	Args   string `placeholder:"JSON" default:"{}" help:"The call's arguments, a JSON object, as the model would send them (with --call)."`
+	Args   string `placeholder:"JSON" help:"The call's arguments, a JSON object, as the model would send them (with --call; default {})."`
 	Schema bool   `xor:"action" help:"Print the tools as the model sees them: a JSON array of {name, description, parameters}, built-in ask_human included."`
 }
 
 // Help is the long description, and the man page's DESCRIPTION.
 func (CLI) Help() string {
-	return `delta-tool-expand loads an agent exactly as delta-run does (agent.yaml, imports, hooks.yaml, context.yaml) and prints every tool after imports are merged, in the expanded internal form of seeds/000 §2.2.7: the fixed argv (command) and, for each parameter, its type, how it is injected (argument, stdin or option) and its position. exec: tools show their argv with ${name} where a value goes; shell: tools show the sh -c script with "$1", "$2" … so you can check the quoting.
+	return `delta-tool-expand loads an agent exactly as delta-run does (agent.yaml, imports, hooks.yaml, context.yaml) and prints every tool after imports are merged, in the expanded form: each tool as command: (the fixed argv) plus parameters:, each parameter with its type, whether it is required, its default, how it is injected (inject_as: argument, stdin or option) and, for arguments, its position. An exec: tool shows its argv with ${name} where a value goes (inside that one element, never re-split); a shell: tool shows sh -c SCRIPT -- with the script using "$1", "$2" …, so you can check the quoting; raw: true marks a ${name:raw} value the script uses unquoted. Plugin tools are listed with plugin: NAME and no argv.
+The expanded form is itself valid agent.yaml: pasted into tools: (as command: tools) it loads back and builds the same calls (see delta-agent(5), TOOLS).
 With --call TOOL --args JSON it prints {"argv": [...], "stdin": "..." | null}: exactly what would be executed, without running it. With --schema it prints the JSON Schemas the model sees. With --check it validates only. Load problems are listed as file:line:column: message, each with a hint. Deprecation warnings go to stderr. The tool syntax is documented in delta-agent(5).
 Exit codes: 0 ok; 1 the --call arguments or tool name are wrong; 2 bad command line; 126 the agent does not load (every problem is listed on stderr).`
 }
@@ -39,6 +40,12 @@ Exit codes: 0 ok; 1 the --call arguments or tool name are wrong; 2 bad command l
 // Run loads the agent and performs the selected action.
 func (c *CLI) Run(ctx *kong.Context) error {
 	stdout, stderr := ctx.Stdout, ctx.Stderr
+	if c.Args != "" && c.Call == "" {
+		return cli.Errorf(cli.ExitUsage, "name the tool: delta-tool-expand --call TOOL --args JSON", "--args needs --call")
+	}
+	if c.Args == "" {
+		c.Args = "{}"
+	}
 	a, err := load(c.Agent, stderr)
 	if err != nil {
 		return err
@@ -98,7 +105,7 @@ func plural(n int) string {
 	return "s"
 }
 
-// expanded is the printed document: seeds/000 §2.2.7's tools list.
+// expanded is the printed document: the tools list in expanded form.
 type expanded struct {
 	Tools []any `json:"tools" yaml:"tools"`
 }

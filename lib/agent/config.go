@@ -127,10 +127,20 @@ func (l *loader) decodePlugins(d *doc, fp field) []PluginRef {
 	var out []PluginRef
 	seen := map[string]bool{}
 	for _, item := range d.list(fp, "plugins") {
+		if item.Kind == yaml.ScalarNode && item.Tag == "!!str" {
+			d.problem(item, ErrInvalid, "write the entry as a mapping: - name: "+item.Value, "plugins entry %q must be a mapping with a name: key", item.Value)
+			continue
+		}
+		before := len(l.problems)
 		f := d.fields(item, "a plugins entry", pluginKeys)
+		if f == nil {
+			continue
+		}
 		p := PluginRef{Name: d.str(f["name"], "plugin name"), Source: d.pos(item)}
 		if p.Name == "" {
-			d.problem(item, ErrInvalid, "", "plugin entry needs a name")
+			if len(l.problems) == before { // not when the entry's mistake is already reported
+				d.problem(item, ErrInvalid, "", "plugin entry needs a name")
+			}
 			continue
 		}
 		if seen[p.Name] {

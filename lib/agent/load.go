@@ -104,6 +104,9 @@ func (l *loader) locate(path string) (string, error) {
 		return "", fmt.Errorf("resolve agent home %q: %w", dir, err)
 	}
 	if file != "" {
+		if err := checkConfigName(path, file); err != nil {
+			return "", err
+		}
 		if resolved, err := filepath.EvalSymlinks(file); err == nil {
 			file = resolved
 		}
@@ -126,6 +129,18 @@ func (l *loader) locate(path string) (string, error) {
 		return legacy, nil
 	}
 	return "", &LoadError{Problems: []Problem{{File: l.display(l.home), Msg: "no agent.yaml (or legacy config.yaml) in the agent directory", Hint: "create one with: delta init NAME, or see man 5 delta-agent", Err: ErrNoConfig}}}
+}
+
+// checkConfigName refuses a file given as the agent that cannot be its
+// main config (the system prompt, context.yaml, hooks.yaml, a script), so
+// the user is not shown that file's content judged as agent.yaml.
+func checkConfigName(given, file string) error {
+	base := filepath.Base(file)
+	ext := filepath.Ext(base)
+	if (ext == ".yaml" || ext == ".yml") && base != ContextFile && base != HooksFile {
+		return nil
+	}
+	return &LoadError{Problems: []Problem{{File: given, Msg: fmt.Sprintf("expected the agent directory or its agent.yaml (or config.yaml), got %s", base), Hint: "give the agent directory: " + filepath.Dir(given), Err: ErrNoConfig}}}
 }
 
 func exists(path string) bool {

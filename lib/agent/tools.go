@@ -12,7 +12,7 @@ import (
 // Keys of tool definitions, their parameters and imported files.
 var (
 	toolKeys       = []string{"name", "description", "command", "parameters", "exec", "shell", "stdin", "timeout_ms"}
-	paramKeys      = []string{"name", "type", "description", "required", "inject_as", "option_name", "default", "position"}
+	paramKeys      = []string{"name", "type", "description", "required", "inject_as", "option_name", "default", "position", "raw"}
 	importFileKeys = []string{"tools", "imports"}
 )
 
@@ -98,7 +98,14 @@ func (l *loader) homeRel(p string) string {
 func (l *loader) decodeTool(d *doc, item *yaml.Node) (tool.Tool, bool) {
 	n := len(l.problems)
 	f := d.fields(item, "a tool definition", toolKeys)
+	if f == nil {
+		return tool.Tool{}, false
+	}
+	_, hasExec := f["exec"]
+	_, hasShell := f["shell"]
 	def := tool.Definition{
+		HasExec:     hasExec,
+		HasShell:    hasShell,
 		Name:        d.str(f["name"], "tool name"),
 		Description: d.str(f["description"], "tool description"),
 		Exec:        d.str(f["exec"], "exec"),
@@ -113,7 +120,9 @@ func (l *loader) decodeTool(d *doc, item *yaml.Node) (tool.Tool, bool) {
 		def.Command = d.strList(c, "command")
 	}
 	if def.Name == "" {
-		d.problem(item, ErrInvalid, "", "tool needs a name")
+		if len(l.problems) == n { // not when the entry's mistake is already reported
+			d.problem(item, ErrInvalid, "", "tool needs a name")
+		}
 		return tool.Tool{}, false
 	}
 	if !validToolName(def.Name) {
@@ -137,21 +146,35 @@ func (l *loader) decodeTool(d *doc, item *yaml.Node) (tool.Tool, bool) {
 	}
 	t, err := tool.Expand(def)
 	if err != nil {
-		at := item
-		var pe *tool.ParamError
-		switch {
-		case errors.As(err, &pe) && paramNodes[pe.Param] != nil:
-			at = paramNodes[pe.Param]
-		case errors.Is(err, tool.ErrMode):
-		case f["exec"].value != nil:
-			at = f["exec"].value
-		case f["shell"].value != nil:
-			at = f["shell"].value
+		for _, e := range splitErrors(err) {
+			at := item
+			var pe *tool.ParamError
+			switch {
+			case errors.As(e, &pe) && paramNodes[pe.Param] != nil:
+				at = paramNodes[pe.Param]
+			case errors.Is(e, tool.ErrMode):
+			case errors.Is(e, tool.ErrEmptyTemplate) && def.Exec == "" && f["exec"].value != nil:
+				at = f["exec"].value
+			case errors.Is(e, tool.ErrEmptyTemplate) && f["shell"].value != nil:
+				at = f["shell"].value
+			case f["exec"].value != nil:
+				at = f["exec"].value
+			case f["shell"].value != nil:
+				at = f["shell"].value
+			}
+			d.problem(at, errors.Join(ErrInvalid, e), toolHint(e), "tool %q: %v", def.Name, e)
 		}
-		d.problem(at, errors.Join(ErrInvalid, err), toolHint(err), "tool %q: %v", def.Name, err)
 		return tool.Tool{}, false
 	}
 	return t, true
+}
+
+// splitErrors lists the problems Expand joined together.
+func splitErrors(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }
 
 // toolHint suggests a fix for a tool definition error.
@@ -162,7 +185,7 @@ func toolHint(err error) string {
 	case errors.Is(err, tool.ErrRawInExec):
 		return "${name:raw} only exists in shell: mode, where the shell splits and globs the value"
 	case errors.Is(err, tool.ErrOverride):
-		return "parameters: may add description, default and required to a placeholder, but inject_as, position and :raw come from the template"
+		return "parameters: may add description, default and required to a placeholder, but inject_as, position and :raw come from the template (or from where ${name} stands in command:)"
 	case errors.Is(err, tool.ErrUndefinedParameter):
 		return "every explicit parameter of an exec:/shell: tool must appear as ${name} in the template or be named by stdin:"
 	case errors.Is(err, tool.ErrMode):
@@ -186,8 +209,13 @@ func validToolName(s string) bool {
 
 // decodeParam reads one explicit parameter.
 func decodeParam(d *doc, n *yaml.Node) (tool.ParamDef, bool) {
+	before := len(d.l.problems)
 	f := d.fields(n, "a parameter", paramKeys)
+	if f == nil {
+		return tool.ParamDef{}, false
+	}
 	pd := tool.ParamDef{
+		Raw:         d.boolPtr(f["raw"], "raw"),
 		Name:        d.str(f["name"], "parameter name"),
 		Type:        d.strPtr(f["type"], "parameter type"),
 		Description: d.strPtr(f["description"], "parameter description"),
@@ -201,7 +229,9 @@ func decodeParam(d *doc, n *yaml.Node) (tool.ParamDef, bool) {
 		pd.Position = &p
 	}
 	if pd.Name == "" {
-		d.problem(n, ErrInvalid, "", "parameter needs a name")
+		if len(d.l.problems) == before { // not when the entry's mistake is already reported
+			d.problem(n, ErrInvalid, "", "parameter needs a name")
+		}
 		return pd, false
 	}
 	return pd, true

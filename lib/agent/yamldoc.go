@@ -79,7 +79,9 @@ type field struct {
 
 // fields checks that n is a mapping with only known keys (reporting
 // unknown ones with a did-you-mean, and duplicates) and returns its keys.
-// With known == nil any key is accepted.
+// With known == nil any key is accepted. It returns nil (after reporting)
+// when n is not a mapping, so callers can skip the entry and not report
+// the same mistake again as missing keys.
 func (d *doc) fields(n *yaml.Node, what string, known []string) map[string]field {
 	out := map[string]field{}
 	if n == nil {
@@ -87,7 +89,7 @@ func (d *doc) fields(n *yaml.Node, what string, known []string) map[string]field
 	}
 	if n.Kind != yaml.MappingNode {
 		d.problem(n, ErrInvalid, "", "%s must be a mapping (key: value), not %s", what, kindName(n))
-		return out
+		return nil
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]

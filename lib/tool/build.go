@@ -22,12 +22,20 @@ func Build(t Tool, args json.RawMessage) (Call, error) {
 		return Call{}, err
 	}
 	call := Call{}
-	if t.Mode == ModeExec {
+	slots := map[string]bool{}
+	if t.ArgvTemplate != nil {
 		call.Argv = execArgv(t, values)
+		for _, w := range t.ArgvTemplate {
+			for _, p := range w.Parts {
+				slots[p.Param] = p.Param != ""
+			}
+		}
 	} else {
 		call.Argv = slices.Clone(t.Command)
 	}
-	for _, p := range orderedParams(t) {
+	ps := appendedParams(t, slots)
+	last := lastPositioned(ps, values)
+	for i, p := range ps {
 		v, ok := values[p.Name]
 		switch p.InjectAs {
 		case Stdin:
@@ -40,30 +48,44 @@ func Build(t Tool, args json.RawMessage) (Call, error) {
 				call.Argv = append(call.Argv, p.OptionName, v)
 			}
 		case Argument:
-			switch t.Mode {
-			case ModeShell:
-				call.Argv = append(call.Argv, v) // absent optional: "" keeps $N numbering
-			case ModeCommand:
-				if ok {
-					call.Argv = append(call.Argv, v)
-				}
+			// An absent positioned value before a present one is "", so
+			// later values keep their places ($N in a shell: script).
+			if ok || (p.Position != nil && i < last) {
+				call.Argv = append(call.Argv, v)
 			}
 		}
 	}
 	return call, nil
 }
 
-// orderedParams returns the parameters in the order their values are
-// appended: positional ones by position, the others in definition order.
-func orderedParams(t Tool) []Param {
-	ps := slices.Clone(t.Parameters)
-	slices.SortStableFunc(ps, func(a, b Param) int {
-		if a.Position != nil && b.Position != nil {
-			return *a.Position - *b.Position
+// appendedParams returns the parameters whose values follow the fixed argv
+// (or go to stdin), in order: those with a position by position, then the
+// others in definition order. Slots of an argv template are left out.
+func appendedParams(t Tool, slots map[string]bool) []Param {
+	var positioned, rest []Param
+	for _, p := range t.Parameters {
+		switch {
+		case slots[p.Name]:
+		case p.Position != nil && p.InjectAs != Stdin:
+			positioned = append(positioned, p)
+		default:
+			rest = append(rest, p)
 		}
-		return 0
-	})
-	return ps
+	}
+	slices.SortStableFunc(positioned, func(a, b Param) int { return *a.Position - *b.Position })
+	return append(positioned, rest...)
+}
+
+// lastPositioned is the index in ps of the last positioned parameter that
+// has a value, -1 when none has.
+func lastPositioned(ps []Param, values map[string]string) int {
+	last := -1
+	for i, p := range ps {
+		if _, ok := values[p.Name]; ok && p.Position != nil {
+			last = i
+		}
+	}
+	return last
 }
 
 // execArgv fills an exec: template. A word made of one optional parameter

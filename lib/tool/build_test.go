@@ -44,7 +44,28 @@ func TestBuild(t *testing.T) {
 		{"shell", Definition{Name: "t", Shell: "grep ${pattern} ${file} | wc -l"}, `{"file":"data.txt","pattern":"\" ; rm -rf / ; \""}`,
 			Call{Argv: []string{"sh", "-c", `grep "$1" "$2" | wc -l`, "--", `" ; rm -rf / ; "`, "data.txt"}}},
 		{"shell optional absent keeps numbering", Definition{Name: "t", Shell: "echo ${a} ${b}", Parameters: []ParamDef{{Name: "a", Required: ptr(false)}}}, `{"b":"B"}`,
+			Call{Argv: []string{"sh", "-c", `echo ${1:+"$1"} "$2"`, "--", "", "B"}}},
+		{"shell optional absent at the end is no argument", Definition{Name: "t", Shell: "ls -la ${dir}", Parameters: []ParamDef{{Name: "dir", Required: ptr(false)}}}, `{}`,
+			Call{Argv: []string{"sh", "-c", `ls -la ${1:+"$1"}`, "--"}}},
+		{"shell optional quoted by the author stays one word", Definition{Name: "t", Shell: `test -n "${dir}"`, Parameters: []ParamDef{{Name: "dir", Required: ptr(false)}}}, `{"dir":"x"}`,
+			Call{Argv: []string{"sh", "-c", `test -n "$1"`, "--", "x"}}},
+		{"command position orders argv", Definition{Name: "cp", HasCommand: true, Command: []string{"cp"}, Parameters: []ParamDef{{Name: "dst", Position: ptr(1)}, {Name: "src", Position: ptr(0)}}}, `{"dst":"b","src":"a"}`,
+			Call{Argv: []string{"cp", "a", "b"}}},
+		{"command positioned before the others", Definition{Name: "t", HasCommand: true, Command: []string{"x"}, Parameters: []ParamDef{
+			{Name: "o", InjectAs: ptr("option"), OptionName: ptr("-o")}, {Name: "late"}, {Name: "p", Position: ptr(0)}}}, `{"o":"O","late":"L","p":"P"}`,
+			Call{Argv: []string{"x", "P", "-o", "O", "L"}}},
+		{"command absent positioned keeps later positions", Definition{Name: "t", HasCommand: true, Command: []string{"sh", "-c", `echo "$1" "$2"`, "--"}, Parameters: []ParamDef{
+			{Name: "a", Position: ptr(0), Required: ptr(false)}, {Name: "b", Position: ptr(1), Required: ptr(false)}}}, `{"b":"B"}`,
 			Call{Argv: []string{"sh", "-c", `echo "$1" "$2"`, "--", "", "B"}}},
+		{"command absent positioned at the end is dropped", Definition{Name: "t", HasCommand: true, Command: []string{"x"}, Parameters: []ParamDef{
+			{Name: "a", Position: ptr(0)}, {Name: "b", Position: ptr(1), Required: ptr(false)}}}, `{"a":"A"}`,
+			Call{Argv: []string{"x", "A"}}},
+		{"command slots are filled like exec words", Definition{Name: "t", HasCommand: true, Command: []string{"cmd", "--name=${n}", "${f}", "${other}", "${n:raw}"}, Parameters: []ParamDef{{Name: "f", Required: ptr(false)}, {Name: "n"}}}, `{"n":"v w"}`,
+			Call{Argv: []string{"cmd", "--name=v w", "${other}", "${n:raw}"}}},
+		{"command slot value is one element", Definition{Name: "t", HasCommand: true, Command: []string{"echo", "${m}"}, Parameters: []ParamDef{{Name: "m"}}}, `{"m":"; rm -rf / #"}`,
+			Call{Argv: []string{"echo", "; rm -rf / #"}}},
+		{"command fixed variable is literal, not a slot", Definition{Name: "t", HasCommand: true, Command: []string{"${AGENT_HOME}/x.sh"}, Parameters: []ParamDef{{Name: "AGENT_HOME"}}, Vars: map[string]string{"AGENT_HOME": "/h/${y}"}}, `{"AGENT_HOME":"v"}`,
+			Call{Argv: []string{"/h/${y}/x.sh", "v"}}},
 		{"command all injections", serve, `{"dir":"/srv","body":"hello"}`,
 			Call{Argv: []string{"serve", "-v", "/srv", "--port", "8080"}, Stdin: ptr("hello")}},
 		{"command option given", serve, `{"port":9090}`,
@@ -96,7 +117,7 @@ func TestSchema(t *testing.T) {
 	tl := mustExpand(t, Definition{Name: "search", Description: "Search", Exec: "grep ${pattern} ${file}", Parameters: []ParamDef{
 		{Name: "file", Description: ptr("File"), Default: ptr("x")},
 	}})
-	want := `{"type":"object","properties":{"pattern":{"type":"string"},"file":{"type":"string","description":"File"}},"required":["pattern"],"additionalProperties":false}`
+	want := `{"type":"object","properties":{"pattern":{"type":"string"},"file":{"type":"string","description":"File (default: \"x\")","default":"x"}},"required":["pattern"],"additionalProperties":false}`
 	if got := string(Schema(tl)); got != want {
 		t.Errorf("Schema = %s, want %s", got, want)
 	}

@@ -1,7 +1,9 @@
 package tool
 
 import (
+	"encoding/json"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -49,7 +51,7 @@ func TestExpand(t *testing.T) {
 			def: Definition{Name: "t", Shell: "echo ${a}", Parameters: []ParamDef{
 				{Name: "a", InjectAs: ptr("argument"), Position: ptr(0), Type: ptr("string"), Required: ptr(false)},
 			}},
-			want: Tool{Name: "t", Mode: ModeShell, Template: "echo ${a}", Command: []string{"sh", "-c", `echo "$1"`, "--"},
+			want: Tool{Name: "t", Mode: ModeShell, Template: "echo ${a}", Command: []string{"sh", "-c", `echo ${1:+"$1"}`, "--"},
 				Parameters: []Param{{Name: "a", Type: "string", InjectAs: Argument, Position: ptr(0)}}},
 		},
 		{
@@ -116,7 +118,15 @@ func TestExpandErrors(t *testing.T) {
 		{"bad type", Definition{Name: "t", Exec: "x ${a}", Parameters: []ParamDef{{Name: "a", Type: ptr("number")}}}, ErrParameter, "", "a"},
 		{"required with default", Definition{Name: "t", Exec: "x ${a}", Parameters: []ParamDef{{Name: "a", Required: ptr(true), Default: ptr("1")}}}, ErrParameter, "", "a"},
 		{"duplicate parameter", Definition{Name: "t", HasCommand: true, Command: []string{"x"}, Parameters: []ParamDef{{Name: "a"}, {Name: "a"}}}, ErrParameter, "", "a"},
-		{"position in command form", Definition{Name: "t", HasCommand: true, Command: []string{"x"}, Parameters: []ParamDef{{Name: "a", Position: ptr(0)}}}, ErrParameter, "", "a"},
+		{"duplicate position in command form", Definition{Name: "t", HasCommand: true, Command: []string{"x"}, Parameters: []ParamDef{{Name: "a", Position: ptr(0)}, {Name: "b", Position: ptr(0)}}}, ErrParameter, "parameters 'a' and 'b' both have position 0", "b"},
+		{"position on stdin", Definition{Name: "t", HasCommand: true, Command: []string{"x"}, Parameters: []ParamDef{{Name: "a", Position: ptr(0), InjectAs: ptr("stdin")}}}, ErrParameter, "", "a"},
+		{"command slot position override", Definition{Name: "t", HasCommand: true, Command: []string{"cp", "${a}", "${b}"}, Parameters: []ParamDef{{Name: "a"}, {Name: "b", Position: ptr(0)}}},
+			ErrOverride, "Cannot override position for parameter 'b' (inferred: 1, explicit: 0)", "b"},
+		{"command slot as stdin", Definition{Name: "t", HasCommand: true, Command: []string{"cat", "${a}"}, Parameters: []ParamDef{{Name: "a", InjectAs: ptr("stdin")}}}, ErrOverride, "", "a"},
+		{"raw override", Definition{Name: "t", Shell: "ls ${a:raw}", Parameters: []ParamDef{{Name: "a", Raw: ptr(false)}}}, ErrOverride, "Cannot override :raw for parameter 'a' (inferred: true, explicit: false)", "a"},
+		{"raw on an option", Definition{Name: "t", HasCommand: true, Command: []string{"x"}, Parameters: []ParamDef{{Name: "a", Raw: ptr(true), InjectAs: ptr("option"), OptionName: ptr("-a")}}}, ErrParameter, "", "a"},
+		{"empty exec", Definition{Name: "t", HasExec: true}, ErrEmptyTemplate, `exec: is empty; write the program to run and its arguments (exec: "ls -la ${dir}")`, ""},
+		{"blank shell", Definition{Name: "t", Shell: "  ", HasShell: true}, ErrEmptyTemplate, "", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -133,4 +143,96 @@ func TestExpandErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestExpandReportsEveryProblem: one Expand names every problem of a
+// parameter, not only the first.
+func TestExpandReportsEveryProblem(t *testing.T) {
+	_, err := Expand(Definition{Name: "t", HasCommand: true, Command: []string{"x"}, Parameters: []ParamDef{
+		{Name: "p", Type: ptr("integer"), InjectAs: ptr("bogus")},
+		{Name: "q", InjectAs: ptr("option")},
+	}})
+	var got []string
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		var pe *ParamError
+		if !errors.As(e, &pe) || !errors.Is(e, ErrParameter) {
+			t.Errorf("problem %v is not a ParamError matching ErrParameter", e)
+		}
+		got = append(got, e.Error())
+	}
+	want := []string{
+		`parameter 'p' has type "integer"; only "string" is supported`,
+		`parameter 'p' has inject_as "bogus" (want argument, stdin or option)`,
+		`parameter 'q' has inject_as: option but no option_name`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+}
+
+// definitionOf is the expanded form read back as a command: definition, as
+// a user pasting delta-tool-expand's output into agent.yaml gets it.
+func definitionOf(tl Tool) Definition {
+	d := Definition{Name: tl.Name, HasCommand: true, Command: tl.Command}
+	for _, p := range tl.Parameters {
+		inject, req, raw := string(p.InjectAs), p.Required, p.Raw
+		pd := ParamDef{Name: p.Name, Type: ptr(p.Type), InjectAs: &inject, Required: &req, Default: p.Default, Position: p.Position, Raw: &raw}
+		if p.OptionName != "" {
+			pd.OptionName = ptr(p.OptionName)
+		}
+		d.Parameters = append(d.Parameters, pd)
+	}
+	return d
+}
+
+// TestExpandedFormLoadsBack: the expanded form of every definition form
+// is itself a command: definition that builds the same calls.
+func TestExpandedFormLoadsBack(t *testing.T) {
+	defs := []Definition{
+		{Name: "e", Exec: `cmd --name=${n} "fixed word" ${f}`, Stdin: "body", Parameters: []ParamDef{{Name: "f", Required: ptr(false)}}},
+		{Name: "s", Shell: `grep ${pattern:raw} ${file} | head -n "${n}"`, Parameters: []ParamDef{{Name: "file", Required: ptr(false)}, {Name: "n", Default: ptr("5")}}},
+		{Name: "c", HasCommand: true, Command: []string{"cp"}, Parameters: []ParamDef{{Name: "dst", Position: ptr(1)}, {Name: "src", Position: ptr(0)}, {Name: "v", InjectAs: ptr("option"), OptionName: ptr("-S"), Required: ptr(false)}}},
+	}
+	args := []string{`{}`, `{"n":"a b","pattern":"*.go","dst":"D","src":"S"}`, `{"n":"x","f":"F","body":"B","pattern":"p","file":"$(id)","dst":"D","src":"S","v":"~"}`}
+	for _, def := range defs {
+		first := mustExpand(t, def)
+		again, err := Expand(definitionOf(first))
+		if err != nil {
+			t.Fatalf("%s: expanded form does not load back: %v", def.Name, err)
+		}
+		built := 0
+		for _, all := range args {
+			a := argsFor(t, first, all)
+			want, werr := Build(first, a)
+			got, gerr := Build(again, a)
+			if werr == nil {
+				built++
+			}
+			if (werr == nil) != (gerr == nil) {
+				t.Errorf("%s %s: errors differ: %v vs %v", def.Name, a, werr, gerr)
+				continue
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s %s: calls differ (-original +reloaded):\n%s", def.Name, a, diff)
+			}
+		}
+		if built == 0 {
+			t.Errorf("%s: no argument set builds a call; the test compares only errors", def.Name)
+		}
+	}
+}
+
+// argsFor keeps the arguments that name a parameter of tl.
+func argsFor(t *testing.T, tl Tool, all string) json.RawMessage {
+	var m map[string]any
+	if err := json.Unmarshal([]byte(all), &m); err != nil {
+		t.Fatal(err)
+	}
+	for k := range m {
+		if !slices.ContainsFunc(tl.Parameters, func(p Param) bool { return p.Name == k }) {
+			delete(m, k)
+		}
+	}
+	b, _ := json.Marshal(m)
+	return b
 }

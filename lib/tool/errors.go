@@ -10,6 +10,8 @@ import (
 var (
 	// ErrMode: not exactly one of command:, exec:, shell:.
 	ErrMode = errors.New("tool must specify exactly one of: exec, shell, or command")
+	// ErrEmptyTemplate: exec: or shell: given as an empty string.
+	ErrEmptyTemplate = errors.New("empty exec: or shell: template")
 	// ErrMetachar: an operator, redirect, expansion or substitution in an
 	// exec: template.
 	ErrMetachar = errors.New("shell metacharacter in exec: template")

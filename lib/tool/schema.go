@@ -3,6 +3,7 @@ package tool
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 )
 
 // ModelSpec is a tool as the model sees it: a name, a description and the
@@ -20,12 +21,18 @@ const AskHumanName = "ask_human"
 // Schema returns the JSON Schema of a tool's arguments object as the model
 // sees it: every parameter a string property with its description, the
 // required ones listed, no other properties allowed. Properties keep the
-// definition order.
+// definition order. A default is given as "default" and also named in the
+// description, which every provider passes on, so the model knows what
+// leaving the argument out means.
 func Schema(t Tool) json.RawMessage {
 	props := make([]property, len(t.Parameters))
 	var required []string
 	for i, p := range t.Parameters {
-		props[i] = property{Name: p.Name, Type: "string", Description: p.Description}
+		props[i] = property{Name: p.Name, Type: "string", Description: p.Description, Default: p.Default}
+		if p.Default != nil {
+			d, _ := json.Marshal(*p.Default)
+			props[i].Description = strings.TrimSpace(p.Description + " (default: " + string(d) + ")")
+		}
 		if p.Required {
 			required = append(required, p.Name)
 		}
@@ -58,6 +65,7 @@ type property struct {
 	Type        string   `json:"type"`
 	Description string   `json:"description,omitempty"`
 	Enum        []string `json:"enum,omitempty"`
+	Default     *string  `json:"default,omitempty"`
 }
 
 // objectSchema writes an object schema with ordered properties (a Go map

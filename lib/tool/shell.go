@@ -26,8 +26,10 @@ const (
 // only ever travels in argv, never in the script. names lists the
 // parameters in number order.
 // Placeholders naming one of vars are replaced by the variable's value,
-// quoted for its context, and are not parameters.
-func rewriteShell(tmpl string, vars map[string]string) (script string, names []string, raw map[string]bool, err error) {
+// quoted for its context, and are not parameters. A parameter that
+// optional marks and that stands unquoted becomes ${1:+"$1"}: one word
+// when it has a non-empty value, no word at all otherwise (as in exec:).
+func rewriteShell(tmpl string, vars map[string]string, optional map[string]bool) (script string, names []string, raw map[string]bool, err error) {
 	src, phs, err := scanPlaceholders(tmpl)
 	if err != nil {
 		return "", nil, nil, err
@@ -62,7 +64,7 @@ func rewriteShell(tmpl string, vars map[string]string) (script string, names []s
 		}
 		raw[p.Name] = p.Raw
 		b.WriteString(tmpl[pos:p.Start])
-		b.WriteString(positional(n, p.Raw, ctx[i]))
+		b.WriteString(positional(n, p.Raw, optional[p.Name], ctx[i]))
 		pos = p.End
 	}
 	b.WriteString(tmpl[pos:])
@@ -70,14 +72,17 @@ func rewriteShell(tmpl string, vars map[string]string) (script string, names []s
 }
 
 // positional is the text standing for parameter n in context q.
-func positional(n int, raw bool, q quoting) string {
+func positional(n int, raw, optional bool, q quoting) string {
 	ref := "$" + strconv.Itoa(n)
 	if n > 9 {
 		ref = "${" + strconv.Itoa(n) + "}"
 	}
 	quoted := `"` + ref + `"`
-	if raw {
+	switch {
+	case raw:
 		quoted = ref
+	case optional && q == unquoted:
+		return "${" + strconv.Itoa(n) + `:+"` + ref + `"}`
 	}
 	switch q {
 	case inDouble, inHeredoc:

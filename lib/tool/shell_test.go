@@ -29,7 +29,7 @@ func TestRewriteShell(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			script, names, _, err := rewriteShell(tc.tmpl, nil)
+			script, names, _, err := rewriteShell(tc.tmpl, nil, nil)
 			if err != nil {
 				t.Fatalf("rewriteShell(%q): %v", tc.tmpl, err)
 			}
@@ -51,7 +51,7 @@ func TestRewriteShellRejects(t *testing.T) {
 		"echo ${a} ${a:raw}",
 		"echo 'unterminated",
 	} {
-		if _, _, _, err := rewriteShell(tmpl, nil); !errors.Is(err, ErrTemplate) {
+		if _, _, _, err := rewriteShell(tmpl, nil, nil); !errors.Is(err, ErrTemplate) {
 			t.Errorf("rewriteShell(%q) error = %v, want ErrTemplate", tmpl, err)
 		}
 	}

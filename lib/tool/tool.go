@@ -41,7 +41,8 @@ type Tool struct {
 	// Source is where the definition came from, as file:line:column.
 	Source string `json:"-" yaml:"-"`
 	// ArgvTemplate is, for ModeExec, the tokenised template: fixed words
-	// and the slots where parameter values go (see Build).
+	// and the slots where parameter values go (see Build). A ModeCommand
+	// tool whose command: holds ${param} slots has one too.
 	ArgvTemplate []Word `json:"-" yaml:"-"`
 }
 
