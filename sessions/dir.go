@@ -84,7 +84,20 @@ func WorkDir(wd string) (string, error) {
 			return "", fmt.Errorf("get working directory: %w", err)
 		}
 	}
-	return filepath.Abs(wd)
+	abs, err := filepath.Abs(wd)
+	if err != nil {
+		return "", err
+	}
+	if !isDir(abs) {
+		return "", fmt.Errorf("%w: %s", ErrNoWorkDir, abs)
+	}
+	return abs, nil
+}
+
+// isDir reports whether path names an existing directory.
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
 
 // CreateDir makes the directory of the new session id under root. An id

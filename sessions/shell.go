@@ -7,7 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
+
+	"github.com/deltakit/delta/lib/atomicfile"
 )
 
 // Result is what exec prints (seeds/000 §2.3.2), plus timed_out and
@@ -33,11 +36,16 @@ func execShell(dir string, m *Metadata, command string, timeout time.Duration) (
 	if err := os.WriteFile(filepath.Join(dir, ".command"), []byte(command), 0o600); err != nil {
 		return nil, fmt.Errorf("write command: %w", err)
 	}
+	var stdout, stderr bytes.Buffer
+	wd, err := shellWorkDir(dir, m, &stderr)
+	if err != nil {
+		return nil, err
+	}
 	cmd, err := shellCommand(dir, m)
 	if err != nil {
 		return nil, err
 	}
-	var stdout, stderr bytes.Buffer
+	cmd.Dir = wd
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
 	timedOut, err := runGroup(cmd, timeout)
@@ -61,6 +69,30 @@ func execShell(dir string, m *Metadata, command string, timeout time.Duration) (
 	return res, nil
 }
 
+// shellWorkDir returns the directory the next command runs in: the saved
+// one, or, when that is gone, the session's start directory (saved as the
+// new working directory, with a warning on stderr). When both are gone it
+// fails with ErrNoWorkDir: a command must never run in the session's
+// state directory, where it could destroy the session.
+func shellWorkDir(dir string, m *Metadata, stderr *bytes.Buffer) (string, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "work_dir.txt"))
+	if err != nil {
+		return "", fmt.Errorf("read working directory: %w", err)
+	}
+	saved := strings.TrimSuffix(string(data), "\n")
+	if isDir(saved) {
+		return saved, nil
+	}
+	if !isDir(m.WorkDir) {
+		return "", fmt.Errorf("%w: %s (nor the session's start directory %s)", ErrNoWorkDir, saved, m.WorkDir)
+	}
+	if err := atomicfile.WriteNoSync(filepath.Join(dir, "work_dir.txt"), []byte(m.WorkDir+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("save working directory: %w", err)
+	}
+	fmt.Fprintf(stderr, "delta-sessions: warning: the working directory %s is gone; the command runs in the session's start directory %s\n", saved, m.WorkDir)
+	return m.WorkDir, nil
+}
+
 // shellCommand builds the wrapper invocation. A session with saved state
 // starts from an empty environment: env.sh restores every variable, so
 // ones the user unset stay unset.
@@ -79,7 +111,6 @@ func shellCommand(dir string, m *Metadata) (*exec.Cmd, error) {
 	args = append(args, m.Argv[1:]...)
 	args = append(args, "-c", script, filepath.Base(m.Argv[0]), dir)
 	cmd := exec.Command(path, args...)
-	cmd.Dir = dir
 	cmd.Stdin = nil
 	if _, err := os.Stat(filepath.Join(dir, "env.sh")); err == nil {
 		cmd.Env = []string{}

@@ -16,7 +16,7 @@ const bashScript = `__delta_dir=$1; set --
 shopt -s expand_aliases
 if [ -f "$__delta_dir/env.sh" ]; then . "$__delta_dir/env.sh"; fi
 IFS= read -r __delta_wd < "$__delta_dir/work_dir.txt"
-builtin cd -- "$__delta_wd" || echo "delta-sessions: saved working directory is gone; staying in $PWD" >&2
+builtin cd -- "$__delta_wd" 2>/dev/null || echo "delta-sessions: warning: cannot enter $__delta_wd; the command runs in $PWD" >&2
 __delta_save() {
 	__delta_rc=$1
 	{
@@ -56,7 +56,7 @@ const shScript = `__delta_dir=$1; set --
 __delta_ppid=$PPID
 if [ -f "$__delta_dir/env.sh" ]; then . "$__delta_dir/env.sh"; fi
 PPID=$__delta_ppid
-cd -- "$(cat "$__delta_dir/work_dir.txt")" || echo "delta-sessions: saved working directory is gone; staying in $PWD" >&2
+cd -- "$(cat "$__delta_dir/work_dir.txt")" 2>/dev/null || echo "delta-sessions: warning: cannot enter the saved directory; the command runs in $PWD" >&2
 __delta_save() {
 	__delta_rc=$1
 	{ printf '%s\n' '__delta_restore_opts() {'; set +o; printf '%s\n' ':' '}'; } >| "$__delta_dir/.env.sh.new"

@@ -32,6 +32,7 @@ var (
 	ErrUnsupported    = errors.New("unsupported session command")
 	ErrBadID          = errors.New("malformed session id")
 	ErrExists         = errors.New("session already exists")
+	ErrNoWorkDir      = errors.New("working directory does not exist")
 )
 
 // Metadata is metadata.json of a session directory (seeds/000 §2.3.3), plus
