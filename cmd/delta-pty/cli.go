@@ -69,6 +69,8 @@ func fail(w io.Writer, err error) error {
 		hint = "list sessions with: delta-pty list"
 	case errors.Is(err, pty.ErrEnded), errors.Is(err, pty.ErrHolderDead):
 		hint = "start a new session with: delta-pty start"
+	case errors.Is(err, sessions.ErrNoWorkDir):
+		hint = "create the directory or start the session with --cwd DIR"
 	case errors.Is(err, pty.ErrUnknownKey):
 		code = cli.ExitUsage
 	}

@@ -35,6 +35,8 @@ Execs of one session are serialised by a lock (flock on the session's lock file)
 
 Files: sessions live in $DELTA_SESSIONS_DIR, else ./.sessions, one directory per session id (sess_…): metadata.json (session_id, command, argv, kind, created_at, last_executed_at, status, work_dir, execution_count), env.sh (the saved shell state, sourced by the next exec), work_dir.txt, history.log (one JSON line per exec), lock, and for interpreters holder.json (pid, socket), holder.log and holder.exit (why the holder stopped). An ended session keeps its directory with status "terminated".
 
+Working directory: start --cwd needs an existing directory. If the directory a shell session was left in disappears, the next exec runs in the session's start directory (and stays there) with a warning on stderr; if that is gone too, exec fails with a JSON error. A command never runs in the session's own state directory.
+
 Errors are printed as JSON on stdout, {"error": "...", "hint": "..."}, so an agent can read them, and as "delta-sessions: error: …" on stderr.
 
 Examples: "delta-sessions start" → {"session_id": "sess_…", "command": "bash", "work_dir": "…", "status": "active"}; "delta-sessions exec sess_… 'cd /tmp; export A=1'"; "echo 'echo $A; pwd' | delta-sessions exec sess_…"; "delta-sessions start --id sess_py python3"; "delta-sessions exec sess_py 'x = 41'"; "delta-sessions exec sess_py 'x + 1'"; "delta-sessions end sess_py". Agents call these as tools: see examples/interactive-shell and examples/python-repl.
@@ -62,7 +64,9 @@ func classify(w io.Writer, err error) error {
 	case errors.Is(err, sessions.ErrHolderDead):
 		return jsonout.Fail(w, cli.ExitFailed, "the interpreter and its state are gone; start a new session with: delta-sessions start", err)
 	case errors.Is(err, sessions.ErrExists):
-		return jsonout.Fail(w, cli.ExitFailed, "pick another --id or end and reuse none: ids are never reused", err)
+		return jsonout.Fail(w, cli.ExitFailed, "ids are never reused, even after end: pick another --id or leave it out for a random one", err)
+	case errors.Is(err, sessions.ErrNoWorkDir):
+		return jsonout.Fail(w, cli.ExitFailed, "create the directory or start the session with --cwd DIR", err)
 	case errors.Is(err, sessions.ErrUnsupported):
 		return jsonout.Fail(w, cli.ExitUsage, "supported: bash, sh, dash, python3, python, node", err)
 	}

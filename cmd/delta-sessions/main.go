@@ -6,6 +6,9 @@ import (
 	"os"
 
 	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/sessions/jsonout"
 )
 
-func main() { os.Exit(cli.Run("delta-sessions", &CLI{}, os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	os.Exit(cli.Run("delta-sessions", &CLI{}, os.Args[1:], os.Stdout, os.Stderr, jsonout.ParseErrors("delta-sessions")))
+}

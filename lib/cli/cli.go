@@ -53,6 +53,15 @@ func WithCode(code int, hint string, err error) error {
 	return &Error{Code: code, Err: err, Hint: hint}
 }
 
+// ParseErrorHook is an option of Run: when the command line does not
+// parse, Run calls it with stdout and the error before printing the usual
+// error line and returning ExitUsage. Commands whose reader is an agent
+// (delta-sessions, delta-pty) use it to print the error as JSON on stdout.
+type ParseErrorHook func(stdout io.Writer, err error)
+
+// Apply implements kong.Option; the hook is Run's, kong has nothing to do.
+func (ParseErrorHook) Apply(*kong.Kong) error { return nil }
+
 // exitSignal unwinds kong's Exit callback (used by --help and --man) back to
 // Run without calling os.Exit deep inside the program.
 type exitSignal struct{ code int }
@@ -88,6 +97,11 @@ func Run(name string, grammar any, args []string, stdout, stderr io.Writer, opti
 	}
 	ctx, err := parser.Parse(args)
 	if err != nil {
+		for _, o := range options {
+			if hook, ok := o.(ParseErrorHook); ok {
+				hook(stdout, err)
+			}
+		}
 		fmt.Fprintf(stderr, "%s: error: %v\n", name, err)
 		return ExitUsage
 	}

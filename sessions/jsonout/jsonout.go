@@ -39,6 +39,16 @@ func Fail(w io.Writer, code int, hint string, err error) error {
 	return cli.WithCode(code, hint, err)
 }
 
+// ParseErrors is the cli.Run option that prints command-line errors (a
+// missing session id, a bad --timeout, an unknown subcommand) as
+// {"error": …, "hint": "see NAME --help"} on stdout too, so an agent
+// reading stdout learns what was wrong.
+func ParseErrors(name string) cli.ParseErrorHook {
+	return func(w io.Writer, err error) {
+		_ = Print(w, map[string]string{"error": err.Error(), "hint": "see " + name + " --help"})
+	}
+}
+
 // Entry is one session in the JSON array list prints.
 type Entry struct {
 	SessionID string    `json:"session_id"`
