@@ -32,7 +32,7 @@ type CLI struct {
 // Help is the long description, and the man page's DESCRIPTION.
 func (CLI) Help() string {
 	return `delta-tool-expand loads an agent exactly as delta-run does (agent.yaml, imports, hooks.yaml, context.yaml) and prints every tool after imports are merged, in the expanded form: each tool as command: (the fixed argv) plus parameters:, each parameter with its type, whether it is required, its default, how it is injected (inject_as: argument, stdin or option) and, for arguments, its position. An exec: tool shows its argv with ${name} where a value goes (inside that one element, never re-split); a shell: tool shows sh -c SCRIPT -- with the script using "$1", "$2" …, so you can check the quoting; raw: true marks a ${name:raw} value the script uses unquoted. Plugin tools are listed with plugin: NAME and no argv.
-The expanded form is itself valid agent.yaml: pasted into tools: (as command: tools) it loads back and builds the same calls (see delta-agent(5), TOOLS).
+The expanded form is itself valid agent.yaml: its command: tools pasted into tools: load back and build the same calls (see delta-agent(5), TOOLS); plugin tools come from plugins: instead.
 With --call TOOL --args JSON it prints {"argv": [...], "stdin": "..." | null}: exactly what would be executed, without running it. With --schema it prints the JSON Schemas the model sees. With --check it validates only. Load problems are listed as file:line:column: message, each with a hint. Deprecation warnings go to stderr. The tool syntax is documented in delta-agent(5).
 Exit codes: 0 ok; 1 the --call arguments or tool name are wrong; 2 bad command line; 126 the agent does not load (every problem is listed on stderr).`
 }
