@@ -10,4 +10,4 @@ import (
 func TestMain(m *testing.M) { os.Exit(clitest.Main(m)) }
 
 // TestScripts runs testdata/script/*.txtar against the real binaries.
-func TestScripts(t *testing.T) { clitest.Run(t, "testdata/script") }
+func TestScripts(t *testing.T) { clitest.Run(t, "testdata/script", clitest.WithExamples()) }
