@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -43,4 +45,39 @@ func TestGrepRipgrepParsing(t *testing.T) {
 	if _, _, err := GrepRipgrep(context.Background(), fakeRG(t, "", 2), GrepOptions{Pattern: "(", Root: "/w", MaxResults: 2}); !errors.Is(err, ErrPattern) {
 		t.Errorf("GrepRipgrep(exit 2) error = %v, want ErrPattern", err)
 	}
+}
+
+// TestGrepRipgrepSkipsControlDirs checks the arguments rg gets: the
+// SkippedDirs excluded, the user's rg config ignored.
+func TestGrepRipgrepSkipsControlDirs(t *testing.T) {
+	dir := t.TempDir()
+	argsFile := filepath.Join(dir, "args")
+	rg := filepath.Join(dir, "rg")
+	script := "#!/bin/sh\nprintf '%s\\n' \"$@\" > '" + argsFile + "'\nexit 1\n"
+	if err := os.WriteFile(rg, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := GrepRipgrep(context.Background(), rg, GrepOptions{Pattern: "x", Root: "/w", MaxResults: 2}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(argsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	for _, want := range [][]string{{"--no-config"}, {"--glob", "!.git/"}, {"--glob", "!.delta/"}, {"--glob", "!.sessions/"}, {"--", "/w"}} {
+		if !containsRun(args, want) {
+			t.Errorf("rg args %q lack %q", args, want)
+		}
+	}
+}
+
+// containsRun reports whether want occurs in s as consecutive elements.
+func containsRun(s, want []string) bool {
+	for i := 0; i+len(want) <= len(s); i++ {
+		if slices.Equal(s[i:i+len(want)], want) {
+			return true
+		}
+	}
+	return false
 }

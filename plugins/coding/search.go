@@ -204,9 +204,16 @@ func grepFile(p string, re *regexp.Regexp, max int) ([]Match, bool, error) {
 	return out, false, nil
 }
 
-// GrepRipgrep searches with ripgrep (which also honours .gitignore).
+// GrepRipgrep searches with ripgrep, which also skips hidden and
+// .gitignored files. The SkippedDirs are excluded explicitly too (so that
+// an rg config with --hidden does not bring them back; --no-config keeps
+// the user's config out altogether); rg never filters the root it is given,
+// so an explicit path inside one of them is still searched.
 func GrepRipgrep(ctx context.Context, rg string, o GrepOptions) ([]Match, bool, error) {
-	args := []string{"--line-number", "--no-heading", "--with-filename", "--color", "never", "--null", "--sort", "path"}
+	args := []string{"--no-config", "--line-number", "--no-heading", "--with-filename", "--color", "never", "--null", "--sort", "path"}
+	for _, d := range SkippedDirs {
+		args = append(args, "--glob", "!"+d+"/")
+	}
 	if o.CaseInsensitive {
 		args = append(args, "--ignore-case")
 	}
