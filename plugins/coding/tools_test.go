@@ -146,6 +146,11 @@ func TestApplyPatchTool(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ws, "x.py")); !os.IsNotExist(err) {
 		t.Errorf("failed patch created x.py (err %v)", err)
 	}
+	// Add File over an existing file says so.
+	over, _ := json.Marshal(map[string]string{"patch": "*** Begin Patch\n*** Add File: keep.py\n+b\n*** End Patch\n"})
+	if res := call(t, &Tools{}, ws, "apply_patch", string(over)); res.IsError || res.Output != "Success. Updated the following files:\nA keep.py (replaced the existing file)\n" {
+		t.Errorf("apply_patch(Add File over keep.py) = %q", res.Output)
+	}
 }
 
 func TestGrepGoFallback(t *testing.T) {
