@@ -135,7 +135,11 @@ func expandCommand(t *Tool, def Definition) []error {
 		errs = append(errs, applyMetadata(&p, pd)...)
 		t.Parameters = append(t.Parameters, p)
 	}
-	if def.Stdin != "" {
+	switch {
+	case def.Stdin == "":
+	case slices.Contains(slots, def.Stdin):
+		errs = append(errs, &ParamError{Param: def.Stdin, Err: errorf(ErrParameter, "parameter '%s' is both a ${%s} slot in command: and the stdin: parameter", def.Stdin, def.Stdin)})
+	default:
 		if err := addStdinShorthand(t, def); err != nil {
 			errs = append(errs, err)
 		}

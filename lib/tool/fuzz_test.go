@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // FuzzExecTemplate: any template either fails to load or yields words
@@ -84,6 +86,19 @@ func FuzzShellTemplate(f *testing.F) {
 				t.Fatalf("placeholder ${%s} left in script %q", p.Name, script)
 			}
 		}
+		// With every parameter optional (written ${N:+"$N"} where it stands
+		// unquoted) the script still parses and keeps its parameters.
+		def := Definition{Name: "t", Shell: tmpl}
+		for _, p := range tl.Parameters {
+			def.Parameters = append(def.Parameters, ParamDef{Name: p.Name, Required: ptr(false)})
+		}
+		opt, err := Expand(def)
+		if err != nil {
+			t.Fatalf("optional parameters: %v", err)
+		}
+		if _, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(opt.Command[2]), ""); err != nil {
+			t.Fatalf("script %q with optional parameters does not parse: %v", opt.Command[2], err)
+		}
 	})
 }
 
@@ -99,6 +114,9 @@ func FuzzBuildCall(f *testing.F) {
 		mustExpand(f, Definition{Name: "s", Shell: `grep ${pattern} "${file}" | wc -l`, Stdin: "body"}),
 		mustExpand(f, Definition{Name: "c", HasCommand: true, Command: []string{"grep", "-n"}, Parameters: []ParamDef{
 			{Name: "pattern"}, {Name: "file", InjectAs: ptr("option"), OptionName: ptr("--file")}, {Name: "body", InjectAs: ptr("stdin")},
+		}}),
+		mustExpand(f, Definition{Name: "k", HasCommand: true, Command: []string{"grep", "-e", "${pattern}", "--"}, Parameters: []ParamDef{
+			{Name: "file", Position: ptr(1)}, {Name: "pattern"}, {Name: "body", InjectAs: ptr("stdin")},
 		}}),
 	}
 	f.Fuzz(func(t *testing.T, v string) {
