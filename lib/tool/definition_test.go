@@ -123,7 +123,7 @@ func TestExpandErrors(t *testing.T) {
 		{"command slot position override", Definition{Name: "t", HasCommand: true, Command: []string{"cp", "${a}", "${b}"}, Parameters: []ParamDef{{Name: "a"}, {Name: "b", Position: ptr(0)}}},
 			ErrOverride, "Cannot override position for parameter 'b' (inferred: 1, explicit: 0)", "b"},
 		{"command slot as stdin shorthand", Definition{Name: "t", HasCommand: true, Command: []string{"cat", "${a}"}, Stdin: "a", Parameters: []ParamDef{{Name: "a"}}}, ErrParameter, "", "a"},
-				{"command slot as stdin", Definition{Name: "t", HasCommand: true, Command: []string{"cat", "${a}"}, Parameters: []ParamDef{{Name: "a", InjectAs: ptr("stdin")}}}, ErrOverride, "", "a"},
+		{"command slot as stdin", Definition{Name: "t", HasCommand: true, Command: []string{"cat", "${a}"}, Parameters: []ParamDef{{Name: "a", InjectAs: ptr("stdin")}}}, ErrOverride, "", "a"},
 		{"raw override", Definition{Name: "t", Shell: "ls ${a:raw}", Parameters: []ParamDef{{Name: "a", Raw: ptr(false)}}}, ErrOverride, "Cannot override :raw for parameter 'a' (inferred: true, explicit: false)", "a"},
 		{"raw on an option", Definition{Name: "t", HasCommand: true, Command: []string{"x"}, Parameters: []ParamDef{{Name: "a", Raw: ptr(true), InjectAs: ptr("option"), OptionName: ptr("-a")}}}, ErrParameter, "", "a"},
 		{"empty exec", Definition{Name: "t", HasExec: true}, ErrEmptyTemplate, `exec: is empty; write the program to run and its arguments (exec: "ls -la ${dir}")`, ""},
