@@ -10,9 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/deltakit/delta/lib/atomicfile"
 )
@@ -73,6 +76,20 @@ func ResolveDir(dir string) (string, error) {
 		return "", fmt.Errorf("resolve sessions directory %q: %w", dir, err)
 	}
 	return abs, nil
+}
+
+// CommandLine is argv as one shell command line, each argument quoted
+// when it needs it, so what list shows can be run again as it is.
+func CommandLine(argv []string) string {
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		q, err := syntax.Quote(a, syntax.LangBash)
+		if err != nil { // a NUL byte: no shell can take it; show it as Go would
+			q = strconv.Quote(a)
+		}
+		parts[i] = q
+	}
+	return strings.Join(parts, " ")
 }
 
 // WorkDir returns the absolute form of wd, the directory a session

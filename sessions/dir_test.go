@@ -85,3 +85,20 @@ func TestLoadAll(t *testing.T) {
 		t.Errorf("Load(sess_half) = %v, want ErrUnknownSession", err)
 	}
 }
+
+func TestCommandLine(t *testing.T) {
+	tests := []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"bash"}, "bash"},
+		{[]string{"python3", "menu.py"}, "python3 menu.py"},
+		{[]string{"sh", "-c", "echo hi; sleep 1; exit 4"}, "sh -c 'echo hi; sleep 1; exit 4'"},
+		{[]string{"printf", "it's", ""}, `printf "it's" ''`},
+	}
+	for _, tt := range tests {
+		if got := CommandLine(tt.argv); got != tt.want {
+			t.Errorf("CommandLine(%q) = %q, want %q", tt.argv, got, tt.want)
+		}
+	}
+}

@@ -50,7 +50,7 @@ func (s *Store) Start(argv []string, opt StartOptions) (*Metadata, error) {
 		return nil, err
 	}
 	m := &Metadata{
-		SessionID: id, Command: strings.Join(argv, " "), Argv: argv, Kind: kind,
+		SessionID: id, Command: CommandLine(argv), Argv: argv, Kind: kind,
 		CreatedAt: time.Now().UTC().Truncate(time.Second), Status: StatusActive, WorkDir: wd,
 		IdleTimeoutMS: opt.IdleTimeout.Milliseconds(),
 	}

@@ -36,7 +36,7 @@ func (CLI) Help() string {
 
 A detached holder process (its own session; this binary re-executed) owns the pseudo-terminal (creack/pty), 1 MiB of scrollback, a terminal emulator (hinshun/vt10x) and a unix socket in the session directory. The program runs with TERM=xterm-256color in a COLSxROWS terminal (default 80x24).
 
-read prints the output since the previous read with escape sequences stripped (CR LF becomes LF, a bare CR redraws its line, backspace erases): each session has one read cursor. read --screen prints the terminal screen as plain text, trailing blanks trimmed, which is what full-screen programs need. read --raw prints the bytes as written. --until REGEX waits until the output (with --screen, the screen) matches the Go regular expression; --idle DURATION waits until the program has written nothing for that long; --timeout DURATION caps either wait (default 10s). Without --until or --idle read returns at once. write --read and keys --read do the write and return what followed it (output from before the write that was never read is skipped), honouring the same flags.
+read prints the output since the previous read with escape sequences stripped, as the line would look on the terminal: CR LF becomes LF; a bare CR returns to the start of the line (of its row, when a long line wrapped at the terminal width) and what follows overwrites it, so "abcdef\rXY" reads "XYcdef"; backspace at the end of a line erases, cursor left/right and erase-in-line are followed. Each session has one read cursor. The scrollback keeps the last 1 MiB: when unread output was dropped, the text starts with "[… N bytes of older output dropped …]". read --screen prints the terminal screen as plain text, trailing blanks trimmed, which is what full-screen programs need. read --raw prints the bytes as written. --until REGEX waits until the output (with --screen, the screen) matches the Go regular expression; --idle DURATION waits until the program has written nothing for that long; --timeout DURATION caps either wait (default 10s). In --until, ^ and $ match at the start and end of every line ((?m) is implied). Without --until or --idle read returns at once. write --read and keys --read do the write and return what followed it (output from before the write that was never read is skipped), honouring the same flags; without --until or --idle they wait until the program has been quiet for 300ms (at most 5s, or --timeout). Right after start, first read --until the prompt: text written before the program is ready is echoed before its prompt.
 
 read prints {"output": "...", "matched": false, "timed_out": false, "exited": false, "exit_code": null} (exited and exit_code once the program has ended); --text prints only the output. start, write, keys, end and list print JSON; errors print {"error": "...", "hint": "..."} on stdout with a non-zero exit status, and a line on stderr.
 
@@ -105,9 +105,9 @@ func (c *startCmd) Run(k *kong.Context) error {
 type readFlags struct {
 	Screen  bool          `help:"Return the rendered terminal screen instead of the new output." xor:"mode"`
 	Raw     bool          `help:"Return the new output as raw bytes, escape sequences included." xor:"mode"`
-	Until   string        `help:"Wait until the output (the screen with --screen) matches this regular expression." placeholder:"REGEX"`
+	Until   string        `help:"Wait until the output (the screen with --screen) matches this regular expression; ^ and $ match at line boundaries." placeholder:"REGEX"`
 	Idle    time.Duration `help:"Wait until the program has written nothing for this long." placeholder:"DURATION"`
-	Timeout time.Duration `help:"Wait at most this long (default 10s when --until or --idle is given)." placeholder:"DURATION"`
+	Timeout time.Duration `help:"Wait at most this long (default 10s when --until or --idle is given; 5s for a bare write --read)." placeholder:"DURATION"`
 	Text    bool          `help:"Print only the output, as plain text, instead of JSON."`
 }
 
@@ -171,10 +171,24 @@ func (c *writeCmd) Run(k *kong.Context) error {
 	return writeAndRead(k.Stdout, st, c.ID, data, c.ReadBack, &c.readFlags)
 }
 
+// The wait of write --read and keys --read without --until or --idle.
+const (
+	DefaultReadIdle    = 300 * time.Millisecond
+	DefaultReadTimeout = 5 * time.Second
+)
+
 func writeAndRead(w io.Writer, st *pty.Store, id string, data []byte, readBack bool, f *readFlags) error {
 	var opt *pty.ReadOptions
 	if readBack {
 		opt = f.options()
+		if opt.Until == "" && opt.IdleMS == 0 {
+			// --read alone: wait for the program's answer to settle, or
+			// the read would come back before the program wrote anything.
+			opt.IdleMS = DefaultReadIdle.Milliseconds()
+			if opt.TimeoutMS == 0 {
+				opt.TimeoutMS = DefaultReadTimeout.Milliseconds()
+			}
+		}
 	}
 	r, err := st.Write(id, data, opt)
 	if err != nil {

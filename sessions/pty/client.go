@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/deltakit/delta/sessions"
@@ -44,7 +43,7 @@ func (s *Store) Start(argv []string, opt StartOptions) (*Metadata, error) {
 		return nil, fmt.Errorf("terminal size %dx%d: columns and rows must be positive", opt.Cols, opt.Rows)
 	}
 	m := &Metadata{
-		SessionID: id, Command: strings.Join(argv, " "), Argv: argv, WorkDir: wd,
+		SessionID: id, Command: sessions.CommandLine(argv), Argv: argv, WorkDir: wd,
 		CreatedAt: time.Now().UTC().Truncate(time.Second), Status: StatusActive,
 		Cols: opt.Cols, Rows: opt.Rows, IdleTimeoutMS: opt.IdleTimeout.Milliseconds(),
 	}

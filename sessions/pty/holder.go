@@ -348,9 +348,11 @@ func (h *holder) read(opt *ReadOptions) (*ReadResult, error) {
 	var re *regexp.Regexp
 	if opt.Until != "" {
 		var err error
-		if re, err = regexp.Compile(opt.Until); err != nil {
+		if _, err = regexp.Compile(opt.Until); err != nil {
 			return nil, fmt.Errorf("bad --until pattern: %w", err)
 		}
+		// ^ and $ match at line boundaries: people mean a line.
+		re = regexp.MustCompile("(?m)" + opt.Until)
 	}
 	idle := time.Duration(opt.IdleMS) * time.Millisecond
 	timeout := time.Duration(opt.TimeoutMS) * time.Millisecond
@@ -415,9 +417,19 @@ func (h *holder) view(mode string) string {
 	case "raw":
 		return string(h.ring.Since(h.cursor))
 	default:
-		return Strip(h.ring.Since(h.cursor))
+		if n := h.ring.Dropped(h.cursor); n > 0 {
+			return fmt.Sprintf(droppedMarker, n) + Strip(h.ring.Since(h.cursor))
+		}
+		// Carriage returns and line wraps depend on the column the
+		// unread output starts at, which the bytes before it tell.
+		col := Column(h.ring.Before(h.cursor, 4096), h.meta.Cols)
+		return StripAt(h.ring.Since(h.cursor), col, h.meta.Cols)
 	}
 }
+
+// droppedMarker starts a text read whose oldest unread output no longer
+// fits in the scrollback.
+const droppedMarker = "[… %d bytes of older output dropped …]\n"
 
 // screen renders the emulated terminal as plain text.
 func (h *holder) screen() string {

@@ -31,3 +31,19 @@ func (r *ring) Since(off int64) []byte {
 	}
 	return append([]byte(nil), r.buf[off-start:]...)
 }
+
+// Dropped returns how many bytes from absolute offset off on are no longer
+// kept (0 when off is still in the buffer).
+func (r *ring) Dropped(off int64) int64 {
+	return max(0, r.end-int64(len(r.buf))-off)
+}
+
+// Before returns up to n kept bytes that end at absolute offset off.
+func (r *ring) Before(off int64, n int) []byte {
+	start := r.end - int64(len(r.buf))
+	if off <= start || off > r.end {
+		return nil
+	}
+	from := max(start, off-int64(n))
+	return r.buf[from-start : off-start]
+}

@@ -21,7 +21,17 @@ func TestStrip(t *testing.T) {
 		{"osc title st", "\x1b]2;t\x1b\\x", "x"},
 		{"charset", "\x1b(Bok", "ok"},
 		{"keypad mode", "\x1b=\x1b>ok", "ok"},
-		{"backspace", "abc\b\bX", "aX"},
+		{"backspace at the end erases", "abc\b\bX", "aX"},
+		{"backspace inside a line moves back", "abcdef\rabc\b\bX", "aXcdef"},
+		{"backspace erase as shells echo it", "abc\b \b\b \bX", "aX"},
+		{"bare cr overwrites", "abcdef\rXY\n", "XYcdef\n"},
+		{"cr then erase to end of line", "abcdef\rXY\x1b[K\n", "XY\n"},
+		{"erase whole line", "abc\x1b[2Kd", "   d"},
+		{"erase to start", "abcdef\x1b[3D\x1b[1K!", "   !ef"},
+		{"cursor left and right", "abcdef\x1b[4DX\x1b[2CY", "abXdeY"},
+		{"cursor right past the end", "ab\x1b[2Cc", "ab  c"},
+		{"cursor right then overwrite", "$ echo looooong\r\x1b[Cloooong\n", "$loooongooooong\n"},
+		{"cr only touches the last line", "one\ntwo\rT\n", "one\nTwo\n"},
 		{"bare cr redraws", "10%\r20%\r30%\n", "30%\n"},
 		{"trailing cr kept", "abc\r", "abc"},
 		{"tab kept, bell dropped", "a\tb\x07", "a\tb"},
@@ -39,14 +49,57 @@ func TestStrip(t *testing.T) {
 	}
 }
 
+func TestStripAt(t *testing.T) {
+	tests := []struct {
+		name      string
+		in        string
+		col, cols int
+		want      string
+	}{
+		// bash at 10 columns: "# " prompt, then "echo 12345678" wraps after
+		// "echo 123" (the last column); bash writes " \r" to move to the new row.
+		{"bash wrap", "echo 123 \r45678\r\nout\r\n", 2, 10, "echo 12345678\nout\n"},
+		{"no width: cr goes to the line start", "abc\rX", 0, 0, "Xbc"},
+		{"starts mid-line; earlier cells left out", "def\n", 3, 0, "def\n"},
+		{"cr overwrites cells read before", "def\r12", 3, 0, "12def"},
+		{"exactly at the margin wraps on the next character", "abcd", 0, 4, "abcd"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, StripAt([]byte(tt.in), tt.col, tt.cols)); diff != "" {
+				t.Errorf("StripAt(%q, %d, %d) mismatch (-want +got):\n%s", tt.in, tt.col, tt.cols, diff)
+			}
+		})
+	}
+}
+
+func TestColumn(t *testing.T) {
+	tests := []struct {
+		in   string
+		cols int
+		want int
+	}{
+		{"", 80, 0},
+		{"a\nroot@vm:~# ", 80, 11},
+		{"\x1b[1mbold\x1b[0m", 80, 4},
+		{"0123456789ab", 10, 2},
+		{"progress 10%\rprog", 0, 4},
+	}
+	for _, tt := range tests {
+		if got := Column([]byte(tt.in), tt.cols); got != tt.want {
+			t.Errorf("Column(%q, %d) = %d, want %d", tt.in, tt.cols, got, tt.want)
+		}
+	}
+}
+
 // FuzzStrip checks Strip never panics and never lets an escape or other
 // control character (but newline and tab) through.
 func FuzzStrip(f *testing.F) {
-	for _, s := range []string{"\x1b[31mred", "a\r\nb", "\x1b]0;t\x07", "x\b\by", "\x1b", "\x1b[", "\r\r\n"} {
+	for _, s := range []string{"\x1b[31mred", "a\r\nb", "\x1b]0;t\x07", "x\b\by", "\x1b", "\x1b[", "\r\r\n", "ab\rc\x1b[K", "\x1b[9C\x1b[2K\x1b[1K"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		out := Strip(b)
+		out := StripAt(b, len(b)%7, len(b)%5)
 		if !utf8.ValidString(out) {
 			t.Fatalf("Strip(%q) = %q: invalid UTF-8", b, out)
 		}
