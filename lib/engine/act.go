@@ -93,7 +93,7 @@ func (e *Engine) act(ctx context.Context, it int, calls []llm.ToolCall, st callS
 			// The previous engine died while this call ran: its effects are
 			// unknown, so it is reported rather than run a second time.
 			if err := e.result(it, call, ToolOutcome{IsError: true, ExitCode: -1,
-				Observation: "error: this tool call was interrupted before it finished (the engine stopped while it ran); its effects are unknown. Check the workspace before retrying."}); err != nil {
+				Observation: InterruptedCallObservation}); err != nil {
 				return nil, err
 			}
 			continue

@@ -103,3 +103,10 @@ type Toolbox interface {
 	// Close releases what the toolbox started (plugin processes).
 	Close() error
 }
+
+// InterruptedCallObservation is the tool result of a call whose run
+// stopped while it ran (kill -9, crash): the resumed engine journals it and
+// delta-context shows it for a call without ACTION_RESULT, so that both
+// give the model the same text. Its effects are unknown, so it is reported
+// rather than run again.
+const InterruptedCallObservation = "error: this tool call was interrupted before it finished (the engine stopped while it ran); its effects are unknown. Check the workspace before retrying."
