@@ -3,6 +3,7 @@ package contextgen
 import (
 	"fmt"
 
+	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
 )
@@ -11,8 +12,9 @@ import (
 // no result for (the run crashed or was killed between THOUGHT and
 // ACTION_RESULT). Every call must be answered for the conversation to be
 // valid, and the model should know that the call may or may not have had
-// an effect rather than believe it succeeded.
-const NoResultContent = "error: no result was recorded for this tool call (the run was interrupted before it finished); it may or may not have taken effect"
+// an effect rather than believe it succeeded. It is the engine's text, so
+// that delta-context shows what the resumed run sends.
+const NoResultContent = engine.InterruptedCallObservation
 
 // SystemNotePrefix starts the user-role message a SYSTEM_MESSAGE event
 // (engine notices such as loop detection) becomes. A user-role note is

@@ -45,6 +45,7 @@ func TestScripts(t *testing.T) {
 	}), clitest.WithCmds(map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"lastrequest": lastRequest,
 		"rewind":      rewind,
+		"crash":       crash,
 	}))
 }
 
@@ -103,4 +104,36 @@ func rewind(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("no THOUGHT in %s", path)
 	}
 	ts.Check(os.WriteFile(path, []byte(strings.Join(lines[:cut], "")), 0o644))
+}
+
+// crash leaves the workspace's run as kill -9 during its last tool call
+// would: the journal ends at the last ACTION_REQUEST and metadata.json says
+// RUNNING for a process that is gone. The model call records go too, so
+// that lastrequest then sees the resumed run's first.
+func crash(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: crash WORKSPACE")
+	}
+	dir := onlyRun(ts, args[0])
+	path := filepath.Join(dir, "journal.jsonl")
+	lines := strings.SplitAfter(ts.ReadFile(path), "\n")
+	cut := -1
+	for i, line := range lines {
+		var ev journal.Event
+		if json.Unmarshal([]byte(line), &ev) == nil && ev.Type == journal.ActionRequest {
+			cut = i + 1
+		}
+	}
+	if cut < 0 {
+		ts.Fatalf("no ACTION_REQUEST in %s", path)
+	}
+	ts.Check(os.WriteFile(path, []byte(strings.Join(lines[:cut], "")), 0o644))
+	ts.Check(os.RemoveAll(filepath.Join(dir, "io", "invocations")))
+	metaPath := filepath.Join(dir, "metadata.json")
+	var meta map[string]any
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile(metaPath)), &meta))
+	meta["status"], meta["pid"] = "RUNNING", 1<<30 // above Linux's pid_max: no such process
+	data, err := json.Marshal(meta)
+	ts.Check(err)
+	ts.Check(os.WriteFile(metaPath, data, 0o644))
 }
