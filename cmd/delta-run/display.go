@@ -24,7 +24,7 @@ type display struct {
 
 func newDisplay(w io.Writer, verbose bool) *display {
 	d := &display{w: w, verbose: verbose, hidden: map[string]bool{}}
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	if f, ok := w.(interface{ Fd() uintptr }); ok && term.IsTerminal(int(f.Fd())) {
 		_, noColor := os.LookupEnv("NO_COLOR")
 		d.color = !noColor
 	}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/deltakit/delta/contextgen"
@@ -39,8 +38,11 @@ type driveOpts struct {
 // current, and prints the result. The returned error carries the exit code.
 func drive(o driveOpts) error {
 	started := time.Now().UTC()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	stopSignals, release := catchSignals()
+	defer release()
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
 	defer stop()
+	o.io.err = &liveStream{w: o.io.err}
 
 	logFile, err := os.OpenFile(filepath.Join(o.runDir, engine.EngineLog), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {

@@ -243,10 +243,16 @@ func readPid(t *testing.T, path string) int {
 	return pid
 }
 
-// TestInterruptThenContinue: SIGINT while a tool runs stops the tool,
-// journals its interrupted result and ENGINE_END INTERRUPTED, exits 130;
-// continue then completes the run.
+// TestInterruptThenContinue: SIGINT, SIGTERM or SIGHUP (closed terminal)
+// while a tool runs stops the tool, journals its interrupted result and
+// ENGINE_END INTERRUPTED, exits 130; continue then completes the run.
 func TestInterruptThenContinue(t *testing.T) {
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) { interruptThenContinue(t, sig) })
+	}
+}
+
+func interruptThenContinue(t *testing.T, sig os.Signal) {
 	agentDir := slowAgent(t, false)
 	ws := t.TempDir()
 	cmd := deltaRun(t, nil, "run", "--agent", agentDir, "-w", ws, "-m", "go", "--run-id", "int")
@@ -261,7 +267,7 @@ func TestInterruptThenContinue(t *testing.T) {
 	if _, stderr, code := runDelta(t, nil, "continue", "--run-id", "int", "-w", ws, "--force"); code != 1 || !strings.Contains(stderr, "currently executing") {
 		t.Errorf("continue of a live run = %d\n%s", code, stderr)
 	}
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+	if err := cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
 	err := cmd.Wait()
@@ -496,5 +502,38 @@ func TestInterruptDuringModelCall(t *testing.T) {
 	stdout, stderr, code := runDelta(t, env, "continue", "--run-id", "slowmodel", "-w", ws, "--format", "raw")
 	if code != 0 || strings.TrimSpace(stdout) != "finished" {
 		t.Fatalf("continue = %d %q\n%s", code, stdout, stderr)
+	}
+}
+
+// TestClosedStderrPipe: a reader of the live stream that goes away
+// (`delta run … 2>&1 | head -1`) neither kills the run nor leaves it
+// RUNNING: the stream is dropped and the run completes.
+func TestClosedStderrPipe(t *testing.T) {
+	agentDir := writeAgent(t, "llm:\n  provider: scripted\n  script: script.yaml\ntools:\n  - name: touch\n    exec: \"touch ${name}\"\n",
+		map[string]string{"script.yaml": "turns:\n  - tool_calls:\n      - name: touch\n        args: {name: one}\n" +
+			"  - tool_calls:\n      - name: touch\n        args: {name: two}\n  - content: done\n"})
+	ws := t.TempDir()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close() // the reader is gone before the first line
+	cmd := deltaRun(t, nil, "run", "--agent", agentDir, "-w", ws, "-m", "go", "--run-id", "pipe", "--format", "raw")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, w
+	err = cmd.Run()
+	w.Close()
+	if err != nil || strings.TrimSpace(out.String()) != "done" {
+		t.Fatalf("run = %v, stdout %q", err, out.String())
+	}
+	if _, err := os.Stat(filepath.Join(ws, "two")); err != nil {
+		t.Errorf("second tool call did not run: %v", err)
+	}
+	evs := readEvents(t, filepath.Join(ws, ".delta", "pipe", "journal.jsonl"))
+	if end := evs[len(evs)-1]; end.Type != journal.EngineEnd || end.Status != "COMPLETED" {
+		t.Errorf("last event = %+v", end)
+	}
+	if !fileContains(filepath.Join(ws, ".delta", "pipe", "metadata.json"), `"status": "COMPLETED"`)() {
+		t.Error("metadata status is not COMPLETED")
 	}
 }
