@@ -182,6 +182,38 @@ func TestBuildErrors(t *testing.T) {
 	}
 }
 
+// TestComputedFileStaleOutput: output_path left by an earlier build is
+// removed before the generator runs, so a generator that exits 0 without
+// writing is caught (on_missing) instead of serving the old text.
+func TestComputedFileStaleOutput(t *testing.T) {
+	for _, tt := range []struct {
+		onMissing string
+		want      error
+	}{{"error", ErrMissing}, {"skip", nil}} {
+		src := computed("summary", "${AGENT_HOME}/gen.sh")
+		src.OnMissing = tt.onMissing
+		run := testRun(t, nil, src)
+		writeFile(t, filepath.Join(run.AgentHome, "gen.sh"), "#!/bin/sh\nexit 0\n")
+		stale := filepath.Join(run.WorkDir, ".delta", "context_artifacts", "summary.md")
+		writeFile(t, stale, "STALE\n")
+		got, err := New().Build(context.Background(), run)
+		if !errors.Is(err, tt.want) {
+			t.Fatalf("on_missing %s: Build() error = %v, want %v", tt.onMissing, err, tt.want)
+		}
+		if err != nil && !strings.Contains(err.Error(), "exited 0 without writing output_path") {
+			t.Errorf("on_missing %s: error %q does not say the generator wrote nothing", tt.onMissing, err)
+		}
+		for _, m := range got {
+			if strings.Contains(m.Content, "STALE") {
+				t.Errorf("on_missing %s: context holds the stale output: %q", tt.onMissing, m.Content)
+			}
+		}
+		if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("on_missing %s: the stale output is still there (%v)", tt.onMissing, err)
+		}
+	}
+}
+
 func computed(id, cmd string) agent.ContextSource {
 	return agent.ContextSource{Type: agent.SourceComputedFile, ID: id,
 		Generator: &agent.Generator{Command: []string{cmd}}, OutputPath: "${CWD}/.delta/context_artifacts/summary.md"}

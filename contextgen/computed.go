@@ -2,7 +2,9 @@ package contextgen
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -48,10 +50,18 @@ func (b *Builder) computedSource(ctx context.Context, run engine.RunInfo, src ag
 		return Part{}, fmt.Errorf("%w: computed_file source with a generator command needs output_path", ErrSource)
 	}
 	argv := ExpandAll(g.Command, run.AgentHome, run.WorkDir)
+	// A file left by an earlier build must not pass for this one's output:
+	// a generator that exits 0 without writing would serve stale text.
+	if err := os.Remove(outPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Part{}, fmt.Errorf("remove the previous output %q before running the generator: %w", outPath, err)
+	}
 	if err := runGenerator(ctx, argv, run, generatorEnv(b.environ(run.Agent), run), timeout); err != nil {
 		return Part{}, err
 	}
 	content, ok, err := readMaybe(outPath, src.OnMissing)
+	if errors.Is(err, ErrMissing) {
+		return Part{}, fmt.Errorf("generator %q exited 0 without writing output_path: %w", argv[0], err)
+	}
 	if err != nil {
 		return Part{}, fmt.Errorf("generator %q ran but its output: %w", argv[0], err)
 	}
