@@ -15,7 +15,7 @@ import (
 type ContinueCmd struct {
 	RunID         string `name:"run-id" help:"The run to continue (see list-runs)." required:""`
 	WorkDir       string `short:"w" name:"work-dir" help:"Workspace holding the run (default: the current directory and, in an agent directory, its workspaces W001 …)." type:"path" placeholder:"DIR"`
-	Message       string `short:"m" help:"Message: the answer when WAITING_FOR_INPUT (unless -i asks it on the terminal); required for COMPLETED and FAILED; optional for INTERRUPTED."`
+	Message       string `short:"m" help:"Message: the answer when WAITING_FOR_INPUT (unless -i asks it on the terminal); required for COMPLETED and FAILED; optional for INTERRUPTED (the answer when the run stopped while ask_human waited)."`
 	MaxIterations int    `name:"max-iterations" help:"Maximum iterations of this invocation (default: the run's limit)."`
 	Verbose       bool   `short:"v" help:"Show more detail in the live stream."`
 	Interactive   bool   `short:"i" help:"Answer ask_human on the terminal."`

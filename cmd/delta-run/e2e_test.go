@@ -537,3 +537,50 @@ func TestClosedStderrPipe(t *testing.T) {
 		t.Error("metadata status is not COMPLETED")
 	}
 }
+
+// TestInterruptedAskHumanContinueAnswers: Ctrl-C while -i waits for the
+// answer leaves the question open; continue -m MSG answers it with MSG
+// (seeds/000 §2.5: a pending ask_human gets its result before the model
+// turns again) instead of asking again and dropping MSG.
+func TestInterruptedAskHumanContinueAnswers(t *testing.T) {
+	agentDir := writeAgent(t, "llm:\n  provider: scripted\n  script: script.yaml\n",
+		map[string]string{"script.yaml": "turns:\n  - tool_calls:\n      - name: ask_human\n        args: {prompt: \"What is your name?\"}\n  - content: done\n"})
+	ws := t.TempDir()
+	r, w, err := os.Pipe() // stdin that stays open and silent
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	cmd := deltaRun(t, nil, "run", "-i", "--agent", agentDir, "-w", ws, "-m", "go", "--run-id", "ask")
+	cmd.Stdin = r
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	journalPath := filepath.Join(ws, ".delta", "ask", "journal.jsonl")
+	waitFor(t, "the question", fileContains(journalPath, "HUMAN_INPUT_REQUEST"))
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	var ee *exec.ExitError
+	if err := cmd.Wait(); !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exit = %v, want 130\n%s", err, errb.String())
+	}
+	stdout, stderr, code := runDelta(t, nil, "continue", "--run-id", "ask", "-w", ws, "-m", "Alice", "--format", "raw")
+	if code != 0 || strings.TrimSpace(stdout) != "done" {
+		t.Fatalf("continue = %d %q\n%s", code, stdout, stderr)
+	}
+	evs := readEvents(t, journalPath)
+	got := ofType(evs, journal.HumanInputReceived)
+	if len(got) != 1 || got[0].Response != "Alice" {
+		t.Errorf("HUMAN_INPUT_RECEIVED = %+v", got)
+	}
+	if n := len(ofType(evs, journal.UserMessage)); n != 1 {
+		t.Errorf("%d USER_MESSAGE events, want only the task", n)
+	}
+	if n := len(ofType(evs, journal.HumanInputRequest)); n != 1 {
+		t.Errorf("%d HUMAN_INPUT_REQUEST events, want 1", n)
+	}
+}

@@ -77,6 +77,9 @@ func (e *Engine) askHuman(ctx context.Context, it int, call llm.ToolCall, st cal
 			return nil, e.answered(it, call, answer, true)
 		}
 	}
+	if e.answer != "" {
+		return nil, e.answerWithMessage(it, call, a, st.asked[call.ID])
+	}
 	q := Interaction{Prompt: a.Prompt, InputType: a.InputType, Sensitive: a.Sensitive, CallID: call.ID}
 	if e.Interactive && e.Asker != nil {
 		if !st.asked[call.ID] {
@@ -144,6 +147,22 @@ func (e *Engine) answered(it int, call llm.ToolCall, answer string, journalRecei
 	}
 	_ = os.Remove(dir) // only when empty
 	return nil
+}
+
+// answerWithMessage answers an ask_human call left open by an earlier
+// invocation with this invocation's message (continue -m on an INTERRUPTED
+// run): the question is journaled if it was not, then its answer.
+func (e *Engine) answerWithMessage(it int, call llm.ToolCall, a askArgs, asked bool) error {
+	answer := e.answer
+	e.answer, e.Message = "", ""
+	if !asked {
+		if err := e.append(&journal.Event{Type: journal.HumanInputRequest, Iteration: it, CallID: call.ID,
+			Prompt: a.Prompt, InputType: a.InputType, Sensitive: a.Sensitive}); err != nil {
+			return err
+		}
+	}
+	e.Log.Printf("iteration %d: the message of this invocation answers ask_human (call %s)", it, call.ID)
+	return e.answered(it, call, answer, true)
 }
 
 // readResponse reads interaction/response.txt; ok is false when absent.

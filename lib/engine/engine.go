@@ -60,6 +60,10 @@ type Engine struct {
 	// LoopWindow is how many identical consecutive tool-call turns trigger
 	// a loop warning; 0 means 3, negative disables detection.
 	LoopWindow int
+
+	// answer is Message while resuming: the answer for an ask_human call
+	// left without one. Taking it clears Message.
+	answer string
 }
 
 // Start journals ENGINE_START and runs the loop until the run completes,
@@ -89,7 +93,14 @@ func (e *Engine) loop(ctx context.Context) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	if out, done, err := e.resume(ctx, events); err != nil || done {
+	// A run stopped while ask_human waited (Ctrl-C during -i, a crash)
+	// has no response.txt: the message given to this invocation is then
+	// the answer to that question rather than a new user turn, so that
+	// it is neither lost nor asked for a second time.
+	e.answer = e.Message
+	out, done, err := e.resume(ctx, events)
+	e.answer = ""
+	if err != nil || done {
 		return out, err
 	}
 	if e.Message != "" {
