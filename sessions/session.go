@@ -61,7 +61,7 @@ func (s *Store) Start(argv []string, opt StartOptions) (*Metadata, error) {
 	if kind.Held() {
 		err = SpawnHolder(dir, opt.Holder)
 	} else {
-		_, err = execShell(dir, m, ":", DefaultTimeout)
+		_, err = execShell(dir, m, ":", DefaultTimeout, s.MaxOutput)
 	}
 	if err != nil {
 		os.RemoveAll(dir)
@@ -151,7 +151,8 @@ func (s *Store) Exec(id, command string, timeout time.Duration) (*Result, error)
 			}
 			return nil, err
 		}
-	} else if res, err = execShell(dir, m, command, timeout); err != nil {
+		res.Stdout, res.Stderr = capOutput(res.Stdout, s.MaxOutput), capOutput(res.Stderr, s.MaxOutput)
+	} else if res, err = execShell(dir, m, command, timeout, s.MaxOutput); err != nil {
 		return nil, err
 	}
 	m.ExecutionCount++

@@ -1,9 +1,9 @@
 package sessions
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,15 +29,16 @@ type Result struct {
 const TimeoutExitCode = 124
 
 // execShell runs command in the shell session at dir: restore, run, dump.
-func execShell(dir string, m *Metadata, command string, timeout time.Duration) (*Result, error) {
+// Each of stdout and stderr keeps at most maxOutput bytes (0: all).
+func execShell(dir string, m *Metadata, command string, timeout time.Duration, maxOutput int) (*Result, error) {
 	for _, f := range []string{".saved", ".env.sh.new", ".work_dir.txt.new"} {
 		_ = os.Remove(filepath.Join(dir, f))
 	}
 	if err := os.WriteFile(filepath.Join(dir, ".command"), []byte(command), 0o600); err != nil {
 		return nil, fmt.Errorf("write command: %w", err)
 	}
-	var stdout, stderr bytes.Buffer
-	wd, err := shellWorkDir(dir, m, &stderr)
+	stdout, stderr := &capWriter{limit: maxOutput}, &capWriter{limit: maxOutput}
+	wd, err := shellWorkDir(dir, m, stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +47,7 @@ func execShell(dir string, m *Metadata, command string, timeout time.Duration) (
 		return nil, err
 	}
 	cmd.Dir = wd
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	start := time.Now()
 	timedOut, err := runGroup(cmd, timeout)
 	elapsed := time.Since(start)
@@ -74,7 +75,7 @@ func execShell(dir string, m *Metadata, command string, timeout time.Duration) (
 // new working directory, with a warning on stderr). When both are gone it
 // fails with ErrNoWorkDir: a command must never run in the session's
 // state directory, where it could destroy the session.
-func shellWorkDir(dir string, m *Metadata, stderr *bytes.Buffer) (string, error) {
+func shellWorkDir(dir string, m *Metadata, stderr io.Writer) (string, error) {
 	data, err := os.ReadFile(filepath.Join(dir, "work_dir.txt"))
 	if err != nil {
 		return "", fmt.Errorf("read working directory: %w", err)

@@ -53,6 +53,10 @@ type Metadata struct {
 // Store is a directory of sessions: $DELTA_SESSIONS_DIR, else ./.sessions.
 type Store struct {
 	Dir string
+	// MaxOutput caps each of stdout and stderr of an exec result in bytes
+	// (head and tail kept, the middle replaced by a marker); 0: no cap.
+	// NewStore sets DefaultMaxOutput.
+	MaxOutput int
 }
 
 // DefaultDir returns the sessions directory from the environment.
@@ -70,7 +74,7 @@ func NewStore(dir string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Store{Dir: abs}, nil
+	return &Store{Dir: abs, MaxOutput: DefaultMaxOutput}, nil
 }
 
 // Path returns the directory of session id.

@@ -31,6 +31,8 @@ Shell sessions (bash, the default; sh/dash) keep no process between execs. Each 
 
 Interpreter sessions (python3, node) keep a live interpreter in a small detached holder process (its own session, a unix socket in the session directory), so variables, imports and definitions persist. The value of a final expression is printed, as in a REPL. An uncaught exception gives exit_code 1 with the traceback on stderr, and the interpreter lives on; so does sys.exit(N) (exit_code N). node runs the code in the main context with the driver's own names hidden in a closure, so "const fs = require('fs')" or a function named like anything of the driver is the user's own; require is a global. Top-level await works: such code runs in an async function whose declarations at the start of a line (const, let, var, function, class) become globals, and whose last expression is printed. If the interpreter itself dies, a fresh one is started and the result says "state_lost": true. A holder stops after --idle-timeout without use (default 30m), on end, or when killed; exec then fails with {"error": "holder not running (…)", "status": "dead", "hint": …}.
 
+Output: exec returns at most --max-output bytes (default 30000, as seeds/001 §5.2 for shell output) of each of stdout and stderr: the first and the last halves, with "[… N bytes of output cut from the middle by delta-sessions (exec --max-output) …]" between them. Shell sessions keep only that much in memory however much the command prints; an interpreter's output is cut when the exec ends.
+
 Execs of one session are serialised by a lock (flock on the session's lock file), never interleaved. exec --timeout (default 10s, as seeds/001) stops a command: its process group gets SIGTERM, then SIGKILL 2 seconds later; the result has exit_code 124, "timed_out": true and a timeout message on stderr, and the session stays usable. An interpreter gets SIGINT first and keeps its state when it recovers (KeyboardInterrupt); otherwise it is killed and restarted ("state_lost": true).
 
 Files: sessions live in $DELTA_SESSIONS_DIR, else ./.sessions, one directory per session id (sess_…): metadata.json (session_id, command, argv, kind, created_at, last_executed_at, status, work_dir, execution_count), env.sh (the saved shell state, sourced by the next exec), work_dir.txt, history.log (one JSON line per exec), lock, and for interpreters holder.json (pid, socket), holder.log and holder.exit (why the holder stopped). An ended session keeps its directory with status "terminated".
@@ -95,9 +97,10 @@ func (c *startCmd) Run(k *kong.Context) error {
 }
 
 type execCmd struct {
-	ID      string        `arg:"" name:"session_id" help:"Session id from start."`
-	Command []string      `arg:"" optional:"" help:"The command; joined with spaces. Read from stdin when absent."`
-	Timeout time.Duration `default:"10s" help:"Kill the command after this long (0: no limit)."`
+	ID        string        `arg:"" name:"session_id" help:"Session id from start."`
+	Command   []string      `arg:"" optional:"" help:"The command; joined with spaces. Read from stdin when absent."`
+	Timeout   time.Duration `default:"10s" help:"Kill the command after this long (0: no limit)."`
+	MaxOutput int           `name:"max-output" default:"30000" help:"Return at most this many bytes of each of stdout and stderr: the first and last halves, with a marker saying how much was cut (0: no limit)." placeholder:"BYTES"`
 
 	In io.Reader `kong:"-"`
 }
@@ -111,6 +114,7 @@ func (c *execCmd) Run(k *kong.Context) error {
 	if err != nil {
 		return classify(k.Stdout, err)
 	}
+	st.MaxOutput = c.MaxOutput
 	res, err := st.Exec(c.ID, string(command), c.Timeout)
 	if err != nil {
 		return classify(k.Stdout, err)
