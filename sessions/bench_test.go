@@ -100,7 +100,7 @@ func BenchmarkShellWrapper(b *testing.B) {
 		cmd, _ := shellCommand(dir, m)
 		var o, e bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &o, &e
-		if _, err := runGroup(cmd, DefaultTimeout); err != nil {
+		if _, err := runGroup(cmd, DefaultTimeout, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

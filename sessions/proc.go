@@ -48,7 +48,8 @@ func itoa(n int64) string {
 // (if positive) passes first, the whole group gets SIGTERM, then SIGKILL
 // after killGrace, and timedOut is true. Background children that keep
 // the output pipes open do not hold up the return for long (WaitDelay).
-func runGroup(cmd *exec.Cmd, timeout time.Duration) (timedOut bool, err error) {
+// started, when not nil, is told the group's id once it runs.
+func runGroup(cmd *exec.Cmd, timeout time.Duration, started func(pgid int)) (timedOut bool, err error) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
@@ -56,6 +57,9 @@ func runGroup(cmd *exec.Cmd, timeout time.Duration) (timedOut bool, err error) {
 	cmd.WaitDelay = 250 * time.Millisecond
 	if err := cmd.Start(); err != nil {
 		return false, err
+	}
+	if started != nil {
+		started(cmd.Process.Pid)
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()

@@ -49,7 +49,9 @@ func execShell(dir string, m *Metadata, command string, timeout time.Duration, m
 	cmd.Dir = wd
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	start := time.Now()
-	timedOut, err := runGroup(cmd, timeout)
+	killLeftover(dir, stderr)
+	timedOut, err := runGroup(cmd, timeout, func(pgid int) { recordRunning(dir, pgid) })
+	clearRunning(dir)
 	elapsed := time.Since(start)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", m.Argv[0], err)

@@ -1,0 +1,106 @@
+package sessions
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/deltakit/delta/lib/atomicfile"
+)
+
+// The lock that serialises execs dies with its client, but a shell
+// command does not: a client killed with SIGKILL leaves its command
+// running in its process group. So each shell exec records that group in
+// running.json while it runs, and the next exec, holding the lock, kills
+// what is left of it before it starts: execs never interleave.
+
+// runningFile names the record of the exec in progress.
+const runningFile = "running.json"
+
+// running identifies an exec's process group. The leader's start time
+// (in clock ticks since boot, /proc/PID/stat) tells our group from a new
+// one that got the same id after ours ended.
+type running struct {
+	PGID  int    `json:"pgid"`
+	Start uint64 `json:"start_time"`
+}
+
+// recordRunning notes that process group pgid runs an exec of dir.
+func recordRunning(dir string, pgid int) {
+	data, _ := json.Marshal(running{PGID: pgid, Start: startTime(pgid)})
+	_ = atomicfile.WriteNoSync(filepath.Join(dir, runningFile), data, 0o600)
+}
+
+// clearRunning removes the record once the exec has finished.
+func clearRunning(dir string) { _ = os.Remove(filepath.Join(dir, runningFile)) }
+
+// killLeftover kills the process group of an earlier exec whose client
+// died, if any of it still runs, and says so on notes.
+func killLeftover(dir string, notes io.Writer) {
+	data, err := os.ReadFile(filepath.Join(dir, runningFile))
+	if err != nil {
+		return
+	}
+	defer clearRunning(dir)
+	var r running
+	if json.Unmarshal(data, &r) != nil || r.PGID <= 1 {
+		return
+	}
+	if syscall.Kill(-r.PGID, 0) != nil {
+		return // the whole group is gone
+	}
+	// A live leader with another start time heads a new group that
+	// reused the id; with no leader, the group can only be ours (Linux
+	// gives no process the id of a process group still in use).
+	if st := startTime(r.PGID); st != 0 && st != r.Start {
+		return
+	}
+	// SIGKILL, not SIGTERM: a shell's EXIT trap would save its state
+	// over the session's, and nobody waits for its result.
+	_ = syscall.Kill(-r.PGID, syscall.SIGKILL)
+	// Wait (briefly) for the leader to die; it stays a zombie when its
+	// parent, the dead client, left it to an init that does not reap.
+	for i := 0; i < 100 && living(r.PGID); i++ {
+		time.Sleep(5 * time.Millisecond)
+	}
+	fmt.Fprintf(notes, "delta-sessions: warning: the previous exec's client died while its command ran; that command (process group %d) was still running and has been killed\n", r.PGID)
+}
+
+// living reports whether process pid exists and is not a zombie.
+func living(pid int) bool {
+	f := statFields(pid)
+	return len(f) > 0 && string(f[0]) != "Z" && string(f[0]) != "X"
+}
+
+// statFields returns the fields of /proc/PID/stat after the command name
+// (state first), or nil when the process does not exist.
+func statFields(pid int) [][]byte {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return nil
+	}
+	// The command name (field 2) may hold spaces and parentheses: count
+	// fields after the last ')'.
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return nil
+	}
+	return bytes.Fields(data[i+1:])
+}
+
+// startTime returns the start time of process pid, or 0 when it does not
+// exist (or /proc cannot tell).
+func startTime(pid int) uint64 {
+	f := statFields(pid) // starttime is field 22: the 20th after the name
+	if len(f) < 20 {
+		return 0
+	}
+	n, _ := strconv.ParseUint(string(f[19]), 10, 64)
+	return n
+}
