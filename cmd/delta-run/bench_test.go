@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/deltakit/delta/contextgen"
 	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/clitest"
 	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
@@ -44,11 +46,26 @@ func benchRun(b *testing.B, yaml string) (*agent.Agent, string, string) {
 
 // BenchmarkLoop300Iterations runs a 300-iteration run against the fake
 // OpenAI server (HTTP, JSON, the real provider, the real contextgen over a
-// growing journal) and reports the engine's time per iteration.
+// growing journal) and reports the engine's time per iteration. The
+// in-process variant answers tool calls at once (the engine alone); the
+// command variant runs every call as the agent's `exec: "true"` tool
+// through the real command path (execute.Run, delta-exec-guard, io
+// records), which is what a user's run pays; both update metadata.json
+// every iteration as delta-run does.
 func BenchmarkLoop300Iterations(b *testing.B) {
+	b.Run("in-process", func(b *testing.B) {
+		benchLoop(b, "note", func(*agent.Agent) engine.Toolbox { return inProcessTools{} })
+	})
+	b.Run("command", func(b *testing.B) {
+		b.Setenv("PATH", clitest.BinDir(b)+":"+os.Getenv("PATH")) // delta-exec-guard
+		benchLoop(b, "t", func(a *agent.Agent) engine.Toolbox { return engine.NewCommandTools(a, os.Environ()) })
+	})
+}
+
+func benchLoop(b *testing.B, toolName string, tools func(*agent.Agent) engine.Toolbox) {
 	const iterations = 300
 	srv := llmtest.NewServer(b)
-	a, ws, _ := benchRun(b, "llm:\n  model: bench\n")
+	a, ws, _ := benchRun(b, "llm:\n  model: bench\ntools:\n  - name: t\n    exec: \"true\"\n")
 	a.LLM.BaseURL = srv.URL
 	provider, err := llm.New(a.LLM, map[string]string{"DELTA_API_KEY": "k", "DELTA_BASE_URL": srv.URL})
 	if err != nil {
@@ -58,7 +75,7 @@ func BenchmarkLoop300Iterations(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		for n := 1; n < iterations; n++ {
-			srv.ReplyToolCalls(llm.ToolCall{Name: "note", Arguments: fmt.Sprintf(`{"n":%d}`, n)})
+			srv.ReplyToolCalls(llm.ToolCall{Name: toolName, Arguments: fmt.Sprintf(`{"n":%d}`, n)})
 		}
 		srv.ReplyText("done")
 		id := fmt.Sprint("bench", i)
@@ -70,9 +87,11 @@ func BenchmarkLoop300Iterations(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		meta := &runs.Metadata{RunID: id, Status: runs.Running, AgentHome: a.Home, WorkDir: ws, MaxIterations: iterations}
 		e := &engine.Engine{Run: engine.RunInfo{RunID: id, RunDir: runDir, JournalPath: filepath.Join(runDir, engine.JournalFile),
 			AgentHome: a.Home, WorkDir: ws, Agent: a}, Journal: j, Provider: provider, Context: contextgen.New(),
-			Tools: inProcessTools{}, Params: llm.ParamsOf(a.LLM), MaxIterations: iterations, Message: "go", LoopWindow: -1}
+			Tools: tools(a), Params: llm.ParamsOf(a.LLM), MaxIterations: iterations, Message: "go", LoopWindow: -1,
+			OnIteration: func(it int) { meta.Iterations = it; _ = updateIteration(runDir, meta) }}
 		b.StartTimer()
 		start := time.Now()
 		out, err := e.Start(context.Background(), nil)

@@ -6,10 +6,15 @@ import (
 
 // FileJournal is a run's journal.jsonl as the engine's Journal, on top of
 // lib/journal: every Append is one synced write of one line; Events reads
-// the file back, ignoring a torn final line (a crash mid-write).
+// the file back once, ignoring a torn final line (a crash mid-write), and
+// then keeps what it read and what Append wrote: the engine holds the run's
+// lock, so nobody else appends, and the file is not parsed again on every
+// iteration (the context builder still reads it itself).
 type FileJournal struct {
-	path string
-	w    *journal.Writer
+	path   string
+	w      *journal.Writer
+	events []journal.Event
+	loaded bool
 }
 
 // OpenFileJournal opens (creating) the journal at path for appending; seq
@@ -24,10 +29,28 @@ func OpenFileJournal(path string) (*FileJournal, error) {
 }
 
 // Append writes ev as the next line, assigning Seq and Timestamp.
-func (j *FileJournal) Append(ev *journal.Event) error { return j.w.Append(ev) }
+func (j *FileJournal) Append(ev *journal.Event) error {
+	if err := j.w.Append(ev); err != nil {
+		return err
+	}
+	if j.loaded {
+		j.events = append(j.events, *ev)
+	}
+	return nil
+}
 
-// Events reads every complete event of the journal.
-func (j *FileJournal) Events() ([]journal.Event, error) { return journal.ReadFile(j.path) }
+// Events returns every complete event of the journal. The slice is shared:
+// callers must not modify it.
+func (j *FileJournal) Events() ([]journal.Event, error) {
+	if !j.loaded {
+		evs, err := journal.ReadFile(j.path)
+		if err != nil {
+			return nil, err
+		}
+		j.events, j.loaded = evs, true
+	}
+	return j.events[:len(j.events):len(j.events)], nil
+}
 
 // Close closes the file.
 func (j *FileJournal) Close() error { return j.w.Close() }

@@ -97,6 +97,21 @@ func WriteMetadata(runDir string, m *Metadata) error {
 	return nil
 }
 
+// WriteMetadataNoSync is WriteMetadata without the fsyncs (see
+// atomicfile.WriteNoSync): for the per-iteration progress update, where a
+// power loss may keep the previous content but a crash of the process
+// cannot.
+func WriteMetadataNoSync(runDir string, m *Metadata) error {
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode run metadata: %w", err)
+	}
+	if err := atomicfile.WriteNoSync(filepath.Join(runDir, MetadataFile), append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write run metadata: %w", err)
+	}
+	return nil
+}
+
 // WriteFileAtomic writes data to path atomically with mode 0644 (see
 // atomicfile.Write); it stays for callers of the runs API.
 func WriteFileAtomic(path string, data []byte) error {
