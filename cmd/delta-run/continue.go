@@ -21,7 +21,7 @@ type ContinueCmd struct {
 	Interactive   bool   `short:"i" help:"Answer ask_human on the terminal."`
 	Force         bool   `help:"Let the janitor take over a RUNNING run started on another host."`
 	Format        string `help:"Output on stdout: text, json or raw." enum:"text,json,raw" default:"text"`
-	LLM           string `name:"llm" help:"Override the agent's provider: openai:MODEL or anthropic:MODEL (without MODEL: $$DELTA_MODEL, else llm.model), or scripted:FILE to replay FILE offline." placeholder:"PROVIDER[:ARG]"`
+	LLM           string `name:"llm" help:"Override the agent's provider: openai:MODEL or anthropic:MODEL (without MODEL: $$DELTA_MODEL, else llm.model), or scripted:FILE to replay FILE offline (default: the --llm the run was started or last continued with)." placeholder:"PROVIDER[:ARG]"`
 }
 
 // Run continues the run.
@@ -66,10 +66,17 @@ func (c *ContinueCmd) Run() error {
 	if err != nil {
 		return err
 	}
-	provider, llmConfig, err := newProvider(a, c.LLM, workDir)
+	// The run keeps the --llm it was started with unless this invocation
+	// names another.
+	override := c.LLM
+	if override == "" {
+		override = meta.LLM
+	}
+	provider, llmConfig, err := newProvider(a, override, workDir)
 	if err != nil {
 		return err
 	}
+	meta.LLM = overrideOf(override, llmConfig)
 	message := c.Message
 	if meta.Status == runs.WaitingForInput {
 		message = "" // the answer travels through response.txt

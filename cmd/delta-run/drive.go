@@ -106,7 +106,7 @@ func drive(o driveOpts) error {
 	ended := time.Now().UTC()
 	o.meta.Status = runs.Status(out.Status)
 	o.meta.Iterations = out.Iterations
-	o.meta.Usage, o.meta.Model = out.Usage, o.llmConfig.Model
+	o.meta.Usage, o.meta.Model, o.meta.ModelUsage = out.Usage, o.llmConfig.Model, out.ModelUsage
 	o.meta.Error = nil
 	if out.Error != nil && out.Status == engine.StatusFailed {
 		msg := out.Error.Message

@@ -47,6 +47,21 @@ func newProvider(a *agent.Agent, override, workDir string) (llm.Provider, agent.
 	return p, cfg, nil
 }
 
+// overrideOf is the resolved form of an --llm override, recorded in
+// metadata.json so that continue uses the same provider, script or model
+// ("" without an override).
+func overrideOf(override string, cfg agent.LLMConfig) string {
+	switch {
+	case override == "":
+		return ""
+	case cfg.Provider == "scripted" && cfg.Script != "":
+		return "scripted:" + cfg.Script
+	case cfg.Model != "":
+		return cfg.Provider + ":" + cfg.Model
+	}
+	return cfg.Provider
+}
+
 // resolveLLM applies --llm and DELTA_MODEL to the agent's llm block.
 //
 //	--llm scripted:FILE      replays FILE (relative to the current directory)

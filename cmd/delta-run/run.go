@@ -80,7 +80,7 @@ func (c *RunCmd) Run() error {
 	now := time.Now().UTC()
 	meta := &runs.Metadata{RunID: id, WorkspaceID: filepath.Base(workDir), AgentName: a.Name, Status: runs.Running,
 		CreatedAt: now, InitialMessage: c.Message, MaxIterations: maxIterations(c.MaxIterations, a),
-		AgentHome: a.Home, WorkDir: workDir}
+		AgentHome: a.Home, WorkDir: workDir, LLM: overrideOf(c.LLM, llmConfig)}
 	meta.SetProcess(runs.Self())
 	if err := writeMetadata(runDir, meta); err != nil {
 		return err

@@ -63,6 +63,12 @@ type Metadata struct {
 
 	Usage llm.Usage `json:"usage"`
 	Model string    `json:"model,omitempty"`
+	// ModelUsage is Usage per model (a run may switch models).
+	ModelUsage map[string]llm.Usage `json:"model_usage,omitempty"`
+	// LLM is the --llm override the run was started (or last continued)
+	// with, resolved (scripted:/abs/script.yaml, openai:MODEL): continue
+	// without --llm uses it again, so that a run keeps its provider.
+	LLM string `json:"llm,omitempty"`
 }
 
 // SetProcess records p as the process running the run.
