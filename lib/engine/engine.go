@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -123,11 +124,12 @@ func (e *Engine) loop(ctx context.Context) (Outcome, error) {
 		}
 		if n >= limit {
 			msg := fmt.Sprintf("maximum iterations reached (%d) without a final answer", limit)
-			if err := e.append(&journal.Event{Type: journal.Error, Iteration: turn, ErrorMessage: msg}); err != nil {
+			out, err := e.failDetails(ctx, turn, ErrTypeMaxIterations, errors.New(msg),
+				"continue the run with -m to grant more iterations, or raise --max-iterations")
+			if out == nil {
 				return Outcome{}, err
 			}
-			return e.outcome(StatusFailed, &RunError{Type: ErrTypeMaxIterations, Message: msg,
-				Details: "continue the run with -m to grant more iterations, or raise --max-iterations"}), nil
+			return *out, err
 		}
 		e.Run.Iteration = turn + 1
 		out, err := e.iterate(ctx, events)
@@ -159,6 +161,10 @@ func (e *Engine) iterate(ctx context.Context, events []journal.Event) (*Outcome,
 		return stopped, err
 	}
 	if len(resp.ToolCalls) == 0 {
+		// The final iteration ends too (on_iteration_end sees every one).
+		if _, err := e.hook(ctx, HookRequest{Name: "on_iteration_end"}); err != nil {
+			return nil, err
+		}
 		out := e.outcome(StatusCompleted, nil)
 		out.ResultText = resp.Content
 		out.Result = ParseResult(resp.Content)
@@ -226,8 +232,18 @@ func (e *Engine) think(ctx context.Context, it int) (llm.Response, *Outcome, err
 
 // fail journals an ERROR, runs on_error and returns a FAILED outcome.
 func (e *Engine) fail(ctx context.Context, it int, typ string, cause error) (*Outcome, error) {
+	return e.failDetails(ctx, it, typ, cause, "")
+}
+
+// failDetails is fail with details for the user (what to do next), kept
+// in the ERROR event's error_details and the outcome.
+func (e *Engine) failDetails(ctx context.Context, it int, typ string, cause error, hint string) (*Outcome, error) {
 	e.Log.Printf("iteration %d: %s: %v", it, typ, cause)
-	details, _ := json.Marshal(map[string]string{"type": typ})
+	doc := map[string]string{"type": typ}
+	if hint != "" {
+		doc["details"] = hint
+	}
+	details, _ := json.Marshal(doc)
 	if err := e.append(&journal.Event{Type: journal.Error, Iteration: it, ErrorMessage: cause.Error(), ErrorDetails: details}); err != nil {
 		return nil, err
 	}
@@ -235,7 +251,7 @@ func (e *Engine) fail(ctx context.Context, it int, typ string, cause error) (*Ou
 	if _, err := e.hook(ctx, HookRequest{Name: "on_error", Payload: payload, ErrorMessage: cause.Error()}); err != nil {
 		return nil, err
 	}
-	out := e.outcome(StatusFailed, &RunError{Type: typ, Message: cause.Error()})
+	out := e.outcome(StatusFailed, &RunError{Type: typ, Message: cause.Error(), Details: hint})
 	return &out, nil
 }
 

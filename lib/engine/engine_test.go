@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -149,14 +150,28 @@ func TestMaxIterationsFails(t *testing.T) {
 	p := &scriptProvider{turns: []llm.Response{loop, loop, loop, loop, loop, loop, loop}}
 	e, j, _ := newEngine(t, p)
 	e.MaxIterations = 7
+	hooks := &fakeHooks{}
+	e.Hooks = hooks
 	out, err := e.Start(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Status != StatusFailed || out.Error == nil || out.Error.Type != ErrTypeMaxIterations {
-		t.Fatalf("Start() = %+v, want FAILED max_iterations", out)
+	if out.Status != StatusFailed || out.Error == nil || out.Error.Type != ErrTypeMaxIterations || out.Error.Details == "" {
+		t.Fatalf("Start() = %+v, want FAILED max_iterations with details", out)
+	}
+	if n := len(hooks.ran); n < 2 || hooks.ran[n-2] != "on_error" {
+		t.Errorf("hooks run = %v, want on_error before on_run_end", hooks.ran)
 	}
 	events, _ := j.Events()
+	var errEv journal.Event
+	for _, ev := range events {
+		if ev.Type == journal.Error {
+			errEv = ev
+		}
+	}
+	if !strings.Contains(string(errEv.ErrorDetails), `"type":"max_iterations"`) || !strings.Contains(string(errEv.ErrorDetails), "--max-iterations") {
+		t.Errorf("ERROR event = %+v", errEv)
+	}
 	warned := 0
 	for _, ev := range events {
 		if ev.Type == journal.SystemMessage {
@@ -352,7 +367,7 @@ func TestHooksModifyAndBlock(t *testing.T) {
 		t.Errorf("%d HOOK_EXECUTION events, want 3", hookEvents)
 	}
 	want := []string{"on_iteration_start", "pre_llm_request", "post_llm_response", "pre_tool_execution", "post_tool_execution",
-		"on_iteration_end", "on_iteration_start", "pre_llm_request", "post_llm_response", "on_run_end"}
+		"on_iteration_end", "on_iteration_start", "pre_llm_request", "post_llm_response", "on_iteration_end", "on_run_end"}
 	if diff := cmp.Diff(want, hooks.ran); diff != "" {
 		t.Errorf("hooks run (-want +got):\n%s", diff)
 	}

@@ -154,7 +154,8 @@ func TestPostHooksModify(t *testing.T) {
 		t.Errorf("ACTION_RESULT = %+v, want the hook's observation of the hook's call", result)
 	}
 	want := []string{"post_llm_response=modify ", "post_tool_execution=modify ",
-		"on_iteration_end=continue final_payload.json ignored: this hook has nothing to replace"}
+		"on_iteration_end=continue final_payload.json ignored: this hook has nothing to replace",
+		"on_iteration_end=continue final_payload.json ignored: this hook has nothing to replace"} // the final iteration's
 	if diff := cmp.Diff(want, decisions); diff != "" {
 		t.Errorf("HOOK_EXECUTION decisions (-want +got):\n%s", diff)
 	}
