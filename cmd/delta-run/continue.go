@@ -16,7 +16,8 @@ type ContinueCmd struct {
 	RunID         string `name:"run-id" help:"The run to continue (see list-runs)." required:""`
 	WorkDir       string `short:"w" name:"work-dir" help:"Workspace holding the run (default: the current directory and, in an agent directory, its workspaces W001 …)." type:"path" placeholder:"DIR"`
 	Message       string `short:"m" help:"Message: the answer when WAITING_FOR_INPUT (unless -i asks it on the terminal); required for COMPLETED and FAILED; optional for INTERRUPTED (the answer when the run stopped while ask_human waited)."`
-	MaxIterations int    `name:"max-iterations" help:"Maximum iterations of this invocation (default: the run's limit)."`
+	MaxIterations *int   `name:"max-iterations" help:"Maximum iterations of this invocation, at least 1 (default: the run's limit)." placeholder:"N"`
+	Yes           bool   `short:"y" help:"Never prompt (accepted like run -y; continue asks nothing without -i)."`
 	Verbose       bool   `short:"v" help:"Show more detail in the live stream."`
 	Interactive   bool   `short:"i" help:"Answer ask_human on the terminal."`
 	Force         bool   `help:"Let the janitor take over a RUNNING run started on another host."`
@@ -29,6 +30,9 @@ func (c *ContinueCmd) Run() error {
 	io := osStdio()
 	if err := runs.ValidateID(c.RunID); err != nil {
 		return cli.WithCode(cli.ExitConfig, "", err)
+	}
+	if c.MaxIterations != nil && *c.MaxIterations < 1 {
+		return cli.Errorf(cli.ExitUsage, "omit --max-iterations for the run's limit", "--max-iterations must be at least 1, not %d", *c.MaxIterations)
 	}
 	workDir, runDir, err := findRun(c.WorkDir, c.RunID)
 	if err != nil {
@@ -81,8 +85,8 @@ func (c *ContinueCmd) Run() error {
 	if meta.Status == runs.WaitingForInput {
 		message = "" // the answer travels through response.txt
 	}
-	if c.MaxIterations > 0 {
-		meta.MaxIterations = c.MaxIterations
+	if c.MaxIterations != nil {
+		meta.MaxIterations = *c.MaxIterations
 	} else if meta.MaxIterations <= 0 {
 		meta.MaxIterations = maxIterations(0, a)
 	}

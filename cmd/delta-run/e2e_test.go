@@ -316,6 +316,13 @@ func TestKill9ThenContinue(t *testing.T) {
 	if !fileContains(filepath.Join(runDir, "metadata.json"), `"status": "RUNNING"`)() {
 		t.Fatal("metadata should still say RUNNING after kill -9")
 	}
+	// list-runs sees the dead process: the run is stale and resumable.
+	if out, _, _ := runDelta(t, nil, "list-runs", "-w", ws); !strings.Contains(out, "RUNNING (stale)") {
+		t.Errorf("list-runs = %q, want RUNNING (stale)", out)
+	}
+	if out, stderr, code := runDelta(t, nil, "list-runs", "-w", ws, "--resumable", "--first"); code != 0 || strings.TrimSpace(out) != "k9" {
+		t.Errorf("list-runs --resumable --first = %d %q\n%s", code, out, stderr)
+	}
 	stdout, stderr, code := runDelta(t, nil, "continue", "--run-id", "k9", "-w", ws, "--format", "raw")
 	if code != 0 || strings.TrimSpace(stdout) != "recovered" {
 		t.Fatalf("continue = %d %q\n%s", code, stdout, stderr)

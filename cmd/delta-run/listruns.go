@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,11 +17,14 @@ import (
 // ListRunsCmd lists a workspace's runs (seeds/000 §2.6.4).
 type ListRunsCmd struct {
 	WorkDir   string `short:"w" name:"work-dir" help:"Workspace (default: the current directory and, in an agent directory, its workspaces W001 …)." type:"path" placeholder:"DIR"`
-	Resumable bool   `help:"Only runs continue can resume: INTERRUPTED, WAITING_FOR_INPUT, FAILED, COMPLETED."`
-	Status    string `help:"Only runs with this status." enum:",RUNNING,WAITING_FOR_INPUT,COMPLETED,FAILED,INTERRUPTED" default:""`
+	Resumable bool   `help:"Only runs continue can resume: INTERRUPTED, WAITING_FOR_INPUT, FAILED, COMPLETED, and RUNNING (stale) — a RUNNING run whose process is gone."`
+	Status    string `help:"Only runs with this status: RUNNING, WAITING_FOR_INPUT, COMPLETED, FAILED or INTERRUPTED (any case)." placeholder:"STATUS"`
 	First     bool   `help:"Only the most recent run (text: just its run id, for $(…))."`
 	Format    string `help:"text or json (an array of {run_id, status, task_summary, last_updated, workspace_path})." enum:"text,json" default:"text"`
 }
+
+// allStatuses are the values of --status.
+var allStatuses = []runs.Status{runs.Running, runs.WaitingForInput, runs.Completed, runs.Failed, runs.Interrupted}
 
 // runSummary is one entry of the JSON output.
 type runSummary struct {
@@ -30,11 +34,28 @@ type runSummary struct {
 	LastUpdated time.Time `json:"last_updated"`
 	// WorkspacePath is the run's workspace (for -w of continue).
 	WorkspacePath string `json:"workspace_path"`
+	// Stale marks a RUNNING run whose process is gone (resumable).
+	Stale bool `json:"stale,omitempty"`
+}
+
+// isStale is the janitor's liveness check, read-only: a RUNNING run of this
+// host whose process no longer exists. Runs of other hosts are never
+// judged from here.
+func isStale(m *runs.Metadata) bool {
+	host, _ := os.Hostname()
+	if m.Status != runs.Running || m.Hostname != host {
+		return false
+	}
+	alive, err := runs.Alive(m)
+	return err == nil && !alive
 }
 
 // Run lists the runs, most recently updated first.
 func (c *ListRunsCmd) Run() error {
 	io := osStdio()
+	if c.Status != "" && !slices.ContainsFunc(allStatuses, func(s runs.Status) bool { return strings.EqualFold(string(s), c.Status) }) {
+		return cli.Errorf(cli.ExitUsage, "", "--status must be one of RUNNING, WAITING_FOR_INPUT, COMPLETED, FAILED, INTERRUPTED, not %q", c.Status)
+	}
 	all, err := c.list()
 	if err != nil && len(all) == 0 {
 		return err
@@ -44,14 +65,17 @@ func (c *ListRunsCmd) Run() error {
 	}
 	var out []runSummary
 	for _, m := range all {
-		if c.Status != "" && string(m.Status) != c.Status {
+		if c.Status != "" && !strings.EqualFold(string(m.Status), c.Status) {
 			continue
 		}
-		if c.Resumable && m.Status == runs.Running {
+		// A RUNNING run whose process is gone (kill -9, a crash) is what
+		// continue's janitor turns into INTERRUPTED: it is resumable.
+		stale := isStale(&m)
+		if c.Resumable && m.Status == runs.Running && !stale {
 			continue
 		}
 		out = append(out, runSummary{RunID: m.RunID, Status: string(m.Status), TaskSummary: summary(m.InitialMessage), LastUpdated: m.UpdatedAt,
-			WorkspacePath: m.WorkDir})
+			WorkspacePath: m.WorkDir, Stale: stale})
 		if c.First {
 			break
 		}
@@ -72,7 +96,11 @@ func (c *ListRunsCmd) Run() error {
 		fmt.Fprintln(io.out, out[0].RunID)
 	} else {
 		for _, r := range out {
-			fmt.Fprintf(io.out, "%-24s  %-17s  %-32s  %s\n", r.RunID, r.Status, quote(r.TaskSummary), ago(time.Since(r.LastUpdated)))
+			status := r.Status
+			if r.Stale {
+				status += " (stale)"
+			}
+			fmt.Fprintf(io.out, "%-24s  %-17s  %-32s  %s\n", r.RunID, status, quote(r.TaskSummary), ago(time.Since(r.LastUpdated)))
 		}
 	}
 	return nil
@@ -81,6 +109,11 @@ func (c *ListRunsCmd) Run() error {
 // list reads the runs of -w, or of the implicit workspaces, newest first.
 func (c *ListRunsCmd) list() ([]runs.Metadata, error) {
 	dirs := []string{c.WorkDir}
+	if c.WorkDir != "" {
+		if fi, err := os.Stat(c.WorkDir); err != nil || !fi.IsDir() {
+			return nil, cli.Errorf(cli.ExitFailed, "give the workspace a run was started in (delta run -w DIR)", "no workspace directory %s", c.WorkDir)
+		}
+	}
 	if c.WorkDir == "" {
 		var err error
 		if dirs, err = implicitWorkspaces("."); err != nil {

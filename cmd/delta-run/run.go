@@ -16,22 +16,25 @@ import (
 
 // RunCmd starts a new run (seeds/000 §2.6.1).
 type RunCmd struct {
-	AgentArg      string `arg:"" optional:"" name:"agent-dir" help:"Agent directory, as an alternative to --agent." type:"path"`
-	Agent         string `help:"Agent directory (default: the current directory)." type:"path"`
-	Message       string `short:"m" help:"Task description or user message (required)." required:""`
-	WorkDir       string `short:"w" name:"work-dir" help:"Workspace directory (default: a new workspace W001, W002 … under the agent; on a terminal without -y you may pick one)." type:"path" placeholder:"DIR"`
-	MaxIterations int    `name:"max-iterations" help:"Maximum iterations of this invocation (default: agent.yaml max_iterations, else 30). Reaching it fails the run with error type max_iterations."`
-	Verbose       bool   `short:"v" help:"Show more detail in the live stream (full thoughts and observations, hooks)."`
-	Interactive   bool   `short:"i" help:"Answer ask_human on the terminal instead of pausing the run (exit 101)."`
-	Yes           bool   `short:"y" help:"Never prompt: create a new workspace when -w is not given."`
-	RunID         string `name:"run-id" help:"Client-generated run ID ([A-Za-z0-9][A-Za-z0-9._-]{0,127}); must not exist in the workspace."`
-	Format        string `help:"Output on stdout: text (summary), json (RunResult v2.0) or raw (the result alone)." enum:"text,json,raw" default:"text"`
-	LLM           string `name:"llm" help:"Override the agent's provider: openai:MODEL or anthropic:MODEL (without MODEL: $$DELTA_MODEL, else llm.model), or scripted:FILE to replay FILE offline." placeholder:"PROVIDER[:ARG]"`
+	AgentArg      string  `arg:"" optional:"" name:"agent-dir" help:"Agent directory, as an alternative to --agent." type:"path"`
+	Agent         string  `help:"Agent directory (default: the current directory)." type:"path"`
+	Message       string  `short:"m" help:"Task description or user message (required)." required:""`
+	WorkDir       string  `short:"w" name:"work-dir" help:"Workspace directory (default: a new workspace W001, W002 … under the agent; on a terminal without -y you may pick one)." type:"path" placeholder:"DIR"`
+	MaxIterations *int    `name:"max-iterations" help:"Maximum iterations of this invocation, at least 1 (default: agent.yaml max_iterations, else 30). Reaching it fails the run with error type max_iterations." placeholder:"N"`
+	Verbose       bool    `short:"v" help:"Show more detail in the live stream (full thoughts and observations, hooks)."`
+	Interactive   bool    `short:"i" help:"Answer ask_human on the terminal instead of pausing the run (exit 101)."`
+	Yes           bool    `short:"y" help:"Never prompt: create a new workspace when -w is not given."`
+	RunID         *string `name:"run-id" help:"Client-generated run ID ([A-Za-z0-9][A-Za-z0-9._-]{0,127}); must not exist in the workspace." placeholder:"ID"`
+	Format        string  `help:"Output on stdout: text (summary), json (RunResult v2.0) or raw (the result alone)." enum:"text,json,raw" default:"text"`
+	LLM           string  `name:"llm" help:"Override the agent's provider: openai:MODEL or anthropic:MODEL (without MODEL: $$DELTA_MODEL, else llm.model), or scripted:FILE to replay FILE offline." placeholder:"PROVIDER[:ARG]"`
 }
 
 // Run starts the run.
 func (c *RunCmd) Run() error {
 	io := osStdio()
+	if strings.TrimSpace(c.Message) == "" {
+		return cli.Errorf(cli.ExitUsage, `give the task, e.g. -m "Create a greeting file"`, "-m/--message is empty")
+	}
 	dir, err := c.agentDir()
 	if err != nil {
 		return err
@@ -40,16 +43,23 @@ func (c *RunCmd) Run() error {
 	if err != nil {
 		return err
 	}
-	if c.RunID != "" {
-		if err := runs.ValidateID(c.RunID); err != nil {
+	// A given --run-id is validated even when empty ("$RUN_ID" unset):
+	// a fresh id would lose the run its caller looks for later.
+	runID := ""
+	if c.RunID != nil {
+		runID = *c.RunID
+		if err := runs.ValidateID(runID); err != nil {
 			return cli.WithCode(cli.ExitConfig, "", err)
 		}
 	}
-	if c.MaxIterations < 0 {
-		return cli.Errorf(cli.ExitConfig, "", "--max-iterations must be positive, not %d", c.MaxIterations)
+	max := 0
+	if c.MaxIterations != nil {
+		if max = *c.MaxIterations; max < 1 {
+			return cli.Errorf(cli.ExitUsage, "omit --max-iterations for the agent's limit", "--max-iterations must be at least 1, not %d", max)
+		}
 	}
-	if c.RunID != "" && c.WorkDir == "" {
-		if err := checkIDUnused(a.Home, c.RunID); err != nil {
+	if runID != "" && c.WorkDir == "" {
+		if err := checkIDUnused(a.Home, runID); err != nil {
 			return err
 		}
 	}
@@ -61,7 +71,7 @@ func (c *RunCmd) Run() error {
 	if err != nil {
 		return err
 	}
-	id := c.RunID
+	id := runID
 	if id == "" {
 		id = runs.NewID()
 	}
@@ -79,7 +89,7 @@ func (c *RunCmd) Run() error {
 	defer unlock()
 	now := time.Now().UTC()
 	meta := &runs.Metadata{RunID: id, WorkspaceID: filepath.Base(workDir), AgentName: a.Name, Status: runs.Running,
-		CreatedAt: now, InitialMessage: c.Message, MaxIterations: maxIterations(c.MaxIterations, a),
+		CreatedAt: now, InitialMessage: c.Message, MaxIterations: maxIterations(max, a),
 		AgentHome: a.Home, WorkDir: workDir, LLM: overrideOf(c.LLM, llmConfig)}
 	meta.SetProcess(runs.Self())
 	if err := writeMetadata(runDir, meta); err != nil {
