@@ -386,6 +386,10 @@ func TestHugeOutputStaysBounded(t *testing.T) {
 	if len(res) != 1 || len(res[0].ObservationContent) > 40000 || !strings.Contains(res[0].ObservationContent, "truncated") {
 		t.Fatalf("observation of %d bytes", len(res[0].ObservationContent))
 	}
+	// The marker counts the whole output, not the in-memory capture.
+	if want := fmt.Sprintf(" %d characters were removed", 52428800-30000); !strings.Contains(res[0].ObservationContent, want) {
+		t.Errorf("observation does not say%s", want)
+	}
 	var rec struct {
 		StdoutFile  string `json:"stdout_file"`
 		StdoutBytes int64  `json:"stdout_bytes"`

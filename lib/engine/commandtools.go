@@ -139,7 +139,9 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 		rec.StdoutFile = filepath.Join(ToolExecutionsDir, base, "stdout.log")
 		rec.StderrFile = filepath.Join(ToolExecutionsDir, base, "stderr.log")
 		out.IsError = res.ExitCode != 0 || res.TimedOut || res.Canceled
-		out.Observation = execute.Truncate(formatObservation(res, timeout), ObservationMaxChars, ObservationMaxLines)
+		// Bytes the capture left out of Stdout/Stderr count as removed.
+		hidden := res.StdoutBytes + res.StderrBytes - int64(len(res.Stdout)+len(res.Stderr))
+		out.Observation = execute.TruncateCaptured(formatObservation(res, timeout), hidden, ObservationMaxChars, ObservationMaxLines)
 	}
 	rel := filepath.Join(ToolExecutionsDir, base+".json")
 	data, _ := json.MarshalIndent(rec, "", "  ")
@@ -170,7 +172,7 @@ func formatObservation(res execute.Result, timeout time.Duration) string {
 		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
 			b.WriteByte('\n')
 		}
-		b.WriteString(execute.TimeoutNote(timeout.Milliseconds()))
+		b.WriteString(execute.TimeoutNote(timeout.Milliseconds(), b.Len() > 0))
 	case res.ExitCode != 0:
 		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
 			b.WriteByte('\n')

@@ -12,8 +12,19 @@ import (
 // "[... N lines omitted ...]" marker). Characters are Unicode code points.
 // maxChars or maxLines <= 0 disables that step.
 func Truncate(output string, maxChars, maxLines int) string {
+	return TruncateCaptured(output, 0, maxChars, maxLines)
+}
+
+// TruncateCaptured is Truncate for output whose in-memory capture already
+// left hidden bytes out (Result.StdoutBytes+StderrBytes minus the length of
+// Stdout+Stderr, see Result): the warning then counts them too, so the
+// model learns how much of the real output it does not see, not how much
+// of the capture. The capture's own "[... N bytes omitted ...]" marker is
+// in the removed middle, and its length is what hidden falls short of the
+// omitted bytes, so the two cancel out.
+func TruncateCaptured(output string, hidden int64, maxChars, maxLines int) string {
 	if maxChars > 0 {
-		output = truncateChars(output, maxChars)
+		output = truncateChars(output, hidden, maxChars)
 	}
 	if maxLines > 0 {
 		output = truncateLines(output, maxLines)
@@ -22,13 +33,13 @@ func Truncate(output string, maxChars, maxLines int) string {
 }
 
 // truncateChars is seeds/001 §5.1 truncate_output in head_tail mode.
-func truncateChars(output string, maxChars int) string {
+func truncateChars(output string, hidden int64, maxChars int) string {
 	n := utf8.RuneCountInString(output)
 	if n <= maxChars {
 		return output
 	}
 	half := maxChars / 2
-	removed := n - maxChars
+	removed := int64(n-maxChars) + max(hidden, 0)
 	return output[:runeOffset(output, half)] +
 		"\n\n[WARNING: Tool output was truncated. " +
 		fmt.Sprint(removed) + " characters were removed from the middle. " +
@@ -65,9 +76,17 @@ func truncateLines(output string, maxLines int) string {
 		strings.Join(lines[len(lines)-tailCount:], "\n")
 }
 
-// TimeoutNote is the message seeds/001 §5.4 appends to the partial output
-// of a command that timed out.
-func TimeoutNote(timeoutMS int64) string {
-	return fmt.Sprintf("[ERROR: Command timed out after %dms. Partial output is shown above.\n"+
-		"You can retry with a longer timeout by setting the timeout_ms parameter.]", timeoutMS)
+// TimeoutNote is the message appended to the output of a command that
+// timed out (after seeds/001 §5.4). Unlike the seed's text it does not tell
+// the model to set a timeout_ms parameter, which tools do not have (the
+// timeout is agent.yaml configuration), and it mentions output shown above
+// only when there is some.
+func TimeoutNote(timeoutMS int64, hasOutput bool) string {
+	partial := ""
+	if hasOutput {
+		partial = " Partial output is shown above."
+	}
+	return fmt.Sprintf("[ERROR: Command timed out after %dms and was stopped.%s\n"+
+		"Retry with a quicker command (narrower input, or in the background with its output in a file); "+
+		"the time limit itself is set by the agent's configuration.]", timeoutMS, partial)
 }

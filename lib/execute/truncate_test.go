@@ -1,6 +1,7 @@
 package execute
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -53,9 +54,41 @@ func TestTruncate(t *testing.T) {
 }
 
 func TestTimeoutNote(t *testing.T) {
-	want := "[ERROR: Command timed out after 10000ms. Partial output is shown above.\n" +
-		"You can retry with a longer timeout by setting the timeout_ms parameter.]"
-	if got := TimeoutNote(10000); got != want {
-		t.Errorf("TimeoutNote(10000) = %q, want %q", got, want)
+	for _, tt := range []struct {
+		hasOutput bool
+		want      string
+	}{
+		{true, "[ERROR: Command timed out after 10000ms and was stopped. Partial output is shown above.\n" +
+			"Retry with a quicker command (narrower input, or in the background with its output in a file); " +
+			"the time limit itself is set by the agent's configuration.]"},
+		{false, "[ERROR: Command timed out after 10000ms and was stopped.\n" +
+			"Retry with a quicker command (narrower input, or in the background with its output in a file); " +
+			"the time limit itself is set by the agent's configuration.]"},
+	} {
+		got := TimeoutNote(10000, tt.hasOutput)
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("TimeoutNote(10000, %v) mismatch (-want +got):\n%s", tt.hasOutput, diff)
+		}
+		if strings.Contains(got, "timeout_ms") {
+			t.Errorf("TimeoutNote names a timeout_ms parameter tools do not have: %q", got)
+		}
+	}
+}
+
+// TestTruncateCapturedCountsHiddenBytes: output the capture already cut
+// (head, its byte marker, tail) is reported with the true amount removed.
+func TestTruncateCapturedCountsHiddenBytes(t *testing.T) {
+	const total = 1000000
+	head, tail := strings.Repeat("h", 1000), strings.Repeat("t", 1000)
+	marker := "\n[... 998000 bytes omitted ...]\n"
+	captured := head + marker + tail
+	hidden := int64(total - len(captured))
+	got := TruncateCaptured(captured, hidden, 100, 0)
+	removed := total - 100
+	if !strings.Contains(got, " "+strconv.Itoa(removed)+" characters were removed") {
+		t.Errorf("TruncateCaptured = %q, want %d characters removed", got, removed)
+	}
+	if !strings.HasPrefix(got, strings.Repeat("h", 50)+"\n\n[WARNING") || !strings.HasSuffix(got, "]\n\n"+strings.Repeat("t", 50)) {
+		t.Errorf("TruncateCaptured = %q, want 50 head and 50 tail characters", got)
 	}
 }
