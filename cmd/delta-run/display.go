@@ -5,8 +5,11 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/deltakit/delta/lib/journal"
+	"github.com/deltakit/delta/lib/llm"
 	"golang.org/x/term"
 )
 
@@ -43,8 +46,44 @@ func (d *display) iteration(n int) {
 	fmt.Fprintf(d.w, "%s\n", d.paint("1;36", fmt.Sprintf("── iteration %d ──", n)))
 }
 
-// abbreviate keeps the first lines of s unless verbose.
+// safe makes text from the model or a tool harmless to a terminal: C0
+// and C1 control characters other than newline and tab become caret
+// notation (ESC is ^[), DEL ^?, and invalid UTF-8 U+FFFD, so that output
+// cannot recolour, clear or retitle the user's terminal.
+func safe(s string) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r < 0xa0) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		switch {
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case r < 0x20:
+			b.WriteByte('^')
+			b.WriteRune(r + 0x40)
+		case r == 0x7f:
+			b.WriteString("^?")
+		case r >= 0x80 && r < 0xa0:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// abbreviate keeps the first lines of s unless verbose; either way the
+// text is made safe for the terminal.
 func (d *display) abbreviate(s string, lines, width int) string {
+	s = safe(s)
 	if d.verbose {
 		return s
 	}
@@ -84,7 +123,7 @@ func (d *display) event(ev journal.Event) {
 			fmt.Fprintf(d.w, "  %s\n", d.paint("2", fmt.Sprintf("(%s, %d in / %d out tokens)", ev.Model, ev.Usage.InputTokens, ev.Usage.OutputTokens)))
 		}
 	case journal.ActionRequest:
-		fmt.Fprintf(d.w, "%s %s %s\n", d.paint("1;33", "→"), d.paint("1", ev.ToolName), d.abbreviate(string(ev.ToolArgs), 1, 160))
+		fmt.Fprintf(d.w, "%s %s %s\n", d.paint("1;33", "→"), d.paint("1", safe(ev.ToolName)), d.abbreviate(string(ev.ToolArgs), 1, 160))
 	case journal.ActionResult:
 		mark := d.paint("32", "←")
 		if ev.IsError {
@@ -98,24 +137,32 @@ func (d *display) event(ev journal.Event) {
 		if d.hidden[ev.CallID] {
 			obs = "(sensitive answer hidden)"
 		}
-		fmt.Fprintf(d.w, "%s %s%s\n%s\n", mark, ev.ToolName, code, indent(d.abbreviate(obs, 6, 160), "  "))
+		fmt.Fprintf(d.w, "%s %s%s\n%s\n", mark, safe(ev.ToolName), code, indent(d.abbreviate(obs, 6, 160), "  "))
 	case journal.HumanInputRequest:
 		if ev.Sensitive {
 			d.hidden[ev.CallID] = true
 		}
-		fmt.Fprintf(d.w, "%s %s\n", d.paint("1;33", "? ask_human:"), ev.Prompt)
+		fmt.Fprintf(d.w, "%s %s\n", d.paint("1;33", "? ask_human:"), safe(ev.Prompt))
 	case journal.HumanInputReceived:
 		fmt.Fprintf(d.w, "%s\n", d.paint("1;33", "? answer received"))
 	case journal.SystemMessage:
-		fmt.Fprintf(d.w, "%s %s\n", d.paint("1;33", "warning:"), ev.Content)
+		fmt.Fprintf(d.w, "%s %s\n", d.paint("1;33", "warning:"), safe(ev.Content))
 	case journal.Error:
-		fmt.Fprintf(d.w, "%s %s\n", d.paint("1;31", "error:"), ev.ErrorMessage)
+		fmt.Fprintf(d.w, "%s %s\n", d.paint("1;31", "error:"), safe(ev.ErrorMessage))
 	case journal.HookExecution:
 		if d.verbose || ev.ErrorMessage != "" {
-			fmt.Fprintf(d.w, "%s %s → %s %s\n", d.paint("2", "hook"), ev.HookName, ev.Decision, ev.ErrorMessage)
+			fmt.Fprintf(d.w, "%s %s → %s %s\n", d.paint("2", "hook"), ev.HookName, ev.Decision, safe(ev.ErrorMessage))
 		}
 	case journal.EngineEnd:
 		fmt.Fprintf(d.w, "%s %s after iteration %d\n", d.paint("1", "■"), ev.Status, ev.FinalIteration)
+	}
+}
+
+// retry shows (with -v) a model request about to be retried.
+func (d *display) retry(ev llm.RetryEvent) {
+	if d.verbose {
+		fmt.Fprintf(d.w, "  %s\n", d.paint("2", fmt.Sprintf("(model request attempt %d/%d failed: %v; retrying in %s)",
+			ev.Attempt, ev.Attempts, ev.Err, ev.Wait.Round(time.Millisecond))))
 	}
 }
 

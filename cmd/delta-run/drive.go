@@ -97,6 +97,12 @@ func drive(o driveOpts) error {
 	}
 	config, _ := json.Marshal(map[string]any{"agent_name": o.agent.Name, "model": o.llmConfig.Model,
 		"provider": o.llmConfig.Provider, "max_iterations": o.meta.MaxIterations, "interactive": o.interactive})
+	// Retried model requests are logged, and shown with -v, so that a
+	// retry is not mistaken for a slow model.
+	ctx = llm.WithRetryNotify(ctx, func(ev llm.RetryEvent) {
+		logger.Printf("model request attempt %d/%d failed: %v; retrying in %s", ev.Attempt, ev.Attempts, ev.Err, ev.Wait.Round(time.Millisecond))
+		show.retry(ev)
+	})
 	out, runErr := e.Start(ctx, config)
 	if runErr != nil {
 		// The run's own files could not be written: record what we can.

@@ -156,9 +156,19 @@ func TestThreeToolRunAgainstOpenAIServer(t *testing.T) {
 		"  - name: show_env\n    exec: \"env\"\n", nil)
 	ws := t.TempDir()
 	env := []string{"DELTA_BASE_URL=" + srv.URL, "DELTA_API_KEY=" + testKey, "MY_SERVICE_TOKEN=hunter2", "PLAIN_VAR=visible"}
-	stdout, stderr, code := runDelta(t, env, "run", "--agent", agentDir, "-w", ws, "-m", "do it", "--run-id", "three", "--format", "json")
+	stdout, stderr, code := runDelta(t, env, "run", "-v", "--agent", agentDir, "-w", ws, "-m", "do it", "--run-id", "three", "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	// The retried 500 is in the -v stream and engine.log.
+	if !strings.Contains(stderr, "model request attempt 1/") || !strings.Contains(stderr, "retrying in") {
+		t.Errorf("-v stream does not show the retry:\n%s", stderr)
+	}
+	if !fileContains(filepath.Join(ws, ".delta", "three", "engine.log"), "HTTP 500")() {
+		t.Error("engine.log does not record the retried HTTP 500")
+	}
+	if !fileContains(filepath.Join(ws, ".delta", "three", "metadata.json"), `"model_usage": {`)() {
+		t.Error("metadata.json has no model_usage")
 	}
 	var res RunResult
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {

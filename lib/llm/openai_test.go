@@ -362,3 +362,31 @@ func TestRetryCancelDuringBackoff(t *testing.T) {
 		t.Fatalf("Complete error = %v, want context.Canceled", err)
 	}
 }
+
+// TestRetryNotify: a caller that asked (WithRetryNotify) hears of every
+// retry with the failed attempt, the wait and the reason.
+func TestRetryNotify(t *testing.T) {
+	waits := recordRetries(t)
+	s := llmtest.NewServer(t)
+	s.Fail(500, "boom")
+	s.Fail(503, "busy")
+	s.ReplyText("ok")
+	var heard []llm.RetryEvent
+	ctx := llm.WithRetryNotify(context.Background(), func(ev llm.RetryEvent) { heard = append(heard, ev) })
+	if _, err := newOpenAI(t, s).Complete(ctx, llm.Request{Params: llm.Params{Model: "m"}}); err != nil {
+		t.Fatal(err)
+	}
+	w := waits()
+	if len(heard) != 2 || len(w) != 2 {
+		t.Fatalf("heard %d retries, %d waits, want 2", len(heard), len(w))
+	}
+	for i, ev := range heard {
+		var ae *llm.APIError
+		if ev.Attempt != i+1 || ev.Attempts != llm.DefaultRetry.Attempts || ev.Wait != w[i] || !errors.As(ev.Err, &ae) {
+			t.Errorf("retry %d = %+v", i, ev)
+		}
+	}
+	if !strings.Contains(heard[1].Err.Error(), "503") {
+		t.Errorf("second retry's reason = %v, want the 503", heard[1].Err)
+	}
+}

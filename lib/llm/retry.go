@@ -151,6 +151,24 @@ func networkError(err error) bool {
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED)
 }
 
+// RetryEvent is one failed attempt the HTTP providers are about to retry.
+type RetryEvent struct {
+	Provider string
+	Attempt  int           // the attempt that failed, from 1
+	Attempts int           // total tries allowed
+	Wait     time.Duration // before the next try
+	Err      error         // why the attempt failed
+}
+
+type retryKey struct{}
+
+// WithRetryNotify returns a context under which the HTTP providers call
+// notify before every retry, so that a caller (delta-run's engine.log and
+// -v stream) can tell a retried request from a slow model.
+func WithRetryNotify(ctx context.Context, notify func(RetryEvent)) context.Context {
+	return context.WithValue(ctx, retryKey{}, notify)
+}
+
 // do runs call until it succeeds, fails for good, or the attempts run out.
 // call must return *APIError for HTTP error answers.
 func (r Retry) do(ctx context.Context, ep endpoint, call func(context.Context) (Response, error)) (Response, error) {
@@ -171,6 +189,9 @@ func (r Retry) do(ctx context.Context, ep endpoint, call func(context.Context) (
 		last = err
 		if i == attempts-1 {
 			break
+		}
+		if notify, ok := ctx.Value(retryKey{}).(func(RetryEvent)); ok {
+			notify(RetryEvent{Provider: ep.name, Attempt: i + 1, Attempts: attempts, Wait: wait, Err: err})
 		}
 		if err := r.Sleep(ctx, wait); err != nil {
 			return Response{}, fmt.Errorf("%s: %w", ep.name, err)

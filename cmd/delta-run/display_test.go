@@ -1,0 +1,44 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/deltakit/delta/lib/journal"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestSafe(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain text\n\tindented", "plain text\n\tindented"},
+		{"a\x00b", "a^@b"},
+		{"\x1b[31mred\x1b[0m", "^[[31mred^[[0m"},
+		{"\x1b]0;title\x07", "^[]0;title^G"},
+		{"del\x7f", "del^?"},
+		{"bad \xff\xfe utf8", "bad \uFFFD utf8"},
+		{"c1 \u009b31m", `c1 \u009b31m`},
+		{"ünïcode ok", "ünïcode ok"},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, safe(tt.in)); diff != "" {
+			t.Errorf("safe(%q) mismatch (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
+// TestDisplayEscapesToolOutput: neither a plain nor a -v stream carries a
+// tool's raw control bytes to the terminal.
+func TestDisplayEscapesToolOutput(t *testing.T) {
+	for _, verbose := range []bool{false, true} {
+		var buf bytes.Buffer
+		d := newDisplay(&buf, verbose)
+		code := 0
+		d.event(journal.Event{Type: journal.ActionResult, ToolName: "sh", ExitCode: &code, ObservationContent: "a\x00b\xff\x1b[31mred"})
+		d.event(journal.Event{Type: journal.ActionRequest, ToolName: "sh\x1b[2J", ToolArgs: json.RawMessage(`{"cmd":"x"}`)})
+		out := buf.Bytes()
+		if bytes.ContainsAny(out, "\x00\x1b") || !bytes.Contains(out, []byte("a^@b\uFFFD^[[31mred")) {
+			t.Errorf("verbose=%v: stream %q", verbose, out)
+		}
+	}
+}
