@@ -3,8 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/deltakit/delta/lib/agent"
@@ -41,6 +43,10 @@ func newProvider(a *agent.Agent, override, workDir string) (llm.Provider, agent.
 			hint = "set DELTA_API_KEY (or run offline with --llm scripted:FILE)"
 		case errors.Is(err, llm.ErrUnknownProvider):
 			hint = "use --llm openai:MODEL, --llm anthropic:MODEL or --llm scripted:FILE, or fix llm.provider in agent.yaml"
+		case errors.Is(err, fs.ErrNotExist) && cfg.Provider == "scripted":
+			hint = "check the script's path: --llm scripted:FILE is relative to the current directory, llm.script in agent.yaml to the agent directory"
+		case errors.Is(err, llm.ErrBadScript):
+			hint = "a script is turns: a list of {content, tool_calls: [{name, args}], usage: {input_tokens, output_tokens}} (see examples/hello-world/script.yaml)"
 		}
 		return nil, cfg, cli.WithCode(cli.ExitConfig, hint, err)
 	}
@@ -76,6 +82,11 @@ func resolveLLM(cfg agent.LLMConfig, override string, env map[string]string) (ag
 	envModel := strings.TrimSpace(env[modelVar])
 	if override != "" {
 		name, arg, _ := strings.Cut(override, ":")
+		// An unknown provider is the error to report, not its model.
+		if !slices.Contains(llm.Providers, name) {
+			return cfg, cli.WithCode(cli.ExitConfig, "use --llm openai:MODEL, --llm anthropic:MODEL or --llm scripted:FILE",
+				fmt.Errorf("--llm %s: %w %q (supported: %s)", override, llm.ErrUnknownProvider, name, strings.Join(llm.Providers, ", ")))
+		}
 		cfg.Provider = name
 		switch {
 		case name == "scripted" && arg != "":

@@ -283,6 +283,11 @@ func (e *Engine) outcome(status string, rerr *RunError) Outcome {
 	if events, err := e.Journal.Events(); err == nil {
 		it = countThoughts(events)
 	}
+	// A failure inside an iteration (the model call of iteration 1 gets a
+	// 401) ends in that iteration, though it journaled no THOUGHT.
+	if status == StatusFailed && rerr != nil && rerr.Type != ErrTypeMaxIterations {
+		it = max(it, e.Run.Iteration)
+	}
 	return Outcome{Status: status, Error: rerr, Iterations: it}
 }
 

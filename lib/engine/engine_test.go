@@ -271,6 +271,10 @@ func TestLLMErrorFails(t *testing.T) {
 	if out.Status != StatusFailed || out.Error.Type != ErrTypeLLM {
 		t.Fatalf("Start() = %+v", out)
 	}
+	// The run failed in iteration 1, not "after iteration 0".
+	if out.Iterations != 1 {
+		t.Errorf("Iterations = %d, want 1", out.Iterations)
+	}
 }
 
 func TestInterruptedBeforeModelCall(t *testing.T) {

@@ -27,7 +27,9 @@ type ExhaustedError struct {
 }
 
 func (e *ExhaustedError) Error() string {
-	return fmt.Sprintf("scripted provider: no turn %d in %s (it has %d)", e.Turn, e.File, e.Turns)
+	// Turns are counted from 1 in messages, like iterations: request
+	// Turn 0 is the first turn, asked for by iteration 1.
+	return fmt.Sprintf("scripted provider: no turn %d in %s (it has %d; iteration N replays turn N)", e.Turn+1, e.File, e.Turns)
 }
 
 // Is makes errors.Is(err, ErrScriptExhausted) true.
@@ -147,16 +149,16 @@ func turnsNodes(doc *yaml.Node) []*yaml.Node {
 
 func (t scriptTurn) response(i, line int) (Response, error) {
 	if t.Content == "" && len(t.ToolCalls) == 0 {
-		return Response{}, fmt.Errorf("line %d: turn %d has neither content nor tool_calls", line, i)
+		return Response{}, fmt.Errorf("line %d: turn %d has neither content nor tool_calls", line, i+1)
 	}
 	r := Response{Content: t.Content, FinishReason: "stop"}
 	for j, c := range t.ToolCalls {
 		if c.Name == "" {
-			return Response{}, fmt.Errorf("line %d: turn %d tool call %d has no name", line, i, j)
+			return Response{}, fmt.Errorf("line %d: turn %d tool call %d has no name", line, i+1, j+1)
 		}
 		args, err := argsJSON(&c.Args)
 		if err != nil {
-			return Response{}, fmt.Errorf("line %d: turn %d tool call %q: %v", c.Args.Line, i, c.Name, err)
+			return Response{}, fmt.Errorf("line %d: turn %d tool call %q: %v", c.Args.Line, i+1, c.Name, err)
 		}
 		r.ToolCalls = append(r.ToolCalls, ToolCall{ID: fmt.Sprintf("call_%d_%d", i, j), Name: c.Name, Arguments: args})
 	}
@@ -165,7 +167,7 @@ func (t scriptTurn) response(i, line int) (Response, error) {
 	}
 	if u := t.Usage; u != nil {
 		if u.InputTokens < 0 || u.OutputTokens < 0 {
-			return Response{}, fmt.Errorf("line %d: turn %d usage must not be negative", line, i)
+			return Response{}, fmt.Errorf("line %d: turn %d usage must not be negative", line, i+1)
 		}
 		r.Usage = Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
 	}

@@ -95,7 +95,7 @@ func TestScriptedExhausted(t *testing.T) {
 	if !errors.Is(err, llm.ErrScriptExhausted) {
 		t.Fatalf("Complete(turn 2) error = %v, want ErrScriptExhausted", err)
 	}
-	want := "scripted provider: no turn 2 in " + path + " (it has 2)"
+	want := "scripted provider: no turn 3 in " + path + " (it has 2; iteration N replays turn N)"
 	if err.Error() != want {
 		t.Errorf("error = %q, want %q", err, want)
 	}
@@ -129,9 +129,9 @@ func TestParseScriptErrors(t *testing.T) {
 		{"unknown top key", "turns:\n  - content: hi\nmodel: x\n", "line 3: field model not found"},
 		{"unknown turn key", "turns:\n  - content: hi\n    contnet: typo\n", "line 3: field contnet not found"},
 		{"unknown call key", "turns:\n  - tool_calls:\n      - name: a\n        arguments: {}\n", "line 4: field arguments not found"},
-		{"empty turn", "turns:\n  - content: hi\n  - {}\n", "line 3: turn 1 has neither content nor tool_calls"},
-		{"nameless call", "turns:\n  - tool_calls:\n      - args: {a: 1}\n", "turn 0 tool call 0 has no name"},
-		{"args not mapping", "turns:\n  - tool_calls:\n      - name: a\n        args: [1, 2]\n", "line 4: turn 0 tool call \"a\": args must be a mapping"},
+		{"empty turn", "turns:\n  - content: hi\n  - {}\n", "line 3: turn 2 has neither content nor tool_calls"},
+		{"nameless call", "turns:\n  - tool_calls:\n      - args: {a: 1}\n", "turn 1 tool call 1 has no name"},
+		{"args not mapping", "turns:\n  - tool_calls:\n      - name: a\n        args: [1, 2]\n", "line 4: turn 1 tool call \"a\": args must be a mapping"},
 		{"args non-string keys", "turns:\n  - tool_calls:\n      - name: a\n        args: {1: {2: x}}\n", "args"},
 		{"bad usage type", "turns:\n  - content: hi\n    usage: {input_tokens: lots}\n", "line 3"},
 		{"negative usage", "turns:\n  - content: hi\n    usage: {input_tokens: -1}\n", "usage must not be negative"},
