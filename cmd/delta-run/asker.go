@@ -25,15 +25,23 @@ type terminalAsker struct {
 	in     *os.File
 	out    io.Writer
 	reader *bufio.Reader
+	// shown reports whether the live stream showed the question of this
+	// call already; nil means never.
+	shown func(callID string) bool
 }
 
 // Ask implements engine.Asker.
 func (a *terminalAsker) Ask(ctx context.Context, q engine.Interaction) (string, error) {
-	label := q.Prompt
-	if q.InputType == "confirmation" {
-		label += " [yes/no]"
+	// The live stream has usually just shown the question ("? ask_human:
+	// …"); it is repeated only when it was not (a resumed question).
+	label := q.Prompt + "\n"
+	if a.shown != nil && a.shown(q.CallID) {
+		label = ""
 	}
-	fmt.Fprintf(a.out, "\n%s\n> ", label)
+	if q.InputType == "confirmation" {
+		label += "[yes/no] "
+	}
+	fmt.Fprintf(a.out, "%s> ", label)
 	type answer struct {
 		s   string
 		err error

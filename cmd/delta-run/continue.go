@@ -48,7 +48,7 @@ func (c *ContinueCmd) Run() error {
 	c.WorkDir = workDir
 	unlock, err := runs.Acquire(runDir)
 	if errors.Is(err, runs.ErrRunBusy) {
-		return cli.Errorf(cli.ExitFailed, "", "run is currently executing; wait for completion or interrupt it first")
+		return busy(runDir, c.RunID)
 	}
 	if err != nil {
 		return err
@@ -65,6 +65,10 @@ func (c *ContinueCmd) Run() error {
 		return err
 	} else if repaired != "" {
 		fmt.Fprintf(io.err, "delta-run: warning: the journal's last line was torn (a crash mid-write); cut it off, its bytes are kept in %s\n", repaired)
+	}
+	if _, err := os.Stat(meta.AgentHome); errors.Is(err, os.ErrNotExist) {
+		return cli.Errorf(cli.ExitConfig, fmt.Sprintf("move the agent directory back, or set agent_home in %s to where it is now",
+			filepath.Join(runDir, runs.MetadataFile)), "the run's agent directory %s (agent_home in metadata.json) no longer exists", meta.AgentHome)
 	}
 	a, err := loadAgent(meta.AgentHome, io)
 	if err != nil {
@@ -116,11 +120,18 @@ func (c *ContinueCmd) checkState(runDir string, meta *runs.Metadata) error {
 		if err := writeMetadata(runDir, meta); err != nil {
 			return err
 		}
-		fmt.Fprintf(os.Stderr, "[Janitor] Cleaned up orphaned run: process %d no longer exists\n", meta.PID)
+		if host, _ := os.Hostname(); meta.Hostname != "" && meta.Hostname != host {
+			fmt.Fprintf(os.Stderr, "[Janitor] Took over run started on host %s (--force): its process %d is assumed dead\n", meta.Hostname, meta.PID)
+		} else {
+			fmt.Fprintf(os.Stderr, "[Janitor] Cleaned up orphaned run: process %d no longer exists\n", meta.PID)
+		}
 	case runs.Interrupted:
 	case runs.WaitingForInput:
 		resp := filepath.Join(runDir, engine.InteractionDir, engine.ResponseFile)
 		if c.Message != "" {
+			if _, err := os.Stat(resp); err == nil {
+				fmt.Fprintf(os.Stderr, "delta-run: warning: %s already held an answer; -m replaces it\n", resp)
+			}
 			if err := os.MkdirAll(filepath.Dir(resp), 0o755); err != nil {
 				return err
 			}
@@ -140,4 +151,15 @@ func (c *ContinueCmd) checkState(runDir string, meta *runs.Metadata) error {
 		return cli.Errorf(cli.ExitConfig, "", "run has unknown status %q in metadata.json", meta.Status)
 	}
 	return nil
+}
+
+// busy is the refusal to continue a run another process drives: it names
+// the run and, from its metadata, the process to interrupt.
+func busy(runDir, id string) error {
+	hint := "wait for it to finish or interrupt it first"
+	if m, err := runs.ReadMetadata(runDir); err == nil && m.PID > 0 {
+		hint = fmt.Sprintf("wait for it to finish or interrupt it first (kill -INT %d on %s)", m.PID, m.Hostname)
+		return cli.Errorf(cli.ExitFailed, hint, "run %s is currently executing (PID %d)", id, m.PID)
+	}
+	return cli.Errorf(cli.ExitFailed, hint, "run %s is currently executing", id)
 }

@@ -23,10 +23,12 @@ type display struct {
 	// hidden holds the call IDs of sensitive ask_human questions, whose
 	// answers are never shown.
 	hidden map[string]bool
+	// asked holds the call IDs whose question this stream has shown.
+	asked map[string]bool
 }
 
 func newDisplay(w io.Writer, verbose bool) *display {
-	d := &display{w: w, verbose: verbose, hidden: map[string]bool{}}
+	d := &display{w: w, verbose: verbose, hidden: map[string]bool{}, asked: map[string]bool{}}
 	if f, ok := w.(interface{ Fd() uintptr }); ok && term.IsTerminal(int(f.Fd())) {
 		_, noColor := os.LookupEnv("NO_COLOR")
 		d.color = !noColor
@@ -142,6 +144,7 @@ func (d *display) event(ev journal.Event) {
 		if ev.Sensitive {
 			d.hidden[ev.CallID] = true
 		}
+		d.asked[ev.CallID] = true
 		fmt.Fprintf(d.w, "%s %s\n", d.paint("1;33", "? ask_human:"), safe(ev.Prompt))
 	case journal.HumanInputReceived:
 		fmt.Fprintf(d.w, "%s\n", d.paint("1;33", "? answer received"))
@@ -165,6 +168,9 @@ func (d *display) retry(ev llm.RetryEvent) {
 			ev.Attempt, ev.Attempts, ev.Err, ev.Wait.Round(time.Millisecond))))
 	}
 }
+
+// showed reports whether the question of callID was shown by this stream.
+func (d *display) showed(callID string) bool { return d.asked[callID] }
 
 // remember notes the sensitive questions of earlier events, so that a
 // resumed run does not show their answers either.

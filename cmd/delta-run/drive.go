@@ -86,7 +86,7 @@ func drive(o driveOpts) error {
 		MaxIterations: o.meta.MaxIterations, Interactive: o.interactive, Message: o.message,
 		Observe: show.event, Log: logger}
 	if o.interactive {
-		e.Asker = &terminalAsker{in: o.io.in, out: o.io.err}
+		e.Asker = &terminalAsker{in: o.io.in, out: o.io.err, shown: show.showed}
 	}
 	e.OnIteration = func(it int) {
 		show.iteration(it)

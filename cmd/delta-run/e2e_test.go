@@ -274,7 +274,8 @@ func interruptThenContinue(t *testing.T, sig os.Signal) {
 	waitFor(t, "the tool to start", func() bool { _, err := os.Stat(filepath.Join(ws, "child.pid")); return err == nil })
 	child := readPid(t, filepath.Join(ws, "child.pid"))
 	// While the run is live nobody else may drive it.
-	if _, stderr, code := runDelta(t, nil, "continue", "--run-id", "int", "-w", ws, "--force"); code != 1 || !strings.Contains(stderr, "currently executing") {
+	if _, stderr, code := runDelta(t, nil, "continue", "--run-id", "int", "-w", ws, "--force"); code != 1 || !strings.Contains(stderr, "run int is currently executing (PID "+strconv.Itoa(cmd.Process.Pid)+")") ||
+		!strings.Contains(stderr, "kill -INT "+strconv.Itoa(cmd.Process.Pid)) {
 		t.Errorf("continue of a live run = %d\n%s", code, stderr)
 	}
 	if err := cmd.Process.Signal(sig); err != nil {
