@@ -66,7 +66,7 @@ func (l *loader) decodeSource(d *doc, n *yaml.Node, index int) (ContextSource, b
 		if typ != nil {
 			at = typ
 		}
-		d.problem(at, ErrInvalid, "source types: file, computed_file, journal", "context source %d needs a type of file, computed_file or journal (got %q)", index, src.Type)
+		d.problem(at, ErrInvalid, "source types: file, computed_file, journal", "context source #%d needs a type of file, computed_file or journal (got %q)", index+1, src.Type)
 		return src, false
 	}
 	f := d.fields(n, "a "+src.Type+" source", known)
