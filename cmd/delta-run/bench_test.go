@@ -50,8 +50,8 @@ func benchRun(b *testing.B, yaml string) (*agent.Agent, string, string) {
 // in-process variant answers tool calls at once (the engine alone); the
 // command variant runs every call as the agent's `exec: "true"` tool
 // through the real command path (execute.Run, delta-exec-guard, io
-// records), which is what a user's run pays; both update metadata.json
-// every iteration as delta-run does.
+// records), which is what a user's run pays; both update metadata.json's
+// iteration count as delta-run does.
 func BenchmarkLoop300Iterations(b *testing.B) {
 	b.Run("in-process", func(b *testing.B) {
 		benchLoop(b, "note", func(*agent.Agent) engine.Toolbox { return inProcessTools{} })
@@ -88,10 +88,11 @@ func benchLoop(b *testing.B, toolName string, tools func(*agent.Agent) engine.To
 			b.Fatal(err)
 		}
 		meta := &runs.Metadata{RunID: id, Status: runs.Running, AgentHome: a.Home, WorkDir: ws, MaxIterations: iterations}
+		progress := &iterationUpdates{runDir: runDir, meta: meta}
 		e := &engine.Engine{Run: engine.RunInfo{RunID: id, RunDir: runDir, JournalPath: filepath.Join(runDir, engine.JournalFile),
 			AgentHome: a.Home, WorkDir: ws, Agent: a}, Journal: j, Provider: provider, Context: contextgen.New(),
 			Tools: tools(a), Params: llm.ParamsOf(a.LLM), MaxIterations: iterations, Message: "go", LoopWindow: -1,
-			OnIteration: func(it int) { meta.Iterations = it; _ = updateIteration(runDir, meta) }}
+			OnIteration: func(it int) { _ = progress.update(it) }}
 		b.StartTimer()
 		start := time.Now()
 		out, err := e.Start(context.Background(), nil)

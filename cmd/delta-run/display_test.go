@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/deltakit/delta/lib/journal"
+	"github.com/deltakit/delta/lib/runs"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -40,5 +41,33 @@ func TestDisplayEscapesToolOutput(t *testing.T) {
 		if bytes.ContainsAny(out, "\x00\x1b") || !bytes.Contains(out, []byte("a^@b\uFFFD^[[31mred")) {
 			t.Errorf("verbose=%v: stream %q", verbose, out)
 		}
+	}
+}
+
+// TestIterationUpdatesThrottle: the first iteration is written at once,
+// the next ones within iterationEvery only in memory (the final metadata
+// write carries them).
+func TestIterationUpdatesThrottle(t *testing.T) {
+	dir := t.TempDir()
+	meta := &runs.Metadata{RunID: "r", Status: runs.Running}
+	u := &iterationUpdates{runDir: dir, meta: meta}
+	for it := 1; it <= 3; it++ {
+		if err := u.update(it); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := runs.ReadMetadata(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Iterations != 1 || meta.Iterations != 3 {
+		t.Errorf("on disk %d, in memory %d; want 1 and 3", got.Iterations, meta.Iterations)
+	}
+	u.last = u.last.Add(-iterationEvery)
+	if err := u.update(4); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := runs.ReadMetadata(dir); got == nil || got.Iterations != 4 {
+		t.Errorf("after %v the update was not written: %+v", iterationEvery, got)
 	}
 }

@@ -88,10 +88,10 @@ func drive(o driveOpts) error {
 	if o.interactive {
 		e.Asker = &terminalAsker{in: o.io.in, out: o.io.err, shown: show.showed}
 	}
+	progress := &iterationUpdates{runDir: o.runDir, meta: o.meta}
 	e.OnIteration = func(it int) {
 		show.iteration(it)
-		o.meta.Iterations = it
-		if err := updateIteration(o.runDir, o.meta); err != nil {
+		if err := progress.update(it); err != nil {
 			logger.Printf("update metadata: %v", err)
 		}
 	}
@@ -162,11 +162,34 @@ func writeMetadata(runDir string, m *runs.Metadata) error {
 	return runs.WriteMetadata(runDir, m)
 }
 
+// iterationUpdates throttles metadata.json's progress updates.
+type iterationUpdates struct {
+	runDir string
+	meta   *runs.Metadata
+	last   time.Time
+}
+
+// iterationEvery is how often, at most, metadata.json's iteration count is
+// refreshed during a run: creating its temporary file costs about a
+// millisecond, as much as the rest of a fast iteration, and the count is
+// only progress for list-runs (the journal has the truth; the final write
+// is always made).
+const iterationEvery = 500 * time.Millisecond
+
+// update records iteration it, when the last update is old enough.
+func (u *iterationUpdates) update(it int) error {
+	u.meta.Iterations = it
+	if now := time.Now(); now.Sub(u.last) >= iterationEvery {
+		u.last = now
+		return updateIteration(u.runDir, u.meta)
+	}
+	return nil
+}
+
 // updateIteration records the iteration in metadata.json without the
-// synced write writeMetadata does (BenchmarkLoop300Iterations): the count
-// is a progress indication the journal can always give again, and a crash
-// of delta-run keeps the written file (only a crash of the machine could
-// lose it); status changes stay synced.
+// synced write writeMetadata does: a crash of delta-run keeps the written
+// file (only a crash of the machine could lose it); status changes stay
+// synced.
 func updateIteration(runDir string, m *runs.Metadata) error {
 	m.UpdatedAt = time.Now().UTC()
 	return runs.WriteMetadataNoSync(runDir, m)
