@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/deltakit/delta/lib/agent"
 	"io"
 	"log"
 	"time"
@@ -313,6 +314,17 @@ func (e *Engine) hook(ctx context.Context, req HookRequest) (HookDecision, error
 // handed to apply before it is journaled, and when apply rejects the
 // payload (or there is no apply) the engine goes on unchanged and the
 // HOOK_EXECUTION event records decision continue with the reason.
+// failedHookAction is what a hook that failed amounts to. A failing
+// pre_tool_execution hook is a policy that could not decide: the call is
+// blocked (fail-closed), whatever the hook runner answered. Any other
+// failing hook never breaks the run.
+func failedHookAction(name agent.HookName) string {
+	if name == agent.PreToolExecution {
+		return HookBlock
+	}
+	return HookContinue
+}
+
 func (e *Engine) hookApply(ctx context.Context, req HookRequest, apply func(json.RawMessage) error) (HookDecision, error) {
 	if e.Hooks == nil {
 		return HookDecision{Action: HookContinue}, nil
@@ -324,7 +336,10 @@ func (e *Engine) hookApply(ctx context.Context, req HookRequest, apply func(json
 		if dec.Failure == "" {
 			dec.Failure = err.Error()
 		}
-		dec.Action = HookContinue
+		dec.Action = failedHookAction(req.Name)
+		if dec.Action == HookBlock && dec.Reason == "" {
+			dec.Reason = "policy hook failed (fail-closed): " + err.Error()
+		}
 	}
 	if dec.Action == "" {
 		dec.Action = HookContinue
@@ -332,8 +347,11 @@ func (e *Engine) hookApply(ctx context.Context, req HookRequest, apply func(json
 	if dec.Action == HookModify {
 		if err := applyModify(apply, dec.Payload); err != nil {
 			e.Log.Printf("hook %s: final payload ignored: %v", req.Name, err)
-			dec.Action = HookContinue
+			dec.Action = failedHookAction(req.Name)
 			dec.Failure = "final_payload.json ignored: " + err.Error()
+			if dec.Action == HookBlock {
+				dec.Reason = "policy hook failed (fail-closed): final_payload.json unusable: " + err.Error()
+			}
 		}
 	}
 	if dec.Ran {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/deltakit/delta/lib/journal"
@@ -161,5 +163,45 @@ func TestPostHooksModify(t *testing.T) {
 	}
 	if got := p.reqs[1].Messages[len(p.reqs[1].Messages)-1].Content; got != "seen: from hook" {
 		t.Errorf("the model saw %q, want the modified observation", got)
+	}
+}
+
+// failingHooks fails every hook: the policy hook with a runner error, and
+// the others with an unusable modification.
+type failingHooks struct{}
+
+func (failingHooks) RunHook(ctx context.Context, req HookRequest) (HookDecision, error) {
+	if req.Name == "pre_tool_execution" {
+		return HookDecision{Action: HookContinue, Ran: true}, fmt.Errorf("policy exploded")
+	}
+	return HookDecision{Action: HookModify, Ran: true, Payload: json.RawMessage(`[1]`)}, nil
+}
+
+// TestFailingPolicyHookFailsClosed: a pre_tool_execution hook that errors
+// blocks the call even when the runner answered continue, while other
+// failing hooks leave the run alone.
+func TestFailingPolicyHookFailsClosed(t *testing.T) {
+	p := &scriptProvider{turns: []llm.Response{
+		{ToolCalls: []llm.ToolCall{call("f1", "echo", `{"text":"x"}`)}},
+		{Content: "done"},
+	}}
+	e, j, tools := newEngine(t, p)
+	e.Hooks = failingHooks{}
+	out, err := e.Start(context.Background(), nil)
+	if err != nil || out.Status != StatusCompleted {
+		t.Fatalf("Start() = %+v, %v", out, err)
+	}
+	if tools.calls != 0 {
+		t.Errorf("tool ran %d times behind a failing policy hook, want 0", tools.calls)
+	}
+	events, _ := j.Events()
+	var result *journal.Event
+	for i := range events {
+		if events[i].Type == journal.ActionResult {
+			result = &events[i]
+		}
+	}
+	if result == nil || !result.IsError || !strings.Contains(result.ObservationContent, "policy exploded") {
+		t.Errorf("ACTION_RESULT = %+v, want an error observation naming the hook failure", result)
 	}
 }
