@@ -28,8 +28,8 @@ func (l *loader) decodeAgent(d *doc, root *yaml.Node, a *Agent) field {
 	}
 	a.Version = d.str(f["version"], "version")
 	a.Description = d.str(f["description"], "description")
-	a.MaxIterations = d.integer(f["max_iterations"], "max_iterations")
-	a.ToolTimeoutMS = d.integer(f["tool_timeout_ms"], "tool_timeout_ms")
+	a.MaxIterations = d.positive(f["max_iterations"], "max_iterations")
+	a.ToolTimeoutMS = d.positive(f["tool_timeout_ms"], "tool_timeout_ms")
 	l.decodeLLM(d, f["llm"], a)
 	l.decodeEnv(d, f["env"], a)
 

@@ -196,6 +196,17 @@ func (d *doc) integer(f field, what string) int {
 	return n
 }
 
+// positive decodes an optional integer that must be at least 1 when given
+// (0 still means "not set" to callers, so a written 0 must not pass
+// silently as the default).
+func (d *doc) positive(f field, what string) int {
+	n := d.integer(f, what)
+	if f.value != nil && n == 0 && f.value.Tag == "!!int" {
+		d.problem(f.value, ErrInvalid, "remove the key to use the default", "%s must be at least 1, not 0", what)
+	}
+	return n
+}
+
 // intPtr decodes an optional integer of any sign.
 func (d *doc) intPtr(f field, what string) *int64 {
 	if f.value == nil {
