@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -23,26 +22,7 @@ func TestMain(m *testing.M) { os.Exit(clitest.Main(m)) }
 // delta-context with what delta-run sent (lastrequest and rewind), and
 // MODROOT plus the real Go caches to build the host's test plugin.
 func TestScripts(t *testing.T) {
-	root, err := clitest.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	goenv := map[string]string{}
-	for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
-		out, err := exec.Command("go", "env", k).Output()
-		if err != nil {
-			t.Fatal(err)
-		}
-		goenv[k] = strings.TrimSpace(string(out))
-	}
-	clitest.Run(t, "testdata/script", clitest.WithExamples(), clitest.WithSetup(func(env *testscript.Env) error {
-		env.Setenv("MODROOT", root)
-		for k, v := range goenv {
-			env.Setenv(k, v)
-		}
-		env.Setenv("GOFLAGS", "-mod=mod")
-		return nil
-	}), clitest.WithCmds(map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	clitest.Run(t, "testdata/script", clitest.WithGoBuild(), clitest.WithExamples(), clitest.WithCmds(map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"lastrequest": lastRequest,
 		"rewind":      rewind,
 		"crash":       crash,

@@ -169,6 +169,40 @@ func WithExamples() Option {
 	})
 }
 
+// WithGoBuild lets scripts run the go command: $MODROOT is the module
+// root, and GOCACHE, GOMODCACHE and GOPATH are the real ones (HOME is
+// private, so go would otherwise start with empty caches and need the
+// network).
+func WithGoBuild() Option {
+	return func(p *testscript.Params) {
+		root, rootErr := ModuleRoot()
+		goenv := map[string]string{}
+		var envErr error
+		for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
+			out, err := exec.Command("go", "env", k).Output()
+			if err != nil {
+				envErr = fmt.Errorf("go env %s: %v", k, err)
+				break
+			}
+			goenv[k] = strings.TrimSpace(string(out))
+		}
+		WithSetup(func(env *testscript.Env) error {
+			if rootErr != nil {
+				return rootErr
+			}
+			if envErr != nil {
+				return envErr
+			}
+			env.Setenv("MODROOT", root)
+			for k, v := range goenv {
+				env.Setenv(k, v)
+			}
+			env.Setenv("GOFLAGS", "-mod=mod")
+			return nil
+		})(p)
+	}
+}
+
 // WithCmds adds custom script commands.
 func WithCmds(cmds map[string]func(ts *testscript.TestScript, neg bool, args []string)) Option {
 	return func(p *testscript.Params) {
