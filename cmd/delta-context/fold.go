@@ -8,6 +8,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/deltakit/delta/contextgen"
+	"github.com/deltakit/delta/lib/atomicfile"
 	"github.com/deltakit/delta/lib/cli"
 )
 
@@ -45,9 +46,8 @@ func (c *FoldCmd) Run(kctx *kong.Context) error {
 	if err := os.MkdirAll(filepath.Dir(c.Output), 0o755); err != nil {
 		return fmt.Errorf("fold: %w", err)
 	}
-	tmp := c.Output + ".tmp"
-	if err := os.WriteFile(tmp, []byte(summary), 0o644); err != nil {
+	if err := atomicfile.Write(c.Output, []byte(summary), 0o644); err != nil {
 		return fmt.Errorf("fold: %w", err)
 	}
-	return os.Rename(tmp, c.Output)
+	return nil
 }

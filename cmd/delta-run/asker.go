@@ -10,9 +10,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"golang.org/x/term"
+
+	"github.com/deltakit/delta/lib/atomicfile"
 	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/runs"
-	"golang.org/x/term"
 )
 
 // isTerminal reports whether f is a terminal.
@@ -98,7 +100,7 @@ func pickWorkspace(agentHome string, std stdio) (dir string, ok bool, err error)
 	}
 	for _, n := range names {
 		if n == name {
-			if err := runs.WriteFileAtomic(filepath.Join(agentHome, runs.WorkspacesDir, runs.LastUsedFile), []byte(name+"\n")); err != nil {
+			if err := atomicfile.Write(filepath.Join(agentHome, runs.WorkspacesDir, runs.LastUsedFile), []byte(name+"\n"), 0o644); err != nil {
 				return "", false, err
 			}
 			return filepath.Join(agentHome, "workspaces", name), true, nil

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 
 	"github.com/deltakit/delta/lib/cli"
@@ -55,7 +54,7 @@ func run(args []string, stdout, stderr io.Writer, execve execFunc) int {
 		fmt.Fprint(stdout, usage)
 		return cli.ExitOK
 	case "--version":
-		fmt.Fprintf(stdout, "delta %s\n", version())
+		fmt.Fprintf(stdout, "delta %s\n", cli.Version())
 		return cli.ExitOK
 	case "--man":
 		return cli.Run("delta", &manGrammar{}, []string{"--man"}, stdout, stderr)
@@ -125,12 +124,4 @@ func isExecutable(p string) bool {
 		return false
 	}
 	return info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0
-}
-
-// version is the module version the binary was built from.
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deltakit/delta/lib/atomicfile"
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/tool"
@@ -187,33 +188,11 @@ func newRequestID() string {
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
-// writeFileAtomic writes data to path through a temporary file, synced,
+// writeFileAtomic writes data to path through a synced temporary file
 // and a rename, so readers never see a partial file.
-func writeFileAtomic(path string, data []byte) error { return writeFile(path, data, true) }
+func writeFileAtomic(path string, data []byte) error { return atomicfile.Write(path, data, 0o644) }
 
 // writeRecord is writeFileAtomic without the sync: io/ records are an
 // audit trail (the journal is the source of truth), and a sync per record
 // would double the engine's cost per iteration.
-func writeRecord(path string, data []byte) error { return writeFile(path, data, false) }
-
-func writeFile(path string, data []byte, sync bool) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if sync {
-		if err := tmp.Sync(); err != nil {
-			tmp.Close()
-			return err
-		}
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
+func writeRecord(path string, data []byte) error { return atomicfile.WriteNoSync(path, data, 0o644) }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/deltakit/delta/lib/atomicfile"
 )
 
 // Layout of a workspace's control plane.
@@ -64,7 +66,7 @@ func ensureVersion(control string) error {
 	if _, err := os.Stat(p); err == nil {
 		return nil
 	}
-	return WriteFileAtomic(p, []byte(LayoutVersion+"\n"))
+	return atomicfile.Write(p, []byte(LayoutVersion+"\n"), 0o644)
 }
 
 // Find returns the directory of run runID in workDir, or ErrNoRun.

@@ -97,7 +97,7 @@ func WriteMetadata(runDir string, m *Metadata) error {
 	if err != nil {
 		return fmt.Errorf("encode run metadata: %w", err)
 	}
-	if err := WriteFileAtomic(filepath.Join(runDir, MetadataFile), append(data, '\n')); err != nil {
+	if err := atomicfile.Write(filepath.Join(runDir, MetadataFile), append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("write run metadata: %w", err)
 	}
 	return nil
@@ -116,10 +116,4 @@ func WriteMetadataNoSync(runDir string, m *Metadata) error {
 		return fmt.Errorf("write run metadata: %w", err)
 	}
 	return nil
-}
-
-// WriteFileAtomic writes data to path atomically with mode 0644 (see
-// atomicfile.Write); it stays for callers of the runs API.
-func WriteFileAtomic(path string, data []byte) error {
-	return atomicfile.Write(path, data, 0o644)
 }

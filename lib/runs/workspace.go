@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/deltakit/delta/lib/atomicfile"
 )
 
 // WorkspacesDir and LastUsedFile name an agent's workspace area.
@@ -48,7 +50,7 @@ func NextWorkspace(agentHome string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("create workspace: %w", err)
 		}
-		if err := WriteFileAtomic(filepath.Join(root, LastUsedFile), []byte(name+"\n")); err != nil {
+		if err := atomicfile.Write(filepath.Join(root, LastUsedFile), []byte(name+"\n"), 0o644); err != nil {
 			return "", fmt.Errorf("record last used workspace: %w", err)
 		}
 		return dir, nil

@@ -14,6 +14,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/deltakit/delta/lib/atomicfile"
 )
 
 // FileName is the lock file's name inside the plugin directory.
@@ -84,27 +86,7 @@ func Write(dir string, f *File) error {
 	if err != nil {
 		return fmt.Errorf("encode plugin lock file: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+FileName+".*")
-	if err != nil {
-		return fmt.Errorf("write plugin lock file: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write plugin lock file: %w", err)
-	}
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write plugin lock file: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write plugin lock file: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write plugin lock file: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, FileName)); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, FileName), append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("write plugin lock file: %w", err)
 	}
 	return nil
