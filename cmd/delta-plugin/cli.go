@@ -39,6 +39,27 @@ Agents name plugins in agent.yaml's plugins: list, each with an optional subset 
 Exit codes: 0 success; 1 failure (a plugin that does not start, a checksum MISMATCH or missing binary found by verify); 2 usage error.`
 }
 
+// stdout is embedded in every subcommand: results go to Stdout, which
+// tests may replace.
+type stdout struct {
+	Stdout io.Writer `kong:"-"`
+}
+
+// AfterApply sets the default, os.Stdout.
+func (s *stdout) AfterApply() error {
+	s.Stdout = os.Stdout
+	return nil
+}
+
+// installed lists the plugins of the plugin directory.
+func (c *CLI) installed() ([]install.Status, error) {
+	dir, err := c.dir()
+	if err != nil {
+		return nil, err
+	}
+	return install.List(dir)
+}
+
 // dir is the plugin directory.
 func (c *CLI) dir() (string, error) {
 	if c.Dir != "" {
@@ -52,7 +73,7 @@ type InstallCmd struct {
 	Source string `arg:"" placeholder:"PATH|MODULE@VERSION" help:"A plugin binary, or a Go module path@version built with go install."`
 	Name   string `name:"name" placeholder:"NAME" help:"Plugin name (default: the binary name without delta-plugin-)."`
 
-	Stdout io.Writer `kong:"-"`
+	stdout
 	Stderr io.Writer `kong:"-"`
 }
 
@@ -80,22 +101,12 @@ func (c *InstallCmd) Run(root *CLI) error {
 type ListCmd struct {
 	Format string `name:"format" enum:"text,json" default:"text" help:"Output format: text or json."`
 
-	Stdout io.Writer `kong:"-"`
-}
-
-// AfterApply sets the stdio defaults.
-func (c *ListCmd) AfterApply() error {
-	c.Stdout = os.Stdout
-	return nil
+	stdout
 }
 
 // Run prints the installed plugins.
 func (c *ListCmd) Run(root *CLI) error {
-	dir, err := root.dir()
-	if err != nil {
-		return err
-	}
-	list, err := install.List(dir)
+	list, err := root.installed()
 	if err != nil {
 		return err
 	}
@@ -116,13 +127,7 @@ func (c *ListCmd) Run(root *CLI) error {
 type RemoveCmd struct {
 	Name string `arg:"" help:"Plugin to remove."`
 
-	Stdout io.Writer `kong:"-"`
-}
-
-// AfterApply sets the stdio defaults.
-func (c *RemoveCmd) AfterApply() error {
-	c.Stdout = os.Stdout
-	return nil
+	stdout
 }
 
 // Run removes the plugin.
@@ -140,22 +145,12 @@ func (c *RemoveCmd) Run(root *CLI) error {
 
 // VerifyCmd is `delta-plugin verify`.
 type VerifyCmd struct {
-	Stdout io.Writer `kong:"-"`
-}
-
-// AfterApply sets the stdio defaults.
-func (c *VerifyCmd) AfterApply() error {
-	c.Stdout = os.Stdout
-	return nil
+	stdout
 }
 
 // Run checks every plugin and fails on any mismatch or missing binary.
 func (c *VerifyCmd) Run(root *CLI) error {
-	dir, err := root.dir()
-	if err != nil {
-		return err
-	}
-	list, err := install.List(dir)
+	list, err := root.installed()
 	if err != nil {
 		return err
 	}
