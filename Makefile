@@ -34,8 +34,9 @@ man: build
 		$$b --man > man/$$n.1 || exit 1; \
 	done
 
-## check: gofmt and go vet
+## check: gofmt, go vet, and no oversized file tracked
 check:
+	@./scripts/check-size.sh
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...

@@ -16,6 +16,7 @@ import (
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/llm/llmtest"
+	"github.com/deltakit/delta/lib/provider"
 	"github.com/deltakit/delta/lib/runs"
 )
 
@@ -67,7 +68,7 @@ func benchLoop(b *testing.B, toolName string, tools func(*agent.Agent) engine.To
 	srv := llmtest.NewServer(b)
 	a, ws, _ := benchRun(b, "llm:\n  model: bench\ntools:\n  - name: t\n    exec: \"true\"\n")
 	a.LLM.BaseURL = srv.URL
-	provider, err := llm.New(a.LLM, map[string]string{"DELTA_API_KEY": "k", "DELTA_BASE_URL": srv.URL})
+	prov, err := provider.New(a.LLM, map[string]string{"DELTA_API_KEY": "k", "DELTA_BASE_URL": srv.URL})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -90,8 +91,8 @@ func benchLoop(b *testing.B, toolName string, tools func(*agent.Agent) engine.To
 		meta := &runs.Metadata{RunID: id, Status: runs.Running, AgentHome: a.Home, WorkDir: ws, MaxIterations: iterations}
 		progress := &iterationUpdates{runDir: runDir, meta: meta}
 		e := &engine.Engine{Run: engine.RunInfo{RunID: id, RunDir: runDir, JournalPath: filepath.Join(runDir, engine.JournalFile),
-			AgentHome: a.Home, WorkDir: ws, Agent: a}, Journal: j, Provider: provider, Context: contextgen.New(),
-			Tools: tools(a), Params: llm.ParamsOf(a.LLM), MaxIterations: iterations, Message: "go", LoopWindow: -1,
+			AgentHome: a.Home, WorkDir: ws, Agent: a}, Journal: j, Provider: prov, Context: contextgen.New(),
+			Tools: tools(a), Params: provider.ParamsOf(a.LLM), MaxIterations: iterations, Message: "go", LoopWindow: -1,
 			OnIteration: func(it int) { _ = progress.update(it) }}
 		b.StartTimer()
 		start := time.Now()

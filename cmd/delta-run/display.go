@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/deltakit/delta/lib/journal"
-	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/provider"
 	"golang.org/x/term"
 )
 
@@ -162,7 +162,7 @@ func (d *display) event(ev journal.Event) {
 }
 
 // retry shows (with -v) a model request about to be retried.
-func (d *display) retry(ev llm.RetryEvent) {
+func (d *display) retry(ev provider.RetryEvent) {
 	if d.verbose {
 		fmt.Fprintf(d.w, "  %s\n", d.paint("2", fmt.Sprintf("(model request attempt %d/%d failed: %v; retrying in %s)",
 			ev.Attempt, ev.Attempts, ev.Err, ev.Wait.Round(time.Millisecond))))

@@ -16,6 +16,7 @@ import (
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/provider"
 	"github.com/deltakit/delta/lib/runs"
 	pluginhost "github.com/deltakit/delta/plugins/host"
 )
@@ -82,7 +83,7 @@ func drive(o driveOpts) error {
 	cb := contextgen.New()
 	cb.Stderr = o.io.err
 	e := &engine.Engine{Run: run, Journal: j, Provider: o.provider, Context: cb,
-		Hooks: hooks.New(o.agent, hooks.Options{Stderr: o.io.err, Plugin: plugins.Hook}), Tools: tools, Params: llm.ParamsOf(o.llmConfig),
+		Hooks: hooks.New(o.agent, hooks.Options{Stderr: o.io.err, Plugin: plugins.Hook}), Tools: tools, Params: provider.ParamsOf(o.llmConfig),
 		MaxIterations: o.meta.MaxIterations, Interactive: o.interactive, Message: o.message,
 		Observe: show.event, Log: logger}
 	if o.interactive {
@@ -99,7 +100,7 @@ func drive(o driveOpts) error {
 		"provider": o.llmConfig.Provider, "max_iterations": o.meta.MaxIterations, "interactive": o.interactive})
 	// Retried model requests are logged, and shown with -v, so that a
 	// retry is not mistaken for a slow model.
-	ctx = llm.WithRetryNotify(ctx, func(ev llm.RetryEvent) {
+	ctx = provider.WithRetryNotify(ctx, func(ev provider.RetryEvent) {
 		logger.Printf("model request attempt %d/%d failed: %v; retrying in %s", ev.Attempt, ev.Attempts, ev.Err, ev.Wait.Round(time.Millisecond))
 		show.retry(ev)
 	})

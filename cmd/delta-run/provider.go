@@ -12,6 +12,7 @@ import (
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/provider"
 )
 
 // modelVar names the model when --llm switches to a real provider without
@@ -27,7 +28,7 @@ var errNoModel = errors.New("no model for the provider")
 // seeds/000 §2.6.7 (never passed to tools). It also returns the resolved
 // llm block (provider and model as used).
 func newProvider(a *agent.Agent, override, workDir string) (llm.Provider, agent.LLMConfig, error) {
-	env, err := llm.LoadEnv(workDir, a.Home, os.Environ())
+	env, err := provider.LoadEnv(workDir, a.Home, os.Environ())
 	if err != nil {
 		return nil, agent.LLMConfig{}, cli.WithCode(cli.ExitConfig, "", err)
 	}
@@ -35,17 +36,17 @@ func newProvider(a *agent.Agent, override, workDir string) (llm.Provider, agent.
 	if err != nil {
 		return nil, cfg, err
 	}
-	p, err := llm.New(cfg, env)
+	p, err := provider.New(cfg, env)
 	if err != nil {
 		hint := ""
 		switch {
-		case errors.Is(err, llm.ErrNoAPIKey):
+		case errors.Is(err, provider.ErrNoAPIKey):
 			hint = "set DELTA_API_KEY (or run offline with --llm scripted:FILE)"
-		case errors.Is(err, llm.ErrUnknownProvider):
+		case errors.Is(err, provider.ErrUnknownProvider):
 			hint = "use --llm openai:MODEL, --llm anthropic:MODEL or --llm scripted:FILE, or fix llm.provider in agent.yaml"
 		case errors.Is(err, fs.ErrNotExist) && cfg.Provider == "scripted":
 			hint = "check the script's path: --llm scripted:FILE is relative to the current directory, llm.script in agent.yaml to the agent directory"
-		case errors.Is(err, llm.ErrBadScript):
+		case errors.Is(err, provider.ErrBadScript):
 			hint = "a script is turns: a list of {content, tool_calls: [{name, args}], usage: {input_tokens, output_tokens}} (see examples/hello-world/script.yaml)"
 		}
 		return nil, cfg, cli.WithCode(cli.ExitConfig, hint, err)
@@ -83,9 +84,9 @@ func resolveLLM(cfg agent.LLMConfig, override string, env map[string]string) (ag
 	if override != "" {
 		name, arg, _ := strings.Cut(override, ":")
 		// An unknown provider is the error to report, not its model.
-		if !slices.Contains(llm.Providers, name) {
+		if !slices.Contains(provider.Providers, name) {
 			return cfg, cli.WithCode(cli.ExitConfig, "use --llm openai:MODEL, --llm anthropic:MODEL or --llm scripted:FILE",
-				fmt.Errorf("--llm %s: %w %q (supported: %s)", override, llm.ErrUnknownProvider, name, strings.Join(llm.Providers, ", ")))
+				fmt.Errorf("--llm %s: %w %q (supported: %s)", override, provider.ErrUnknownProvider, name, strings.Join(provider.Providers, ", ")))
 		}
 		cfg.Provider = name
 		switch {
@@ -105,17 +106,17 @@ func resolveLLM(cfg agent.LLMConfig, override string, env map[string]string) (ag
 		cfg.Model = envModel
 	}
 	if cfg.Provider != "scripted" && (cfg.Model == "" || cfg.Model == "scripted") {
-		provider := cfg.Provider
-		if provider == "" {
-			provider = "openai"
+		name := cfg.Provider
+		if name == "" {
+			name = "openai"
 		}
 		what := "no model"
 		if cfg.Model != "" {
 			what = fmt.Sprintf("model %q", cfg.Model)
 		}
 		return cfg, cli.WithCode(cli.ExitConfig,
-			fmt.Sprintf("pass --llm %s:MODEL (e.g. --llm openai:gpt-4o-mini), set %s, or set llm.model in agent.yaml", provider, modelVar),
-			fmt.Errorf("%w: the %s provider has %s", errNoModel, provider, what))
+			fmt.Sprintf("pass --llm %s:MODEL (e.g. --llm openai:gpt-4o-mini), set %s, or set llm.model in agent.yaml", name, modelVar),
+			fmt.Errorf("%w: the %s provider has %s", errNoModel, name, what))
 	}
 	return cfg, nil
 }

@@ -1,6 +1,8 @@
-// Package llm defines the provider-neutral conversation model that Delta
-// sends to language models, and the Provider interface every backend
-// (OpenAI-compatible, Anthropic, scripted) implements.
+// Package llm is the vocabulary Delta uses to talk about language models:
+// messages, tool calls, usage, requests and responses, and the Provider
+// interface. It holds no provider: the OpenAI, Anthropic and scripted
+// backends live in lib/provider, so that the journal, runs and every binary
+// that never calls a model stay free of the SDKs.
 //
 // The message shape follows OpenAI chat completions because the journal
 // source of context.yaml rebuilds the conversation in that form (seeds/000
@@ -43,8 +45,7 @@ type ToolCall struct {
 
 // ToolSpec is a tool as the model sees it: a name, a description and the
 // JSON Schema of its arguments object. It is defined in lib/tool (which
-// builds the schemas) so that lib/tool need not import lib/llm: lib/llm's
-// providers import lib/agent, which imports lib/tool.
+// builds the schemas) so that lib/tool need not import lib/llm.
 type ToolSpec = tool.ModelSpec
 
 // Usage counts the tokens of one response (or a sum of many).

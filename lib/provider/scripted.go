@@ -1,4 +1,4 @@
-package llm
+package provider
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/deltakit/delta/lib/llm"
 	"gopkg.in/yaml.v3"
 )
 
@@ -40,7 +41,7 @@ func (e *ExhaustedError) Is(target error) bool { return target == ErrScriptExhau
 // its journal left off.
 type Scripted struct {
 	file  string
-	turns []Response
+	turns []llm.Response
 }
 
 // scriptFile is the on-disk shape, decoded strictly.
@@ -79,7 +80,7 @@ type scriptUsage struct {
 // usage entry tokens are estimated as characters/4. Asking past the last
 // turn fails with ErrScriptExhausted. On the command line this is
 // --llm scripted:FILE.
-func NewScripted(path string) (Provider, error) {
+func NewScripted(path string) (llm.Provider, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("scripted provider: %w", err)
@@ -93,7 +94,7 @@ func NewScripted(path string) (Provider, error) {
 
 // ParseScript decodes a script file's bytes into the responses it replays.
 // Unknown keys, wrong types and empty turns are errors naming their line.
-func ParseScript(data []byte) ([]Response, error) {
+func ParseScript(data []byte) ([]llm.Response, error) {
 	var f scriptFile
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -115,7 +116,7 @@ func ParseScript(data []byte) ([]Response, error) {
 		return nil, fmt.Errorf("%w: %v", ErrBadScript, err)
 	}
 	turnNodes := turnsNodes(&doc)
-	out := make([]Response, len(f.Turns))
+	out := make([]llm.Response, len(f.Turns))
 	for i, t := range f.Turns {
 		line := 0
 		if i < len(turnNodes) {
@@ -147,29 +148,29 @@ func turnsNodes(doc *yaml.Node) []*yaml.Node {
 	return nil
 }
 
-func (t scriptTurn) response(i, line int) (Response, error) {
+func (t scriptTurn) response(i, line int) (llm.Response, error) {
 	if t.Content == "" && len(t.ToolCalls) == 0 {
-		return Response{}, fmt.Errorf("line %d: turn %d has neither content nor tool_calls", line, i+1)
+		return llm.Response{}, fmt.Errorf("line %d: turn %d has neither content nor tool_calls", line, i+1)
 	}
-	r := Response{Content: t.Content, FinishReason: "stop"}
+	r := llm.Response{Content: t.Content, FinishReason: "stop"}
 	for j, c := range t.ToolCalls {
 		if c.Name == "" {
-			return Response{}, fmt.Errorf("line %d: turn %d tool call %d has no name", line, i+1, j+1)
+			return llm.Response{}, fmt.Errorf("line %d: turn %d tool call %d has no name", line, i+1, j+1)
 		}
 		args, err := argsJSON(&c.Args)
 		if err != nil {
-			return Response{}, fmt.Errorf("line %d: turn %d tool call %q: %v", c.Args.Line, i+1, c.Name, err)
+			return llm.Response{}, fmt.Errorf("line %d: turn %d tool call %q: %v", c.Args.Line, i+1, c.Name, err)
 		}
-		r.ToolCalls = append(r.ToolCalls, ToolCall{ID: fmt.Sprintf("call_%d_%d", i, j), Name: c.Name, Arguments: args})
+		r.ToolCalls = append(r.ToolCalls, llm.ToolCall{ID: fmt.Sprintf("call_%d_%d", i, j), Name: c.Name, Arguments: args})
 	}
 	if len(r.ToolCalls) > 0 {
 		r.FinishReason = "tool_calls"
 	}
 	if u := t.Usage; u != nil {
 		if u.InputTokens < 0 || u.OutputTokens < 0 {
-			return Response{}, fmt.Errorf("line %d: turn %d usage must not be negative", line, i+1)
+			return llm.Response{}, fmt.Errorf("line %d: turn %d usage must not be negative", line, i+1)
 		}
-		r.Usage = Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
+		r.Usage = llm.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
 	}
 	return r, nil
 }
@@ -194,20 +195,20 @@ func argsJSON(n *yaml.Node) (string, error) {
 }
 
 // Complete answers with the script's turn req.Turn.
-func (s *Scripted) Complete(ctx context.Context, req Request) (Response, error) {
+func (s *Scripted) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
 	if err := ctx.Err(); err != nil {
-		return Response{}, err
+		return llm.Response{}, err
 	}
 	if req.Turn < 0 || req.Turn >= len(s.turns) {
-		return Response{}, &ExhaustedError{File: s.file, Turn: req.Turn, Turns: len(s.turns)}
+		return llm.Response{}, &ExhaustedError{File: s.file, Turn: req.Turn, Turns: len(s.turns)}
 	}
 	r := s.turns[req.Turn]
-	r.ToolCalls = append([]ToolCall(nil), r.ToolCalls...)
+	r.ToolCalls = append([]llm.ToolCall(nil), r.ToolCalls...)
 	r.Model = req.Params.Model
 	if r.Model == "" {
 		r.Model = "scripted"
 	}
-	if r.Usage == (Usage{}) {
+	if r.Usage == (llm.Usage{}) {
 		r.Usage = estimateUsage(req, r)
 	}
 	return r, nil
@@ -218,7 +219,7 @@ func (s *Scripted) Turns() int { return len(s.turns) }
 
 // estimateUsage approximates tokens as characters/4 (seeds/001 §5) so
 // metrics of scripted runs are not zero.
-func estimateUsage(req Request, r Response) Usage {
+func estimateUsage(req llm.Request, r llm.Response) llm.Usage {
 	in := 0
 	for _, m := range req.Messages {
 		in += len(m.Content)
@@ -233,5 +234,5 @@ func estimateUsage(req Request, r Response) Usage {
 	for _, c := range r.ToolCalls {
 		out += len(c.Name) + len(c.Arguments)
 	}
-	return Usage{InputTokens: int64(max(1, in/4)), OutputTokens: int64(max(1, out/4))}
+	return llm.Usage{InputTokens: int64(max(1, in/4)), OutputTokens: int64(max(1, out/4))}
 }

@@ -1,4 +1,4 @@
-package llm
+package provider
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/deltakit/delta/lib/llm"
 )
 
 // Retry says how the HTTP providers retry transient failures (HTTP 429,
@@ -171,7 +173,7 @@ func WithRetryNotify(ctx context.Context, notify func(RetryEvent)) context.Conte
 
 // do runs call until it succeeds, fails for good, or the attempts run out.
 // call must return *APIError for HTTP error answers.
-func (r Retry) do(ctx context.Context, ep endpoint, call func(context.Context) (Response, error)) (Response, error) {
+func (r Retry) do(ctx context.Context, ep endpoint, call func(context.Context) (llm.Response, error)) (llm.Response, error) {
 	attempts := max(1, r.Attempts)
 	var last error
 	for i := range attempts {
@@ -180,11 +182,11 @@ func (r Retry) do(ctx context.Context, ep endpoint, call func(context.Context) (
 			return resp, nil
 		}
 		if ctx.Err() != nil {
-			return Response{}, fmt.Errorf("%s: %w", ep.name, ctx.Err())
+			return llm.Response{}, fmt.Errorf("%s: %w", ep.name, ctx.Err())
 		}
 		wait, ok := r.retryable(err, i)
 		if !ok {
-			return Response{}, err
+			return llm.Response{}, err
 		}
 		last = err
 		if i == attempts-1 {
@@ -194,10 +196,10 @@ func (r Retry) do(ctx context.Context, ep endpoint, call func(context.Context) (
 			notify(RetryEvent{Provider: ep.name, Attempt: i + 1, Attempts: attempts, Wait: wait, Err: err})
 		}
 		if err := r.Sleep(ctx, wait); err != nil {
-			return Response{}, fmt.Errorf("%s: %w", ep.name, err)
+			return llm.Response{}, fmt.Errorf("%s: %w", ep.name, err)
 		}
 	}
-	return Response{}, fmt.Errorf("%s: giving up after %d attempts: %w", ep.name, attempts, last)
+	return llm.Response{}, fmt.Errorf("%s: giving up after %d attempts: %w", ep.name, attempts, last)
 }
 
 // retryable decides whether err deserves another try after failure number

@@ -1,4 +1,4 @@
-package llm_test
+package provider_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/provider"
 )
 
 // A scripted provider replays a file turn by turn, offline; the turn a run
@@ -23,7 +24,7 @@ func ExampleNewScripted() {
   - content: "Done: hello.txt written."
 `), 0o644)
 
-	p, err := llm.New(agent.LLMConfig{Provider: "scripted", Script: script}, nil)
+	p, err := provider.New(agent.LLMConfig{Provider: "scripted", Script: script}, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -53,7 +54,7 @@ func ExampleLoadEnv() {
 	os.Mkdir(work, 0o755)
 	os.WriteFile(filepath.Join(work, ".env"), []byte("DELTA_API_KEY=sk-workspace\n"), 0o644)
 
-	env, err := llm.LoadEnv(work, filepath.Join(root, "agent"), []string{"DELTA_API_KEY=sk-process"})
+	env, err := provider.LoadEnv(work, filepath.Join(root, "agent"), []string{"DELTA_API_KEY=sk-process"})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,4 +1,4 @@
-package llm
+package provider
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/llm"
 )
 
 const openAIDefaultBaseURL = "https://api.openai.com/v1/"
@@ -21,7 +22,7 @@ type openAIProvider struct {
 	client openai.Client
 }
 
-func newOpenAI(cfg agent.LLMConfig, env map[string]string) (Provider, error) {
+func newOpenAI(cfg agent.LLMConfig, env map[string]string) (llm.Provider, error) {
 	r, err := newRemote("openai", cfg, env, "OPENAI_API_KEY", "OPENAI_BASE_URL", openAIDefaultBaseURL)
 	if err != nil {
 		return nil, err
@@ -35,15 +36,15 @@ func newOpenAI(cfg agent.LLMConfig, env map[string]string) (Provider, error) {
 }
 
 // Complete sends req as one chat completion, retrying transient failures.
-func (p *openAIProvider) Complete(ctx context.Context, req Request) (Response, error) {
+func (p *openAIProvider) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
 	params, opts, err := openAIParams(req)
 	if err != nil {
-		return Response{}, fmt.Errorf("openai: %w", err)
+		return llm.Response{}, fmt.Errorf("openai: %w", err)
 	}
-	return p.retry.do(ctx, p.ep, func(ctx context.Context) (Response, error) {
+	return p.retry.do(ctx, p.ep, func(ctx context.Context) (llm.Response, error) {
 		c, err := p.client.Chat.Completions.New(ctx, params, opts...)
 		if err != nil {
-			return Response{}, p.wrap(err)
+			return llm.Response{}, p.wrap(err)
 		}
 		return openAIResponse(c)
 	})
@@ -64,7 +65,7 @@ func (p *openAIProvider) wrap(err error) error {
 
 // openAIParams maps a Request onto the SDK's parameters; Extra travels as
 // extra JSON fields.
-func openAIParams(req Request) (openai.ChatCompletionNewParams, []option.RequestOption, error) {
+func openAIParams(req llm.Request) (openai.ChatCompletionNewParams, []option.RequestOption, error) {
 	p := openai.ChatCompletionNewParams{Model: shared.ChatModel(req.Params.Model)}
 	for i, m := range req.Messages {
 		mp, err := openAIMessage(m)
@@ -113,19 +114,19 @@ func openAIParams(req Request) (openai.ChatCompletionNewParams, []option.Request
 	return p, opts, nil
 }
 
-func openAIMessage(m Message) (openai.ChatCompletionMessageParamUnion, error) {
+func openAIMessage(m llm.Message) (openai.ChatCompletionMessageParamUnion, error) {
 	switch m.Role {
-	case RoleSystem:
+	case llm.RoleSystem:
 		u := openai.SystemMessage(m.Content)
 		if m.Name != "" {
 			u.OfSystem.Name = openai.String(m.Name)
 		}
 		return u, nil
-	case RoleUser:
+	case llm.RoleUser:
 		return openai.UserMessage(m.Content), nil
-	case RoleTool:
+	case llm.RoleTool:
 		return openai.ToolMessage(m.Content, m.ToolCallID), nil
-	case RoleAssistant:
+	case llm.RoleAssistant:
 		a := openai.ChatCompletionAssistantMessageParam{}
 		if m.Content != "" || len(m.ToolCalls) == 0 {
 			a.Content.OfString = openai.String(m.Content)
@@ -164,19 +165,19 @@ func schemaMap(raw json.RawMessage) (map[string]any, error) {
 	return m, nil
 }
 
-func openAIResponse(c *openai.ChatCompletion) (Response, error) {
+func openAIResponse(c *openai.ChatCompletion) (llm.Response, error) {
 	if len(c.Choices) == 0 {
-		return Response{}, fmt.Errorf("openai: response has no choices")
+		return llm.Response{}, fmt.Errorf("openai: response has no choices")
 	}
 	ch := c.Choices[0]
-	r := Response{
+	r := llm.Response{
 		Content:      ch.Message.Content,
 		Model:        c.Model,
 		FinishReason: ch.FinishReason,
-		Usage:        Usage{InputTokens: c.Usage.PromptTokens, OutputTokens: c.Usage.CompletionTokens},
+		Usage:        llm.Usage{InputTokens: c.Usage.PromptTokens, OutputTokens: c.Usage.CompletionTokens},
 	}
 	for _, tc := range ch.Message.ToolCalls {
-		r.ToolCalls = append(r.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: argsOrEmpty(tc.Function.Arguments)})
+		r.ToolCalls = append(r.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: argsOrEmpty(tc.Function.Arguments)})
 	}
 	return r, nil
 }

@@ -1,4 +1,4 @@
-package llm_test
+package provider_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/provider"
 )
 
 const helloScript = `turns:
@@ -35,7 +36,7 @@ func writeScript(t *testing.T, text string) string {
 
 func TestScriptedTurns(t *testing.T) {
 	path := writeScript(t, helloScript)
-	p, err := llm.NewScripted(path)
+	p, err := provider.NewScripted(path)
 	if err != nil {
 		t.Fatalf("NewScripted: %v", err)
 	}
@@ -87,12 +88,12 @@ func TestScriptedTurns(t *testing.T) {
 
 func TestScriptedExhausted(t *testing.T) {
 	path := writeScript(t, helloScript)
-	p, err := llm.NewScripted(path)
+	p, err := provider.NewScripted(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = p.Complete(context.Background(), llm.Request{Turn: 2})
-	if !errors.Is(err, llm.ErrScriptExhausted) {
+	if !errors.Is(err, provider.ErrScriptExhausted) {
 		t.Fatalf("Complete(turn 2) error = %v, want ErrScriptExhausted", err)
 	}
 	want := "scripted provider: no turn 3 in " + path + " (it has 2; iteration N replays turn N)"
@@ -102,7 +103,7 @@ func TestScriptedExhausted(t *testing.T) {
 }
 
 func TestScriptedCancelled(t *testing.T) {
-	p, err := llm.NewScripted(writeScript(t, helloScript))
+	p, err := provider.NewScripted(writeScript(t, helloScript))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +115,7 @@ func TestScriptedCancelled(t *testing.T) {
 }
 
 func TestScriptedMissingFile(t *testing.T) {
-	_, err := llm.NewScripted(filepath.Join(t.TempDir(), "nope.yaml"))
+	_, err := provider.NewScripted(filepath.Join(t.TempDir(), "nope.yaml"))
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("NewScripted(missing) error = %v, want os.ErrNotExist", err)
 	}
@@ -140,8 +141,8 @@ func TestParseScriptErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := llm.ParseScript([]byte(tt.text))
-			if !errors.Is(err, llm.ErrBadScript) {
+			_, err := provider.ParseScript([]byte(tt.text))
+			if !errors.Is(err, provider.ErrBadScript) {
 				t.Fatalf("ParseScript(%q) error = %v, want ErrBadScript", tt.text, err)
 			}
 			if !strings.Contains(err.Error(), tt.want) {
@@ -158,9 +159,9 @@ func FuzzParseScript(f *testing.F) {
 	f.Add([]byte("turns: [{usage: {input_tokens: 1}}]"))
 	f.Add([]byte("{{{"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		turns, err := llm.ParseScript(data)
+		turns, err := provider.ParseScript(data)
 		if err != nil {
-			if !errors.Is(err, llm.ErrBadScript) {
+			if !errors.Is(err, provider.ErrBadScript) {
 				t.Fatalf("ParseScript error %v is not ErrBadScript", err)
 			}
 			return

@@ -1,4 +1,4 @@
-package llm_test
+package provider_test
 
 import (
 	"errors"
@@ -7,9 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deltakit/delta/lib/provider"
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/deltakit/delta/lib/llm"
 )
 
 func writeFile(t *testing.T, path, text string) {
@@ -39,7 +38,7 @@ func project(t *testing.T) (root, agentHome, workDir string) {
 func TestLoadEnvPrecedence(t *testing.T) {
 	_, agentHome, workDir := project(t)
 	environ := []string{"DELTA_API_KEY=sk-process", "PROCESS_ONLY=proc", "ROOT_ONLY=proc", "NOEQUALS"}
-	got, err := llm.LoadEnv(workDir, agentHome, environ)
+	got, err := provider.LoadEnv(workDir, agentHome, environ)
 	if err != nil {
 		t.Fatalf("LoadEnv: %v", err)
 	}
@@ -74,7 +73,7 @@ func TestLoadEnvLevels(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, err := llm.LoadEnv(workDir, agentHome, []string{"DELTA_API_KEY=sk-process"})
+			got, err := provider.LoadEnv(workDir, agentHome, []string{"DELTA_API_KEY=sk-process"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +103,7 @@ func TestLoadEnvProjectRootSearch(t *testing.T) {
 	if err := os.MkdirAll(workDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	got, err := llm.LoadEnv(workDir, agentHome, nil)
+	got, err := provider.LoadEnv(workDir, agentHome, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +121,7 @@ func TestLoadEnvWorkspaceIsRoot(t *testing.T) {
 	writeFile(t, filepath.Join(root, ".env"), "K=work\n")
 	agentHome := filepath.Join(root, "agent")
 	writeFile(t, filepath.Join(agentHome, ".env"), "K=agent\n")
-	got, err := llm.LoadEnv(root, agentHome, nil)
+	got, err := provider.LoadEnv(root, agentHome, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,8 +133,8 @@ func TestLoadEnvWorkspaceIsRoot(t *testing.T) {
 func TestLoadEnvBadFile(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, ".env"), "OK=1\nthis line is wrong\n")
-	_, err := llm.LoadEnv(dir, "", nil)
-	if !errors.Is(err, llm.ErrDotenv) || !strings.Contains(err.Error(), filepath.Join(dir, ".env")) || !strings.Contains(err.Error(), "line 2") {
+	_, err := provider.LoadEnv(dir, "", nil)
+	if !errors.Is(err, provider.ErrDotenv) || !strings.Contains(err.Error(), filepath.Join(dir, ".env")) || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("LoadEnv error = %v, want ErrDotenv naming the file and line 2", err)
 	}
 }
@@ -156,7 +155,7 @@ func TestParseDotenv(t *testing.T) {
 		"EQ=a=b=c\n" +
 		"exportNOT=1\n" +
 		"  INDENTED=1\n"
-	got, err := llm.ParseDotenv(text)
+	got, err := provider.ParseDotenv(text)
 	if err != nil {
 		t.Fatalf("ParseDotenv: %v", err)
 	}
@@ -182,8 +181,8 @@ func TestParseDotenvErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := llm.ParseDotenv(tt.text)
-			if !errors.Is(err, llm.ErrDotenv) || !strings.Contains(err.Error(), tt.want) {
+			_, err := provider.ParseDotenv(tt.text)
+			if !errors.Is(err, provider.ErrDotenv) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("ParseDotenv(%q) error = %v, want ErrDotenv with %q", tt.text, err, tt.want)
 			}
 			if err != nil && strings.Contains(err.Error(), "secret") {
@@ -199,9 +198,9 @@ func FuzzParseDotenv(f *testing.F) {
 	f.Add("K=\"\\n\\t\\\"\\\\\\$\"")
 	f.Add("=novalue")
 	f.Fuzz(func(t *testing.T, text string) {
-		vars, err := llm.ParseDotenv(text)
+		vars, err := provider.ParseDotenv(text)
 		if err != nil {
-			if !errors.Is(err, llm.ErrDotenv) {
+			if !errors.Is(err, provider.ErrDotenv) {
 				t.Fatalf("error %v is not ErrDotenv", err)
 			}
 			return

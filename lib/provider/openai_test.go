@@ -1,4 +1,4 @@
-package llm_test
+package provider_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/llm/llmtest"
+	"github.com/deltakit/delta/lib/provider"
 )
 
 const testKey = "sk-test-secret-0123456789"
@@ -22,16 +23,16 @@ const testKey = "sk-test-secret-0123456789"
 // recordRetries makes retries instant and returns the waits asked for.
 func recordRetries(t testing.TB) func() []time.Duration {
 	t.Helper()
-	old := llm.DefaultRetry
+	old := provider.DefaultRetry
 	var mu sync.Mutex
 	var waits []time.Duration
-	llm.DefaultRetry.Sleep = func(ctx context.Context, d time.Duration) error {
+	provider.DefaultRetry.Sleep = func(ctx context.Context, d time.Duration) error {
 		mu.Lock()
 		defer mu.Unlock()
 		waits = append(waits, d)
 		return ctx.Err()
 	}
-	t.Cleanup(func() { llm.DefaultRetry = old })
+	t.Cleanup(func() { provider.DefaultRetry = old })
 	return func() []time.Duration {
 		mu.Lock()
 		defer mu.Unlock()
@@ -41,7 +42,7 @@ func recordRetries(t testing.TB) func() []time.Duration {
 
 func newOpenAI(t testing.TB, s *llmtest.Server) llm.Provider {
 	t.Helper()
-	p, err := llm.New(agent.LLMConfig{Provider: "openai", BaseURL: s.URL}, map[string]string{"DELTA_API_KEY": testKey})
+	p, err := provider.New(agent.LLMConfig{Provider: "openai", BaseURL: s.URL}, map[string]string{"DELTA_API_KEY": testKey})
 	if err != nil {
 		t.Fatalf("New(openai): %v", err)
 	}
@@ -177,7 +178,7 @@ func backoffWaits(n int) func(t *testing.T, waits []time.Duration) {
 		if len(waits) != n {
 			t.Fatalf("got %d waits %v, want %d", len(waits), waits, n)
 		}
-		d := llm.DefaultRetry.Base
+		d := provider.DefaultRetry.Base
 		for i, w := range waits {
 			if w < d/2 || w > d {
 				t.Errorf("wait %d = %v, want within [%v, %v]", i, w, d/2, d)
@@ -194,7 +195,7 @@ func TestOpenAIGivesUp(t *testing.T) {
 		s.Fail(503, "overloaded")
 	}
 	_, err := newOpenAI(t, s).Complete(context.Background(), llm.Request{Params: llm.Params{Model: "m"}})
-	var ae *llm.APIError
+	var ae *provider.APIError
 	if !errors.As(err, &ae) || ae.Status != 503 {
 		t.Fatalf("Complete error = %v, want an APIError 503", err)
 	}
@@ -221,7 +222,7 @@ func TestOpenAINoRetryOnClientErrors(t *testing.T) {
 			if err == nil {
 				t.Fatal("Complete succeeded, want an error")
 			}
-			if errors.Is(err, llm.ErrAuth) != tt.wantAuth {
+			if errors.Is(err, provider.ErrAuth) != tt.wantAuth {
 				t.Errorf("errors.Is(%v, ErrAuth) = %v, want %v", err, !tt.wantAuth, tt.wantAuth)
 			}
 			if tt.wantAuth && !strings.Contains(err.Error(), "DELTA_API_KEY") {
@@ -266,13 +267,13 @@ func TestNewErrors(t *testing.T) {
 		wantErr error
 		wantMsg []string
 	}{
-		{"openai without key", agent.LLMConfig{}, nil, llm.ErrNoAPIKey, []string{"DELTA_API_KEY", ".env", "scripted"}},
-		{"anthropic without key", agent.LLMConfig{Provider: "anthropic"}, map[string]string{"OPENAI_API_KEY": "x"}, llm.ErrNoAPIKey, []string{"DELTA_API_KEY", "ANTHROPIC_API_KEY"}},
-		{"unknown provider", agent.LLMConfig{Provider: "gemini"}, nil, llm.ErrUnknownProvider, []string{`"gemini"`, "openai, anthropic, scripted"}},
+		{"openai without key", agent.LLMConfig{}, nil, provider.ErrNoAPIKey, []string{"DELTA_API_KEY", ".env", "scripted"}},
+		{"anthropic without key", agent.LLMConfig{Provider: "anthropic"}, map[string]string{"OPENAI_API_KEY": "x"}, provider.ErrNoAPIKey, []string{"DELTA_API_KEY", "ANTHROPIC_API_KEY"}},
+		{"unknown provider", agent.LLMConfig{Provider: "gemini"}, nil, provider.ErrUnknownProvider, []string{`"gemini"`, "openai, anthropic, scripted"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := llm.New(tt.cfg, tt.env)
+			_, err := provider.New(tt.cfg, tt.env)
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("New error = %v, want %v", err, tt.wantErr)
 			}
@@ -289,7 +290,7 @@ func TestOpenAIKeyAndURLFromEnv(t *testing.T) {
 	s := llmtest.NewServer(t)
 	s.ReplyText("ok")
 	// OPENAI_* are the fallbacks when DELTA_* are unset.
-	p, err := llm.New(agent.LLMConfig{}, map[string]string{"OPENAI_API_KEY": "sk-openai", "OPENAI_BASE_URL": s.URL})
+	p, err := provider.New(agent.LLMConfig{}, map[string]string{"OPENAI_API_KEY": "sk-openai", "OPENAI_BASE_URL": s.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,8 +320,8 @@ func TestRetryFromEnv(t *testing.T) {
 	s.Fail(500, "a")
 	s.Fail(500, "b")
 	s.ReplyText("never reached with two attempts")
-	p, err := llm.New(agent.LLMConfig{BaseURL: s.URL}, map[string]string{
-		"DELTA_API_KEY": testKey, llm.EnvRetryAttempts: "2", llm.EnvRetryBase: "10ms",
+	p, err := provider.New(agent.LLMConfig{BaseURL: s.URL}, map[string]string{
+		"DELTA_API_KEY": testKey, provider.EnvRetryAttempts: "2", provider.EnvRetryBase: "10ms",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -333,21 +334,21 @@ func TestRetryFromEnv(t *testing.T) {
 		t.Errorf("waits = %v, want one within [5ms, 10ms]", w)
 	}
 
-	for _, env := range []map[string]string{{llm.EnvRetryAttempts: "zero"}, {llm.EnvRetryBase: "soon"}} {
+	for _, env := range []map[string]string{{provider.EnvRetryAttempts: "zero"}, {provider.EnvRetryBase: "soon"}} {
 		env["DELTA_API_KEY"] = testKey
-		if _, err := llm.New(agent.LLMConfig{}, env); err == nil {
+		if _, err := provider.New(agent.LLMConfig{}, env); err == nil {
 			t.Errorf("New(%v) accepted a bad retry setting", env)
 		}
 	}
 }
 
 func TestRetryCancelDuringBackoff(t *testing.T) {
-	old := llm.DefaultRetry
-	t.Cleanup(func() { llm.DefaultRetry = old })
+	old := provider.DefaultRetry
+	t.Cleanup(func() { provider.DefaultRetry = old })
 	ctx, cancel := context.WithCancel(context.Background())
 	// The real sleep, with a long base: only cancellation can end it.
-	llm.DefaultRetry.Base = time.Hour
-	llm.DefaultRetry.Max = time.Hour
+	provider.DefaultRetry.Base = time.Hour
+	provider.DefaultRetry.Max = time.Hour
 	s := llmtest.NewServer(t)
 	s.Fail(503, "busy")
 	p := newOpenAI(t, s)
@@ -371,8 +372,8 @@ func TestRetryNotify(t *testing.T) {
 	s.Fail(500, "boom")
 	s.Fail(503, "busy")
 	s.ReplyText("ok")
-	var heard []llm.RetryEvent
-	ctx := llm.WithRetryNotify(context.Background(), func(ev llm.RetryEvent) { heard = append(heard, ev) })
+	var heard []provider.RetryEvent
+	ctx := provider.WithRetryNotify(context.Background(), func(ev provider.RetryEvent) { heard = append(heard, ev) })
 	if _, err := newOpenAI(t, s).Complete(ctx, llm.Request{Params: llm.Params{Model: "m"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -381,8 +382,8 @@ func TestRetryNotify(t *testing.T) {
 		t.Fatalf("heard %d retries, %d waits, want 2", len(heard), len(w))
 	}
 	for i, ev := range heard {
-		var ae *llm.APIError
-		if ev.Attempt != i+1 || ev.Attempts != llm.DefaultRetry.Attempts || ev.Wait != w[i] || !errors.As(ev.Err, &ae) {
+		var ae *provider.APIError
+		if ev.Attempt != i+1 || ev.Attempts != provider.DefaultRetry.Attempts || ev.Wait != w[i] || !errors.As(ev.Err, &ae) {
 			t.Errorf("retry %d = %+v", i, ev)
 		}
 	}

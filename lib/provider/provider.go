@@ -1,4 +1,10 @@
-package llm
+// Package provider holds the model backends behind llm.Provider: OpenAI
+// chat completions (any compatible endpoint), Anthropic Messages, and the
+// scripted provider that replays turns from a file; with them the retry
+// policy and the .env chain that supplies keys and base URLs. Only the
+// binaries that call models import it, because the SDKs are large and slow
+// to initialise.
+package provider
 
 import (
 	"errors"
@@ -6,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/llm"
 )
 
 // Sentinel errors of provider construction and calls; compare with errors.Is.
@@ -31,7 +38,7 @@ var Providers = []string{"openai", "anthropic", "scripted"}
 //
 // HTTP providers retry per DefaultRetry, tunable with DELTA_LLM_RETRIES and
 // DELTA_LLM_RETRY_BASE.
-func New(cfg agent.LLMConfig, env map[string]string) (Provider, error) {
+func New(cfg agent.LLMConfig, env map[string]string) (llm.Provider, error) {
 	switch cfg.Provider {
 	case "", "openai":
 		return newOpenAI(cfg, env)
@@ -48,8 +55,8 @@ func New(cfg agent.LLMConfig, env map[string]string) (Provider, error) {
 }
 
 // ParamsOf copies the sampling parameters of agent.yaml's llm block.
-func ParamsOf(cfg agent.LLMConfig) Params {
-	return Params{
+func ParamsOf(cfg agent.LLMConfig) llm.Params {
+	return llm.Params{
 		Model:            cfg.Model,
 		Temperature:      cfg.Temperature,
 		MaxTokens:        cfg.MaxTokens,

@@ -1,4 +1,4 @@
-package llm
+package provider
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/llm"
 )
 
 const (
@@ -25,7 +26,7 @@ type anthropicProvider struct {
 	client anthropic.Client
 }
 
-func newAnthropic(cfg agent.LLMConfig, env map[string]string) (Provider, error) {
+func newAnthropic(cfg agent.LLMConfig, env map[string]string) (llm.Provider, error) {
 	r, err := newRemote("anthropic", cfg, env, "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", anthropicDefaultBaseURL)
 	if err != nil {
 		return nil, err
@@ -43,15 +44,15 @@ func newAnthropic(cfg agent.LLMConfig, env map[string]string) (Provider, error) 
 }
 
 // Complete sends req as one Messages call, retrying transient failures.
-func (p *anthropicProvider) Complete(ctx context.Context, req Request) (Response, error) {
+func (p *anthropicProvider) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
 	params, opts, err := anthropicParams(req)
 	if err != nil {
-		return Response{}, fmt.Errorf("anthropic: %w", err)
+		return llm.Response{}, fmt.Errorf("anthropic: %w", err)
 	}
-	return p.retry.do(ctx, p.ep, func(ctx context.Context) (Response, error) {
+	return p.retry.do(ctx, p.ep, func(ctx context.Context) (llm.Response, error) {
 		m, err := p.client.Messages.New(ctx, params, opts...)
 		if err != nil {
-			return Response{}, p.wrap(err)
+			return llm.Response{}, p.wrap(err)
 		}
 		return anthropicResponse(m), nil
 	})
@@ -84,7 +85,7 @@ func anthropicErrorMessage(raw string) string {
 // of the same role in a row share one turn (the API wants the tool results
 // answering one assistant turn in a single user turn). Frequency and
 // presence penalties and seed have no Anthropic equivalent and are not sent.
-func anthropicParams(req Request) (anthropic.MessageNewParams, []option.RequestOption, error) {
+func anthropicParams(req llm.Request) (anthropic.MessageNewParams, []option.RequestOption, error) {
 	sp := req.Params
 	p := anthropic.MessageNewParams{Model: anthropic.Model(sp.Model), MaxTokens: anthropicDefaultMaxTokens}
 	if sp.MaxTokens != nil {
@@ -98,7 +99,7 @@ func anthropicParams(req Request) (anthropic.MessageNewParams, []option.RequestO
 	}
 	p.StopSequences = sp.Stop
 	for i, m := range req.Messages {
-		if m.Role == RoleSystem {
+		if m.Role == llm.RoleSystem {
 			if m.Content != "" {
 				p.System = append(p.System, anthropic.TextBlockParam{Text: m.Content})
 			}
@@ -128,13 +129,13 @@ func anthropicParams(req Request) (anthropic.MessageNewParams, []option.RequestO
 	return p, opts, nil
 }
 
-func anthropicBlocks(m Message) (anthropic.MessageParamRole, []anthropic.ContentBlockParamUnion, error) {
+func anthropicBlocks(m llm.Message) (anthropic.MessageParamRole, []anthropic.ContentBlockParamUnion, error) {
 	switch m.Role {
-	case RoleUser:
+	case llm.RoleUser:
 		return anthropic.MessageParamRoleUser, []anthropic.ContentBlockParamUnion{anthropic.NewTextBlock(nonEmpty(m.Content))}, nil
-	case RoleTool:
+	case llm.RoleTool:
 		return anthropic.MessageParamRoleUser, []anthropic.ContentBlockParamUnion{anthropic.NewToolResultBlock(m.ToolCallID, nonEmpty(m.Content), false)}, nil
-	case RoleAssistant:
+	case llm.RoleAssistant:
 		var blocks []anthropic.ContentBlockParamUnion
 		if m.Content != "" || len(m.ToolCalls) == 0 {
 			blocks = append(blocks, anthropic.NewTextBlock(nonEmpty(m.Content)))
@@ -166,7 +167,7 @@ func toolInput(args string) json.RawMessage {
 	return json.RawMessage(args)
 }
 
-func anthropicTool(t ToolSpec) (anthropic.ToolParam, error) {
+func anthropicTool(t llm.ToolSpec) (anthropic.ToolParam, error) {
 	schema, err := schemaMap(t.Parameters)
 	if err != nil {
 		return anthropic.ToolParam{}, fmt.Errorf("tool %q: %w", t.Name, err)
@@ -207,10 +208,10 @@ var anthropicFinish = map[anthropic.StopReason]string{
 	anthropic.StopReasonMaxTokens:    "length",
 }
 
-func anthropicResponse(m *anthropic.Message) Response {
-	r := Response{
+func anthropicResponse(m *anthropic.Message) llm.Response {
+	r := llm.Response{
 		Model: string(m.Model),
-		Usage: Usage{
+		Usage: llm.Usage{
 			InputTokens:  m.Usage.InputTokens + m.Usage.CacheCreationInputTokens + m.Usage.CacheReadInputTokens,
 			OutputTokens: m.Usage.OutputTokens,
 		},
@@ -224,7 +225,7 @@ func anthropicResponse(m *anthropic.Message) Response {
 		case "text":
 			r.Content += b.Text
 		case "tool_use":
-			r.ToolCalls = append(r.ToolCalls, ToolCall{ID: b.ID, Name: b.Name, Arguments: argsOrEmpty(string(b.Input))})
+			r.ToolCalls = append(r.ToolCalls, llm.ToolCall{ID: b.ID, Name: b.Name, Arguments: argsOrEmpty(string(b.Input))})
 		}
 	}
 	return r

@@ -1,4 +1,4 @@
-package llm_test
+package provider_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/provider"
 )
 
 // fakeAnthropic is a minimal Messages API endpoint: it answers queued
@@ -73,7 +74,7 @@ const anthropicText = `{"id":"msg_2","type":"message","role":"assistant","model"
 
 func newAnthropicProvider(t *testing.T, url string) llm.Provider {
 	t.Helper()
-	p, err := llm.New(agent.LLMConfig{Provider: "anthropic"}, map[string]string{"ANTHROPIC_API_KEY": testKey, "DELTA_BASE_URL": url})
+	p, err := provider.New(agent.LLMConfig{Provider: "anthropic"}, map[string]string{"ANTHROPIC_API_KEY": testKey, "DELTA_BASE_URL": url})
 	if err != nil {
 		t.Fatalf("New(anthropic): %v", err)
 	}
@@ -167,7 +168,7 @@ func TestAnthropicErrors(t *testing.T) {
 		fakeAnswer{401, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key ` + testKey + `"}}`},
 	)
 	_, err := newAnthropicProvider(t, url).Complete(context.Background(), llm.Request{Params: llm.Params{Model: "m"}, Messages: []llm.Message{{Role: "user", Content: "hi"}}})
-	if !errors.Is(err, llm.ErrAuth) {
+	if !errors.Is(err, provider.ErrAuth) {
 		t.Fatalf("Complete error = %v, want ErrAuth after one retried 529", err)
 	}
 	for _, want := range []string{"401", "authentication_error", "ANTHROPIC_API_KEY"} {
