@@ -8,7 +8,6 @@ import (
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/engine"
-	"github.com/deltakit/delta/lib/execute"
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
 )
@@ -126,7 +125,7 @@ func (b *Builder) environ(a *agent.Agent) []string {
 	if b.Environ != nil {
 		return b.Environ()
 	}
-	return execute.FilterEnv(os.Environ(), a.Env)
+	return agent.FilterEnv(os.Environ(), a.Env)
 }
 
 func (b *Builder) warnf(format string, args ...any) {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/engine"
-	"github.com/deltakit/delta/lib/execute"
 )
 
 // DefaultTimeoutMS is a hook's timeout when hooks.yaml sets none.
@@ -145,7 +144,7 @@ func (r *Runner) environ() []string {
 	if r.opts.Environ != nil {
 		return r.opts.Environ()
 	}
-	return execute.FilterEnv(os.Environ(), r.agent.Env)
+	return agent.FilterEnv(os.Environ(), r.agent.Env)
 }
 
 // modifiable lists the hooks whose final_payload.json replaces what the

@@ -41,7 +41,7 @@ type CommandTools struct {
 // environment; secrets are filtered per a.Env before any tool sees it (the
 // provider variables of .env never reach tools).
 func NewCommandTools(a *agent.Agent, environ []string) *CommandTools {
-	t := &CommandTools{tools: a.Tools, env: execute.FilterEnv(environ, a.Env), timeout: DefaultToolTimeout}
+	t := &CommandTools{tools: a.Tools, env: agent.FilterEnv(environ, a.Env), timeout: DefaultToolTimeout}
 	if a.ToolTimeoutMS > 0 {
 		t.timeout = time.Duration(a.ToolTimeoutMS) * time.Millisecond
 	}

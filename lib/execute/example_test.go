@@ -13,7 +13,7 @@ import (
 func ExampleRun() {
 	res, err := execute.Run(context.Background(), execute.Spec{
 		Argv:    []string{"sh", "-c", `echo "hello $1"; exit 2`, "--", "world"},
-		Env:     execute.FilterEnv(os.Environ(), agent.EnvConfig{}),
+		Env:     agent.FilterEnv(os.Environ(), agent.EnvConfig{}),
 		Timeout: 10 * time.Second,
 	})
 	if err != nil {

@@ -66,7 +66,7 @@ type Spec struct {
 	Argv  []string // Argv[0] is looked up in the PATH of Env (or ours)
 	Stdin []byte   // nil: stdin is /dev/null
 	Dir   string   // working directory; "" means ours
-	// Env is the child's whole environment (build it with FilterEnv); nil
+	// Env is the child's whole environment (build it with agent.FilterEnv); nil
 	// passes ours on unfiltered, as os/exec does.
 	Env []string
 	// Timeout kills the command after this long; 0 means no timeout.
