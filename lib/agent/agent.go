@@ -95,7 +95,9 @@ type HookSpec struct {
 	Command   []string // ${AGENT_HOME} and ${CWD} expanded at run time
 	Plugin    string
 	TimeoutMS int // 0: the hooks package default
-	Source    string
+	// Description says what the hook is for; only people read it.
+	Description string
+	Source      string
 }
 
 // ContextConfig is context.yaml.

@@ -8,7 +8,7 @@ import (
 
 // Keys of agent.yaml and its blocks.
 var (
-	agentKeys  = []string{"name", "version", "description", "llm", "system_prompt", "max_iterations", "tool_timeout_ms", "env", "imports", "tools", "plugins", "lifecycle_hooks"}
+	agentKeys  = []string{"name", "version", "description", "llm", "system_prompt", "max_iterations", "tool_timeout_ms", "env", "imports", "tools", "plugins", "lifecycle_hooks", "hooks"}
 	llmKeys    = []string{"provider", "model", "base_url", "script", "temperature", "max_tokens", "top_p", "frequency_penalty", "presence_penalty", "stop", "seed"}
 	envKeys    = []string{"passthrough", "deny", "inherit_secrets"}
 	pluginKeys = []string{"name", "path", "tools", "config", "allow_path"}
@@ -44,7 +44,23 @@ func (l *loader) decodeAgent(d *doc, root *yaml.Node, a *Agent) field {
 
 	a.Tools = l.loadTools(d, f)
 	a.Plugins = l.decodePlugins(d, f["plugins"])
-	return f["lifecycle_hooks"]
+	return legacyHooks(d, f)
+}
+
+// legacyHooks returns agent.yaml's hooks block: lifecycle_hooks, or
+// hooks (the spelling some delta-engine 1.10 agents use). Both at once is
+// a problem: which one is meant cannot be told.
+func legacyHooks(d *doc, f map[string]field) field {
+	lh, hasLH := f["lifecycle_hooks"]
+	h, hasH := f["hooks"]
+	switch {
+	case hasLH && hasH:
+		d.problem(h.key, ErrInvalid, "keep one of them, or better move the hooks to hooks.yaml", "agent.yaml has both hooks and lifecycle_hooks")
+		return lh
+	case hasH:
+		return h
+	}
+	return lh
 }
 
 // decodeLLM reads the llm block; keys other than the known ones pass

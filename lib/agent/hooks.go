@@ -18,7 +18,7 @@ var hookAliases = map[string]HookName{
 	"post_tool_exec": PostToolExecution,
 }
 
-var hookKeys = []string{"command", "plugin", "timeout_ms"}
+var hookKeys = []string{"command", "plugin", "timeout_ms", "description"}
 
 // allHookKeys is every accepted top-level key of hooks.yaml, for messages.
 func allHookKeys() []string {
@@ -40,7 +40,7 @@ func (l *loader) loadHooks(a *Agent, main *doc, legacy field) {
 	path := filepath.Join(l.home, HooksFile)
 	if exists(path) {
 		if legacy.key != nil {
-			l.warn("[WARNING] %s: lifecycle_hooks in %s is ignored because hooks.yaml exists (delete it)", main.pos(legacy.key), filepath.Base(main.path))
+			l.warn("[WARNING] %s: %s in %s is ignored because hooks.yaml exists (delete it)", main.pos(legacy.key), legacy.key.Value, filepath.Base(main.path))
 		}
 		d, root := l.readDoc(path)
 		if root == nil {
@@ -53,7 +53,7 @@ func (l *loader) loadHooks(a *Agent, main *doc, legacy field) {
 		return
 	}
 	if legacy.key != nil {
-		l.warn("[DEPRECATION WARNING] %s: lifecycle_hooks in %s is deprecated, move the hooks to hooks.yaml (support ends in v2.0)", main.pos(legacy.key), filepath.Base(main.path))
+		l.warn("[DEPRECATION WARNING] %s: %s in %s is deprecated, move the hooks to hooks.yaml (support ends in v2.0)", main.pos(legacy.key), legacy.key.Value, filepath.Base(main.path))
 		l.decodeHooks(main, legacy.value, a.Hooks)
 	}
 }
@@ -98,10 +98,11 @@ func (l *loader) decodeHook(d *doc, n *yaml.Node, name HookName) (HookSpec, bool
 	before := len(l.problems)
 	f := d.fields(n, "hook "+string(name), hookKeys)
 	spec := HookSpec{
-		Command:   d.strList(f["command"], "hook command"),
-		Plugin:    d.str(f["plugin"], "hook plugin"),
-		TimeoutMS: d.integer(f["timeout_ms"], "timeout_ms"),
-		Source:    d.pos(n),
+		Command:     d.strList(f["command"], "hook command"),
+		Plugin:      d.str(f["plugin"], "hook plugin"),
+		TimeoutMS:   d.integer(f["timeout_ms"], "timeout_ms"),
+		Description: d.str(f["description"], "hook description"),
+		Source:      d.pos(n),
 	}
 	_, hasCmd := f["command"]
 	_, hasPlugin := f["plugin"]

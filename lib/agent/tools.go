@@ -14,6 +14,10 @@ var (
 	toolKeys       = []string{"name", "description", "command", "parameters", "exec", "shell", "stdin", "timeout_ms"}
 	paramKeys      = []string{"name", "type", "description", "required", "inject_as", "option_name", "default", "position", "raw"}
 	importFileKeys = []string{"tools", "imports"}
+	// ignoredImportKeys are agent-level keys that delta-engine 1.10's
+	// imported modules carried; they are skipped with a warning so such
+	// modules load unchanged.
+	ignoredImportKeys = []string{"name", "version", "description", "llm", "max_iterations"}
 )
 
 // loadTools returns the tools of the main config: imports in order, then
@@ -48,7 +52,8 @@ func (l *loader) collectTools(d *doc, f map[string]field, chain []string, merged
 		if root == nil {
 			continue
 		}
-		sf := sub.fields(root, "an imported tools file", importFileKeys)
+		sf := sub.fields(root, "an imported tools file", append(importFileKeys, ignoredImportKeys...))
+		l.warnIgnored(sub, sf, ignoredImportKeys)
 		l.collectTools(sub, sf, append(chain[:len(chain):len(chain)], path), merged)
 	}
 	names := map[string]*yaml.Node{}
@@ -63,6 +68,16 @@ func (l *loader) collectTools(d *doc, f map[string]field, chain []string, merged
 		}
 		names[t.Name] = item
 		mergeTool(merged, t)
+	}
+}
+
+// warnIgnored warns once per file about agent-level keys an imported file
+// carries: only its tools and imports are used.
+func (l *loader) warnIgnored(d *doc, f map[string]field, keys []string) {
+	for _, k := range keys {
+		if fl, ok := f[k]; ok {
+			l.warn("[WARNING] %s: %q in an imported tools file is ignored (only tools: and imports: are read from it)", d.pos(fl.key), k)
+		}
 	}
 }
 

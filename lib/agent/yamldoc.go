@@ -35,16 +35,11 @@ func (l *loader) readDoc(path string) (*doc, *yaml.Node) {
 		if errors.Is(err, io.EOF) {
 			return d, &yaml.Node{Kind: yaml.MappingNode, Line: 1, Column: 1}
 		}
-		line := 0
-		msg := err.Error()
-		// yaml.v3 errors read "yaml: line N: …".
-		if rest, ok := strings.CutPrefix(msg, "yaml: line "); ok {
-			if n, tail, ok := strings.Cut(rest, ": "); ok {
-				line, _ = strconv.Atoi(n)
-				msg = tail
-			}
+		line, msg := yamlErrorLine(err)
+		if first := firstFailingLine(data, msg); first > 0 {
+			line = first
 		}
-		l.add(Problem{File: d.name, Line: line, Col: 1, Msg: "invalid YAML: " + msg, Err: ErrInvalid})
+		l.add(Problem{File: d.name, Line: line, Col: 1, Msg: "invalid YAML: " + msg, Hint: yamlHint(msg), Err: ErrInvalid})
 		return d, nil
 	}
 	n := &root
@@ -55,6 +50,60 @@ func (l *loader) readDoc(path string) (*doc, *yaml.Node) {
 		return d, &yaml.Node{Kind: yaml.MappingNode, Line: n.Line, Column: n.Column}
 	}
 	return d, n
+}
+
+// yamlErrorLine splits a yaml.v3 error, "yaml: line N: …", into N and the
+// message.
+func yamlErrorLine(err error) (int, string) {
+	msg := err.Error()
+	if rest, ok := strings.CutPrefix(msg, "yaml: line "); ok {
+		if n, tail, ok := strings.Cut(rest, ": "); ok {
+			line, _ := strconv.Atoi(n)
+			return line, tail
+		}
+	}
+	return 0, msg
+}
+
+// yamlHint says what usually causes a YAML syntax error.
+func yamlHint(msg string) string {
+	switch {
+	case strings.Contains(msg, "did not find expected key"), strings.Contains(msg, "mapping values are not allowed"):
+		return "check this line's indentation: the keys of one mapping line up, and a value containing ': ' needs quotes"
+	case strings.Contains(msg, "tab character"), strings.Contains(msg, "found character that cannot start any token"):
+		return "YAML indents with spaces, not tabs; quote values that start with @, ` or %"
+	case strings.Contains(msg, "did not find expected ',' or"):
+		return "a flow collection ([...] or {...}) needs commas between items and its closing bracket"
+	}
+	return ""
+}
+
+// maxRelocateLines bounds the work firstFailingLine does on a broken file.
+const maxRelocateLines = 2000
+
+// firstFailingLine finds the line that breaks the document. yaml.v3 names
+// the line where the enclosing block starts ("line 6: did not find expected
+// key" for a key misindented on line 13), so the prefixes of the document
+// are parsed, growing a line at a time: the first prefix failing with the
+// same message ends at the offending line. 0 when none does.
+func firstFailingLine(data []byte, msg string) int {
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	if len(lines) > maxRelocateLines {
+		return 0
+	}
+	end := 0
+	for i, ln := range lines {
+		end += len(ln)
+		var n yaml.Node
+		err := yaml.Unmarshal(data[:end], &n)
+		if err == nil {
+			continue
+		}
+		if _, m := yamlErrorLine(err); m == msg {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // pos renders a node's position as file:line:col.
