@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
@@ -39,6 +40,9 @@ func newAnthropic(cfg agent.LLMConfig, env map[string]string) (llm.Provider, err
 		option.WithAPIKey(r.ep.key),
 		option.WithBaseURL(r.base),
 		option.WithMaxRetries(0), // retries are ours: see Retry
+		option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+			return r.pageGuard(req, next)
+		}),
 	)
 	return &anthropicProvider{remote: r, client: client}, nil
 }
@@ -59,6 +63,10 @@ func (p *anthropicProvider) Complete(ctx context.Context, req llm.Request) (llm.
 }
 
 func (p *anthropicProvider) wrap(err error) error {
+	var pe *APIError
+	if errors.As(err, &pe) {
+		return pe
+	}
 	var ae *anthropic.Error
 	if errors.As(err, &ae) {
 		return p.apiError(ae.StatusCode, ae.Response, anthropicErrorMessage(ae.RawJSON()))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -31,6 +32,9 @@ func newOpenAI(cfg agent.LLMConfig, env map[string]string) (llm.Provider, error)
 		option.WithAPIKey(r.ep.key),
 		option.WithBaseURL(r.base),
 		option.WithMaxRetries(0), // retries are ours: see Retry
+		option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+			return r.pageGuard(req, next)
+		}),
 	)
 	return &openAIProvider{remote: r, client: client}, nil
 }
@@ -52,6 +56,10 @@ func (p *openAIProvider) Complete(ctx context.Context, req llm.Request) (llm.Res
 
 // wrap turns SDK errors into APIError (HTTP answers) or a redacted error.
 func (p *openAIProvider) wrap(err error) error {
+	var ae *APIError
+	if errors.As(err, &ae) {
+		return ae
+	}
 	var oe *openai.Error
 	if errors.As(err, &oe) {
 		msg := oe.Message

@@ -75,6 +75,9 @@ type endpoint struct {
 	key     string
 	keyVars []string // variables the key may come from, in order
 	baseURL string
+	// urlFrom names where baseURL came from, for messages: a variable,
+	// or llm.base_url in agent.yaml; "" when the default is used.
+	urlFrom string
 }
 
 // resolveEndpoint picks the key and base URL from env: DELTA_* first, then
@@ -87,20 +90,27 @@ func resolveEndpoint(name string, cfg agent.LLMConfig, env map[string]string, ke
 			"(workspace, agent or project root); for offline runs use the scripted provider (--llm scripted:FILE)",
 			name, ErrNoAPIKey, keyVar)
 	}
-	ep.baseURL = cfg.BaseURL
+	ep.baseURL, ep.urlFrom = cfg.BaseURL, "llm.base_url in agent.yaml"
 	if ep.baseURL == "" {
-		ep.baseURL = firstSet(env, "DELTA_BASE_URL", urlVar)
+		ep.baseURL, ep.urlFrom = firstSetFrom(env, "DELTA_BASE_URL", urlVar)
 	}
 	return ep, nil
 }
 
 func firstSet(env map[string]string, names ...string) string {
+	v, _ := firstSetFrom(env, names...)
+	return v
+}
+
+// firstSetFrom is firstSet that also names the variable the value came
+// from.
+func firstSetFrom(env map[string]string, names ...string) (string, string) {
 	for _, n := range names {
 		if v := strings.TrimSpace(env[n]); v != "" {
-			return v
+			return v, n
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // redact removes the key from text that may reach a log or the journal.

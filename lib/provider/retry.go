@@ -86,7 +86,9 @@ type APIError struct {
 	Status     int
 	Message    string
 	RetryAfter time.Duration // from the Retry-After header; 0 if absent
-	keyHint    string        // the variables to set, for auth errors
+	// Hint says what to check when the answer shows the URL is wrong.
+	Hint    string
+	keyHint string // the variables to set, for auth errors
 }
 
 func (e *APIError) Error() string {
@@ -96,6 +98,9 @@ func (e *APIError) Error() string {
 	}
 	if e.auth() {
 		msg += "; " + e.keyHint
+	}
+	if e.Hint != "" {
+		msg += "; " + e.Hint
 	}
 	return msg
 }
@@ -107,10 +112,21 @@ func (e *APIError) auth() bool {
 	return e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden
 }
 
-// transient reports whether another try may succeed.
+// transient reports whether another try may succeed: rate limits,
+// timeouts, overload and server faults, but not statuses that will answer
+// the same way every time (501 Not Implemented, 505 …).
 func (e *APIError) transient() bool {
-	return e.Status == http.StatusTooManyRequests || e.Status == http.StatusRequestTimeout || e.Status >= 500
+	switch e.Status {
+	case http.StatusTooManyRequests, http.StatusRequestTimeout, http.StatusConflict,
+		http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable,
+		http.StatusGatewayTimeout, statusOverloaded:
+		return true
+	}
+	return false
 }
+
+// statusOverloaded is Anthropic's "overloaded" status.
+const statusOverloaded = 529
 
 // newAPIError builds an APIError from a response status, header and the
 // provider's error text.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/deltakit/delta/lib/llm"
 	"gopkg.in/yaml.v3"
@@ -187,11 +188,14 @@ func argsJSON(n *yaml.Node) (string, error) {
 	if err := n.Decode(&v); err != nil {
 		return "", fmt.Errorf("args: %v", err)
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
+	// Arguments are shown to people and tools as written: no \u0026 for &.
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return "", fmt.Errorf("args cannot be JSON (keys must be strings): %v", err)
 	}
-	return string(b), nil
+	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
 // Complete answers with the script's turn req.Turn.

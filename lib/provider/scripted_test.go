@@ -181,3 +181,20 @@ func FuzzParseScript(f *testing.F) {
 		}
 	})
 }
+
+// Arguments keep & < > as written: people read them in the live stream
+// and the journal.
+func TestScriptedArgsNotHTMLEscaped(t *testing.T) {
+	path := writeScript(t, "turns:\n  - tool_calls:\n      - name: run\n        args: {cmd: \"make && ./a < in > out\"}\n")
+	p, err := provider.NewScripted(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := p.Complete(context.Background(), llm.Request{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"cmd":"make && ./a < in > out"}`; r.ToolCalls[0].Arguments != want {
+		t.Errorf("Arguments = %s, want %s", r.ToolCalls[0].Arguments, want)
+	}
+}
