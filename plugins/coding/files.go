@@ -165,19 +165,42 @@ func applyPatchTool(_ context.Context, t *Tools, ws string, raw json.RawMessage)
 	}
 	changes, err := ComputePatch(a.Patch, read)
 	if err != nil {
-		return "", err
+		return "", notApplied(err)
 	}
 	// Resolve every target before writing anything.
 	type target struct{ from, to string }
 	targets := make([]target, len(changes))
 	for i, c := range changes {
 		if targets[i].from, err = t.resolve(ws, c.Path); err != nil {
-			return "", err
+			return "", notApplied(err)
 		}
 		if c.NewPath != "" {
 			if targets[i].to, err = t.resolve(ws, c.NewPath); err != nil {
-				return "", err
+				return "", notApplied(err)
 			}
+		}
+	}
+	// Stage every new content beside its target first: a failure there
+	// (disk full, permissions) leaves every file as it was. Only renames
+	// and removals remain after that.
+	staged := make([]string, len(changes))
+	defer func() {
+		for _, tmp := range staged {
+			if tmp != "" {
+				os.Remove(tmp)
+			}
+		}
+	}()
+	for i, c := range changes {
+		if c.Kind == OpDelete {
+			continue
+		}
+		dest := targets[i].from
+		if targets[i].to != "" {
+			dest = targets[i].to
+		}
+		if staged[i], err = stageFile(dest, targets[i].from, c.Content); err != nil {
+			return "", notApplied(err)
 		}
 	}
 	var b strings.Builder
@@ -192,7 +215,7 @@ func applyPatchTool(_ context.Context, t *Tools, ws string, raw json.RawMessage)
 			fmt.Fprintf(&b, "D %s\n", c.Path)
 		case c.Kind == OpAdd:
 			_, statErr := os.Stat(tg.from)
-			if err := writeFile(tg.from, c.Content); err != nil {
+			if err := commitStaged(&staged[i], tg.from); err != nil {
 				return "", err
 			}
 			if statErr == nil {
@@ -201,7 +224,7 @@ func applyPatchTool(_ context.Context, t *Tools, ws string, raw json.RawMessage)
 				fmt.Fprintf(&b, "A %s\n", c.Path)
 			}
 		case tg.to != "":
-			if err := writeFile(tg.to, c.Content); err != nil {
+			if err := commitStaged(&staged[i], tg.to); err != nil {
 				return "", err
 			}
 			if tg.to != tg.from {
@@ -211,13 +234,52 @@ func applyPatchTool(_ context.Context, t *Tools, ws string, raw json.RawMessage)
 			}
 			fmt.Fprintf(&b, "M %s -> %s\n", c.Path, c.NewPath)
 		default:
-			if err := writeFile(tg.from, c.Content); err != nil {
+			if err := commitStaged(&staged[i], tg.from); err != nil {
 				return "", err
 			}
 			fmt.Fprintf(&b, "M %s\n", c.Path)
 		}
 	}
 	return b.String(), nil
+}
+
+// notApplied says plainly that a patch that failed changed nothing: a
+// patch applies whole or not at all.
+func notApplied(err error) error {
+	return fmt.Errorf("%w (nothing was applied: no file was changed)", err)
+}
+
+// stageFile writes content to a temporary file in dest's directory,
+// creating it, with the mode of modeFrom when that file exists, and
+// returns its path.
+func stageFile(dest, modeFrom, content string) (string, error) {
+	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+		return "", fmt.Errorf("create directory: %w", err)
+	}
+	mode := fs.FileMode(0o644)
+	if st, err := os.Stat(modeFrom); err == nil {
+		mode = st.Mode().Perm()
+	}
+	f, err := os.CreateTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".patch-*")
+	if err != nil {
+		return "", fmt.Errorf("write %s: %w", dest, err)
+	}
+	_, werr := f.WriteString(content)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr, os.Chmod(f.Name(), mode)); err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("write %s: %w", dest, err)
+	}
+	return f.Name(), nil
+}
+
+// commitStaged renames a staged file into place.
+func commitStaged(tmp *string, dest string) error {
+	if err := os.Rename(*tmp, dest); err != nil {
+		return fmt.Errorf("write %s: %w", dest, err)
+	}
+	*tmp = ""
+	return nil
 }
 
 // fileError words a file error for the model.

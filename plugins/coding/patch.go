@@ -81,7 +81,7 @@ func ParsePatch(text string) ([]PatchOp, error) {
 	}
 	var ops []PatchOp
 	for i := 0; i < len(lines); {
-		l := lines[i]
+		l := strings.TrimLeft(lines[i], " \t")
 		switch {
 		case strings.HasPrefix(l, addFile):
 			op := PatchOp{Kind: OpAdd, Path: strings.TrimSpace(l[len(addFile):])}
@@ -103,8 +103,8 @@ func ParsePatch(text string) ([]PatchOp, error) {
 		case strings.HasPrefix(l, updateFile):
 			op := PatchOp{Kind: OpUpdate, Path: strings.TrimSpace(l[len(updateFile):])}
 			i++
-			if i < len(lines) && strings.HasPrefix(lines[i], moveTo) {
-				op.MoveTo = strings.TrimSpace(lines[i][len(moveTo):])
+			if i < len(lines) && strings.HasPrefix(strings.TrimLeft(lines[i], " \t"), moveTo) {
+				op.MoveTo = strings.TrimSpace(strings.TrimLeft(lines[i], " \t")[len(moveTo):])
 				i++
 			}
 			var err error
@@ -176,7 +176,10 @@ func parseHunks(lines []string, i int, path string) ([]Hunk, int, error) {
 	return hunks, i, nil
 }
 
+// isHeader reports whether l starts a file operation; like the Begin and
+// End markers, headers may be padded with blanks.
 func isHeader(l string) bool {
+	l = strings.TrimLeft(l, " \t")
 	return strings.HasPrefix(l, addFile) || strings.HasPrefix(l, deleteFile) || strings.HasPrefix(l, updateFile)
 }
 
@@ -244,10 +247,11 @@ func ComputePatch(text string, read ReadFunc) ([]Change, error) {
 // locate a change: the matched file lines keep their own text (indentation
 // and line ending included) and only '-' lines are removed and '+' lines
 // inserted. '+' lines follow the file's indentation where the patch's
-// context was indented differently (see reindent), and take the file's
-// line ending (CRLF when most of its lines end so).
+// context was indented differently (see reindent). A '+' line replacing
+// '-' lines takes their line ending; other '+' lines take the ending of
+// the context line they follow, or the file's (CRLF when most of its lines
+// end so). The result always ends with a newline.
 func applyHunks(content string, hunks []Hunk, path string) (string, error) {
-	trailingNL := strings.HasSuffix(content, "\n") || content == ""
 	cr := ""
 	if isCRLF(content) {
 		cr = "\r"
@@ -293,7 +297,12 @@ func applyHunks(content string, hunks []Hunk, path string) (string, error) {
 		cursor = at + len(block)
 	}
 	out := strings.Join(lines, "\n")
-	if trailingNL && len(lines) > 0 {
+	if len(lines) > 0 {
+		// An updated file ends with a newline, as the reference apply_patch
+		// writes it, in the file's own style.
+		if !strings.HasSuffix(out, "\r") {
+			out += cr
+		}
 		out += "\n"
 	}
 	return out, nil
@@ -323,13 +332,43 @@ func hunkBlock(hl []HunkLine, matched []string, cr string) []string {
 			block = append(block, file[i])
 		case '+':
 			text := l.Text
+			end := cr
 			if a := anchorLine(hl, i); a >= 0 {
 				text = reindent(text, hl[a].Text, file[a])
+				end = ending(file[a])
 			}
-			block = append(block, text+cr)
+			if r := replacedLine(hl, i); r >= 0 {
+				end = ending(file[r])
+			}
+			block = append(block, text+end)
 		}
 	}
 	return block
+}
+
+// ending is "\r" when a file line (split at "\n") ended in CRLF.
+func ending(fileLine string) string {
+	if strings.HasSuffix(fileLine, "\r") {
+		return "\r"
+	}
+	return ""
+}
+
+// replacedLine is the index of the '-' line that '+' line i replaces: the
+// nearest '-' line in the same run of changes (before it, else after it),
+// or -1 for a pure insertion.
+func replacedLine(hl []HunkLine, i int) int {
+	for j := i - 1; j >= 0 && hl[j].Op != ' '; j-- {
+		if hl[j].Op == '-' {
+			return j
+		}
+	}
+	for j := i + 1; j < len(hl) && hl[j].Op != ' '; j++ {
+		if hl[j].Op == '-' {
+			return j
+		}
+	}
+	return -1
 }
 
 // anchorLine is the index of the non-blank context or '-' line nearest

@@ -246,6 +246,36 @@ func TestComputePatchKeepsFileLines(t *testing.T) {
 			want:  "alpha\r\nBETA\r\nmore\r\ngamma\r\n",
 		},
 		{
+			name:  "a file without a final newline gets one",
+			file:  "alpha\nbeta",
+			patch: "*** Begin Patch\n*** Update File: f\n@@\n alpha\n-beta\n+BETA\n*** End Patch",
+			want:  "alpha\nBETA\n",
+		},
+		{
+			name:  "a CRLF file without a final newline gets CRLF",
+			file:  "alpha\r\nbeta\r\ngamma",
+			patch: "*** Begin Patch\n*** Update File: f\n@@\n-alpha\n+ALPHA\n*** End Patch",
+			want:  "ALPHA\r\nbeta\r\ngamma\r\n",
+		},
+		{
+			name:  "mixed endings: a replaced line keeps its own ending",
+			file:  "one\ntwo\r\nthree\nfour\r\n",
+			patch: "*** Begin Patch\n*** Update File: f\n@@\n one\n-two\n+TWO\n three\n-four\n+FOUR\n*** End Patch",
+			want:  "one\nTWO\r\nthree\nFOUR\r\n",
+		},
+		{
+			name:  "mixed endings: an inserted line takes its anchor's ending",
+			file:  "one\ntwo\r\nthree\n",
+			patch: "*** Begin Patch\n*** Update File: f\n@@\n two\n+two-and-a-half\n three\n*** End Patch",
+			want:  "one\ntwo\r\ntwo-and-a-half\r\nthree\n",
+		},
+		{
+			name:  "headers padded with blanks",
+			file:  "a\nb\n",
+			patch: "  *** Begin Patch\n  *** Update File: f  \n@@\n a\n-b\n+B\n  *** End Patch",
+			want:  "a\nB\n",
+		},
+		{
 			name:  "CRLF file, pure addition at the end",
 			file:  "alpha\r\n",
 			patch: "*** Begin Patch\n*** Update File: f\n@@\n+omega\n*** End of File\n*** End Patch",

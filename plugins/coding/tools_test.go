@@ -140,7 +140,8 @@ func TestApplyPatchTool(t *testing.T) {
 	}
 	// A failing hunk changes nothing, not even the files before it.
 	bad, _ := json.Marshal(map[string]string{"patch": "*** Begin Patch\n*** Add File: x.py\n+x\n*** Update File: keep.py\n@@\n-zzz\n+y\n*** End Patch\n"})
-	if res := call(t, &Tools{}, ws, "apply_patch", string(bad)); !res.IsError || !strings.Contains(res.Output, "hunk 1 of keep.py") {
+	if res := call(t, &Tools{}, ws, "apply_patch", string(bad)); !res.IsError || !strings.Contains(res.Output, "hunk 1 of keep.py") ||
+		!strings.Contains(res.Output, "nothing was applied") {
 		t.Errorf("apply_patch(bad) = %q", res.Output)
 	}
 	if _, err := os.Stat(filepath.Join(ws, "x.py")); !os.IsNotExist(err) {
@@ -150,6 +151,28 @@ func TestApplyPatchTool(t *testing.T) {
 	over, _ := json.Marshal(map[string]string{"patch": "*** Begin Patch\n*** Add File: keep.py\n+b\n*** End Patch\n"})
 	if res := call(t, &Tools{}, ws, "apply_patch", string(over)); res.IsError || res.Output != "Success. Updated the following files:\nA keep.py (replaced the existing file)\n" {
 		t.Errorf("apply_patch(Add File over keep.py) = %q", res.Output)
+	}
+}
+
+// A write that fails while the patch is being applied (here: a move into
+// a path whose parent is a file, which fails even for root) leaves every
+// file as it was, including those the patch names first.
+func TestApplyPatchWriteFailureChangesNothing(t *testing.T) {
+	ws := t.TempDir()
+	writeFiles(t, ws, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	patch, _ := json.Marshal(map[string]string{"patch": "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n*** Move to: a.txt/b.txt\n@@\n-b\n+B\n*** End Patch\n"})
+	res := call(t, &Tools{}, ws, "apply_patch", string(patch))
+	if !res.IsError || !strings.Contains(res.Output, "nothing was applied") {
+		t.Errorf("apply_patch = %q, want an error saying nothing was applied", res.Output)
+	}
+	for name, want := range map[string]string{"a.txt": "a\n", "b.txt": "b\n"} {
+		if data, _ := os.ReadFile(filepath.Join(ws, name)); string(data) != want {
+			t.Errorf("%s = %q after a failed patch, want %q", name, data, want)
+		}
+	}
+	entries, _ := os.ReadDir(ws)
+	if len(entries) != 2 {
+		t.Errorf("workspace has %d entries after a failed patch, want the 2 files only", len(entries))
 	}
 }
 
