@@ -20,7 +20,7 @@ var templates embed.FS
 // InitCmd creates an agent from a template.
 type InitCmd struct {
 	Name     string `arg:"" help:"Directory of the new agent (its base name becomes the agent name)."`
-	Template string `short:"t" help:"Template: minimal, hello-world or sessions." default:"minimal"`
+	Template string `short:"t" help:"Template: minimal, hello-world, sessions, file-ops (file organization) or api-tester (HTTP APIs with curl)." default:"minimal"`
 	Yes      bool   `short:"y" help:"Do not ask anything (init never prompts; accepted for symmetry with run)."`
 }
 
