@@ -74,7 +74,13 @@ func (b *Builder) BuildParts(ctx context.Context, run engine.RunInfo) ([]Part, e
 			return events, nil
 		}
 		var err error
-		events, err = readJournal(run.JournalPath)
+		if run.Events != nil {
+			if events, err = run.Events(); err != nil {
+				err = fmt.Errorf("%w: %w", ErrJournal, err)
+			}
+		} else {
+			events, err = readJournal(run.JournalPath)
+		}
 		eventsRead = err == nil
 		return events, err
 	}

@@ -99,11 +99,13 @@ func benchLoop(b *testing.B, toolName string, tools func(*agent.Agent) engine.To
 		out, err := e.Start(context.Background(), nil)
 		elapsed := time.Since(start)
 		b.StopTimer()
+		syncs := j.Syncs()
 		j.Close()
 		if err != nil || out.Status != engine.StatusCompleted || out.Iterations != iterations {
 			b.Fatalf("run = %+v, %v", out, err)
 		}
 		b.ReportMetric(float64(elapsed.Microseconds())/iterations, "µs/iteration")
+		b.ReportMetric(float64(syncs)/iterations, "fsyncs/iteration")
 		b.StartTimer()
 	}
 }

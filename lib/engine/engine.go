@@ -19,10 +19,13 @@ import (
 const DefaultMaxIterations = 30
 
 // Journal is the run's event log as the engine uses it. Append assigns the
-// event's seq and timestamp and makes it durable before returning; Events
-// reads the whole log back (a torn final line is ignored).
+// event's seq and timestamp and writes it where readers see it; Sync makes
+// everything appended durable (the engine syncs before it acts on an
+// event, see append); Events reads the whole log back (a torn final line is
+// ignored).
 type Journal interface {
 	Append(ev *journal.Event) error
+	Sync() error
 	Events() ([]journal.Event, error)
 }
 
@@ -76,6 +79,11 @@ func (e *Engine) Start(ctx context.Context, config json.RawMessage) (Outcome, er
 	if e.Log == nil {
 		e.Log = log.New(io.Discard, "", 0)
 	}
+	if e.Run.Events == nil {
+		// The context builder reads the events the journal keeps instead
+		// of parsing the whole file every iteration.
+		e.Run.Events = e.Journal.Events
+	}
 	if err := e.append(&journal.Event{Type: journal.EngineStart, RunID: e.Run.RunID,
 		AgentHome: e.Run.AgentHome, WorkDir: e.Run.WorkDir, Config: config}); err != nil {
 		return Outcome{}, err
@@ -84,9 +92,14 @@ func (e *Engine) Start(ctx context.Context, config json.RawMessage) (Outcome, er
 	out, err := e.loop(ctx)
 	if err != nil {
 		e.Log.Printf("engine error: %v", err)
+		_ = e.Journal.Sync() // keep what can be kept; err says what failed
 		return out, err
 	}
-	return e.finish(out)
+	out, err = e.finish(out)
+	if serr := e.Journal.Sync(); err == nil && serr != nil {
+		err = fmt.Errorf("sync journal at the end of the run: %w", serr)
+	}
+	return out, err
 }
 
 // loop is the body of Start.
@@ -197,6 +210,11 @@ func (e *Engine) think(ctx context.Context, it int) (llm.Response, *Outcome, err
 		func(p json.RawMessage) error { return mergeRequest(&req, p) }); err != nil {
 		return llm.Response{}, nil, err
 	}
+	// The model answers what the journal holds (the last results): it is
+	// made durable before the model sees it.
+	if err := e.Journal.Sync(); err != nil {
+		return llm.Response{}, nil, fmt.Errorf("sync journal: %w", err)
+	}
 	started := time.Now()
 	resp, callErr := e.Provider.Complete(ctx, req)
 	ref, werr := writeInvocation(e.Run.RunDir, it, req, resp, callErr, time.Since(started))
@@ -292,15 +310,37 @@ func (e *Engine) outcome(status string, rerr *RunError) Outcome {
 	return Outcome{Status: status, Error: rerr, Iterations: it}
 }
 
-// append journals ev and shows it to the observer.
+// append journals ev and shows it to the observer. An event is durable
+// before the engine acts on it: the events that come right before an
+// action (a tool call or a question to the human runs after ACTION_REQUEST
+// and HUMAN_INPUT_REQUEST; ENGINE_END ends the run) are synced at once;
+// the others (THOUGHT, HOOK_EXECUTION, ACTION_RESULT, …) become durable
+// with the next sync: before the model call that reads them, before the
+// next tool runs, or when the run stops (Start). Two syncs per iteration
+// at most, one per tool call beyond the first.
 func (e *Engine) append(ev *journal.Event) error {
 	if err := e.Journal.Append(ev); err != nil {
 		return fmt.Errorf("append %s to journal: %w", ev.Type, err)
+	}
+	if actedOnAtOnce(ev.Type) {
+		if err := e.Journal.Sync(); err != nil {
+			return fmt.Errorf("sync %s to journal: %w", ev.Type, err)
+		}
 	}
 	if e.Observe != nil {
 		e.Observe(*ev)
 	}
 	return nil
+}
+
+// actedOnAtOnce reports whether the engine acts on an event of type t as
+// soon as it is journaled, so that it must be synced before Append returns.
+func actedOnAtOnce(t journal.Type) bool {
+	switch t {
+	case journal.ActionRequest, journal.HumanInputRequest, journal.EngineEnd:
+		return true
+	}
+	return false
 }
 
 // hook runs one lifecycle hook and journals HOOK_EXECUTION when it ran. A

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 
 	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
 )
 
@@ -25,6 +26,11 @@ type RunInfo struct {
 	WorkDir     string
 	Agent       *agent.Agent
 	Iteration   int // the iteration about to run (or running)
+	// Events, when set, returns the journal's events as the engine holds
+	// them: what reading JournalPath yields, without parsing the file
+	// again (the engine sets it to its Journal's Events). Nil: read
+	// JournalPath. Callers must not modify the slice.
+	Events func() ([]journal.Event, error)
 }
 
 // ContextBuilder rebuilds, from the run's files, the messages the model

@@ -79,6 +79,10 @@ func scanFile(path string) ([]Event, []byte, error) {
 	return events, torn, nil
 }
 
+// Parse splits the content of a journal into its complete events and its
+// torn tail, as ReadFile does, for callers that read the file themselves.
+func Parse(data []byte) (events []Event, torn []byte, err error) { return parse(data) }
+
 // parse splits data into events and a torn tail.
 func parse(data []byte) ([]Event, []byte, error) {
 	events := make([]Event, 0, bytes.Count(data, []byte{'\n'}))

@@ -23,6 +23,8 @@ type Writer struct {
 	path    string
 	lastSeq int64
 	broken  error // set after a failed write: the file may end torn
+	dirty   bool  // lines written since the last sync
+	syncs   int   // fsyncs made, for tests and benchmarks
 }
 
 // Open opens path for appending, creating it if needed, and finds the last
@@ -55,26 +57,37 @@ func (w *Writer) LastSeq() int64 {
 	return w.lastSeq
 }
 
-// Append writes e as one line. It sets e.Seq to the next number when zero
-// (a non-zero Seq must be greater than the last one) and e.Timestamp to now
-// when zero; timestamps are stored in UTC. The line, newline included, goes
-// out in a single write call and is synced to disk before Append returns,
-// so an event the engine acts on is never lost and a crash can only tear
-// the final line.
+// Append writes e as one line (see Write) and syncs the journal to disk
+// before it returns, so an event the engine acts on is never lost and a
+// crash can only tear the final line.
 func (w *Writer) Append(e *Event) error {
+	if _, err := w.Write(e); err != nil {
+		return err
+	}
+	return w.Sync()
+}
+
+// Write writes e as one line without syncing it and returns the line,
+// newline included. It sets e.Seq to the next number when zero (a non-zero
+// Seq must be greater than the last one) and e.Timestamp to now when zero;
+// timestamps are stored in UTC. The line goes out in a single write call,
+// so readers see it at once and a crash of the process cannot tear it;
+// only a crash of the machine may lose it until the next Sync. Write
+// events that nothing acts on yet, and Sync before acting.
+func (w *Writer) Write(e *Event) ([]byte, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.broken != nil {
-		return fmt.Errorf("append to journal %s: earlier write failed: %w", w.path, w.broken)
+		return nil, fmt.Errorf("append to journal %s: earlier write failed: %w", w.path, w.broken)
 	}
 	if e.Type == "" {
-		return fmt.Errorf("append to journal %s: event has no type", w.path)
+		return nil, fmt.Errorf("append to journal %s: event has no type", w.path)
 	}
 	seq := e.Seq
 	if seq == 0 {
 		seq = w.lastSeq + 1
 	} else if seq <= w.lastSeq {
-		return fmt.Errorf("append to journal %s: seq %d not after last seq %d", w.path, seq, w.lastSeq)
+		return nil, fmt.Errorf("append to journal %s: seq %d not after last seq %d", w.path, seq, w.lastSeq)
 	}
 	ts := e.Timestamp
 	if ts.IsZero() {
@@ -84,20 +97,49 @@ func (w *Writer) Append(e *Event) error {
 	ev.Seq, ev.Timestamp = seq, ts.UTC()
 	line, err := encodeLine(&ev)
 	if err != nil {
-		return fmt.Errorf("append to journal %s: %w", w.path, err)
+		return nil, fmt.Errorf("append to journal %s: %w", w.path, err)
 	}
+	w.dirty = true
 	if _, err := w.f.Write(line); err != nil {
 		w.broken = err
-		return fmt.Errorf("append to journal %s: %w", w.path, err)
+		return nil, fmt.Errorf("append to journal %s: %w", w.path, err)
 	}
+	w.lastSeq = seq
+	e.Seq, e.Timestamp = ev.Seq, ev.Timestamp
+	return line, nil
+}
+
+// Sync makes every line written so far durable. It does nothing when
+// nothing was written since the last sync.
+func (w *Writer) Sync() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.dirty {
+		return nil
+	}
+	if w.broken != nil {
+		return fmt.Errorf("sync journal %s: earlier write failed: %w", w.path, w.broken)
+	}
+	w.syncs++
 	if err := w.f.Sync(); err != nil {
 		w.broken = err
 		return fmt.Errorf("sync journal %s: %w", w.path, err)
 	}
-	w.lastSeq = seq
-	e.Seq, e.Timestamp = ev.Seq, ev.Timestamp
+	w.dirty = false
 	return nil
 }
+
+// Syncs returns how many times the journal was synced to disk, so tests
+// and benchmarks can count the fsyncs a run costs.
+func (w *Writer) Syncs() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.syncs
+}
+
+// Stat returns the journal file's information as this writer's file
+// descriptor sees it (size, modification time, inode).
+func (w *Writer) Stat() (os.FileInfo, error) { return w.f.Stat() }
 
 // encodeLine renders e as one JSON line. HTML escaping is off so that
 // `<`, `>` and `&` in tool output stay readable with cat and less.
@@ -111,12 +153,14 @@ func encodeLine(e *Event) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Close closes the journal file.
+// Close syncs what was written since the last Sync and closes the
+// journal file: every way out of a run leaves its journal durable.
 func (w *Writer) Close() error {
+	serr := w.Sync()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.f.Close(); err != nil {
 		return fmt.Errorf("close journal %s: %w", w.path, err)
 	}
-	return nil
+	return serr
 }
