@@ -49,8 +49,8 @@ type resultRunDescriptor struct {
 	WorkspacePath string `json:"workspace_path"`
 }
 
-// newRunResult assembles the RunResult of an outcome. Cost is 0: Delta
-// does not know providers' prices.
+// newRunResult assembles the RunResult of an outcome. The cost comes from
+// the price table of lib/llm, or the agent's llm.price.
 func newRunResult(o driveOpts, out engine.Outcome, start, end time.Time) RunResult {
 	r := RunResult{SchemaVersion: "2.0", RunID: o.meta.RunID, Status: out.Status,
 		Metrics: resultMetrics{Iterations: out.Iterations, DurationMS: end.Sub(start).Milliseconds(), StartTime: start, EndTime: end,
@@ -59,6 +59,7 @@ func newRunResult(o driveOpts, out engine.Outcome, start, end time.Time) RunResu
 	if r.Metrics.Usage.ModelUsage == nil {
 		r.Metrics.Usage.ModelUsage = map[string]llm.Usage{}
 	}
+	r.Metrics.Usage.TotalCostUSD = llm.TotalCost(r.Metrics.Usage.ModelUsage, o.agent.LLM.Price)
 	switch out.Status {
 	case engine.StatusCompleted:
 		r.Result = out.Result

@@ -4,7 +4,10 @@
 // share.
 package agent
 
-import "github.com/deltakit/delta/lib/tool"
+import (
+	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/tool"
+)
 
 // Agent is a loaded, merged and validated agent definition. All paths are
 // absolute.
@@ -49,6 +52,9 @@ type LLMConfig struct {
 	Stop             []string
 	Seed             *int64
 	Extra            map[string]any // other OpenAI-style parameters, passed through
+	// Price overrides the built-in price table (llm.Prices) for the
+	// run's cost; nil uses the table.
+	Price *llm.Price
 }
 
 // EnvConfig controls secret filtering (seeds/001 §4.2).

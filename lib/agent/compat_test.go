@@ -93,3 +93,18 @@ func TestYAMLErrorLine(t *testing.T) {
 		})
 	}
 }
+
+func TestLoadPrice(t *testing.T) {
+	a, err := Load(writeAgent(t, map[string]string{"agent.yaml": "llm:\n  model: local\n  price: {input: 0.5, output: 1.5}\n"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.LLM.Price == nil || a.LLM.Price.Input != 0.5 || a.LLM.Price.Output != 1.5 {
+		t.Errorf("Load() llm.price = %+v, want {0.5 1.5}", a.LLM.Price)
+	}
+	for _, bad := range []string{"price: {input: 1}", "price: {input: -1, output: 1}", "price: {input: 1, output: 1, cached: 2}"} {
+		if _, err := Load(writeAgent(t, map[string]string{"agent.yaml": "llm:\n  " + bad + "\n"})); !errors.Is(err, ErrInvalid) && !errors.Is(err, ErrUnknownKey) {
+			t.Errorf("Load(%s) error = %v, want a configuration error", bad, err)
+		}
+	}
+}

@@ -3,13 +3,14 @@ package agent
 import (
 	"path/filepath"
 
+	"github.com/deltakit/delta/lib/llm"
 	"gopkg.in/yaml.v3"
 )
 
 // Keys of agent.yaml and its blocks.
 var (
 	agentKeys  = []string{"name", "version", "description", "llm", "system_prompt", "max_iterations", "tool_timeout_ms", "env", "imports", "tools", "plugins", "lifecycle_hooks", "hooks"}
-	llmKeys    = []string{"provider", "model", "base_url", "script", "temperature", "max_tokens", "top_p", "frequency_penalty", "presence_penalty", "stop", "seed"}
+	llmKeys    = []string{"provider", "model", "base_url", "script", "temperature", "max_tokens", "top_p", "frequency_penalty", "presence_penalty", "stop", "seed", "price"}
 	envKeys    = []string{"passthrough", "deny", "inherit_secrets"}
 	pluginKeys = []string{"name", "path", "tools", "config", "allow_path"}
 	providers  = []string{"openai", "anthropic", "scripted"}
@@ -63,6 +64,21 @@ func legacyHooks(d *doc, f map[string]field) field {
 	return lh
 }
 
+// decodePrice reads llm.price: {input: USD, output: USD} per million
+// tokens.
+func decodePrice(d *doc, fl field) *llm.Price {
+	if fl.value == nil {
+		return nil
+	}
+	f := d.fields(fl.value, "llm.price", []string{"input", "output"})
+	in, out := d.floatPtr(f["input"], "llm.price.input"), d.floatPtr(f["output"], "llm.price.output")
+	if in == nil || out == nil || *in < 0 || *out < 0 {
+		d.problem(fl.value, ErrInvalid, "for example  price: {input: 2.5, output: 10}", "llm.price needs input and output, in US dollars per million tokens, 0 or more")
+		return nil
+	}
+	return &llm.Price{Input: *in, Output: *out}
+}
+
 // decodeLLM reads the llm block; keys other than the known ones pass
 // through in Extra (other OpenAI-style parameters).
 func (l *loader) decodeLLM(d *doc, fl field, a *Agent) {
@@ -96,6 +112,7 @@ func (l *loader) decodeLLM(d *doc, fl field, a *Agent) {
 		a.LLM.Stop = d.strList(st, "llm.stop")
 	}
 	a.LLM.Seed = d.intPtr(f["seed"], "llm.seed")
+	a.LLM.Price = decodePrice(d, f["price"])
 	for k, v := range f {
 		if contains(llmKeys, k) {
 			continue
