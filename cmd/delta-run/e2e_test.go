@@ -240,16 +240,20 @@ func slowAgent(t *testing.T, trapTerm bool) string {
 		map[string]string{"script.yaml": "turns:\n  - tool_calls:\n      - name: slow\n        args: {}\n  - content: recovered\n"})
 }
 
+// readPid waits for a pid file a tool writes and returns its pid. The
+// shell creates the file before it writes the number, so an empty or
+// partial file means "not yet", not an error.
 func readPid(t *testing.T, path string) int {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	pid := 0
+	waitFor(t, "a pid in "+filepath.Base(path), func() bool {
+		data, err := os.ReadFile(path)
+		if err != nil || !strings.HasSuffix(string(data), "\n") {
+			return false
+		}
+		pid, err = strconv.Atoi(strings.TrimSpace(string(data)))
+		return err == nil
+	})
 	return pid
 }
 
