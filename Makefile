@@ -22,9 +22,10 @@ install:
 test: check
 	$(GO) test $(TESTFLAGS) ./...
 
-## bench: the speed and memory benchmarks
+## bench: the speed and memory benchmarks (BenchmarkDeltaRunVsMinimalClient
+## in cmd/delta-run reports the agent loop against a minimal client)
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) test $(TESTFLAGS) -run '^$$' -bench . -benchmem ./...
 
 ## man: regenerate man/*.1 from the kong definitions
 man: build

@@ -66,7 +66,7 @@ func BenchmarkLoop300Iterations(b *testing.B) {
 func benchLoop(b *testing.B, toolName string, tools func(*agent.Agent) engine.Toolbox) {
 	const iterations = 300
 	srv := llmtest.NewServer(b)
-	a, ws, _ := benchRun(b, "llm:\n  model: bench\ntools:\n  - name: t\n    exec: \"true\"\n")
+	a, ws, _ := benchRun(b, "llm:\n  model: bench\ntools:\n  - name: t\n    exec: \"true ${n}\"\n")
 	a.LLM.BaseURL = srv.URL
 	prov, err := provider.New(a.LLM, map[string]string{"DELTA_API_KEY": "k", "DELTA_BASE_URL": srv.URL})
 	if err != nil {
@@ -76,7 +76,7 @@ func benchLoop(b *testing.B, toolName string, tools func(*agent.Agent) engine.To
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		for n := 1; n < iterations; n++ {
-			srv.ReplyToolCalls(llm.ToolCall{Name: toolName, Arguments: fmt.Sprintf(`{"n":%d}`, n)})
+			srv.ReplyToolCalls(llm.ToolCall{Name: toolName, Arguments: fmt.Sprintf(`{"n":"%d"}`, n)})
 		}
 		srv.ReplyText("done")
 		id := fmt.Sprint("bench", i)

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/deltakit/delta/lib/clitest"
+	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/llm/llmtest"
+	"github.com/deltakit/delta/lib/tool"
+)
+
+// loopIterations is the length of the loop benchmark's runs.
+const loopIterations = 300
+
+// BenchmarkDeltaRunVsMinimalClient runs the real delta-run binary for a
+// 300-iteration run against a local OpenAI-compatible server (every
+// iteration one model call and one command tool, `true`), and next to it a
+// minimal client that makes the same model requests (the growing
+// conversation, the same tools) and the same forks from this process. It
+// reports how many times longer delta-run takes (x-minimal), the engine's
+// overhead per iteration beyond the minimal client (overhead-µs/iter),
+// delta-run's peak RSS and both times per iteration. (Fsyncs per
+// iteration are counted in-process by BenchmarkLoop300Iterations.)
+func BenchmarkDeltaRunVsMinimalClient(b *testing.B) {
+	bin := clitest.BinDir(b)
+	srv := llmtest.NewServer(b)
+	agentDir := writeAgent(b, "llm:\n  model: bench\nmax_iterations: 400\ntools:\n  - name: t\n    exec: \"true ${n}\"\n", nil)
+	var delta, minimal time.Duration
+	var rss float64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		queueLoop(srv)
+		d, maxRSS := timeDeltaRun(b, bin, srv.URL, agentDir)
+		delta += d
+		rss = max(rss, maxRSS)
+		deltaLast := lastRequest(srv)
+		queueLoop(srv)
+		minimal += timeMinimalClient(b, srv.URL)
+		if minLast := lastRequest(srv); len(minLast.Messages) != len(deltaLast.Messages) || len(minLast.Tools) != len(deltaLast.Tools) {
+			b.Fatalf("the minimal client's last request has %d messages and %d tools, delta-run's %d and %d: not the same requests",
+				len(minLast.Messages), len(minLast.Tools), len(deltaLast.Messages), len(deltaLast.Tools))
+		} else if i == 0 {
+			b.Logf("last request: delta-run %d bytes, minimal client %d bytes", len(deltaLast.Body), len(minLast.Body))
+		}
+	}
+	b.StopTimer()
+	n := float64(b.N)
+	b.ReportMetric(float64(delta)/float64(minimal), "x-minimal")
+	b.ReportMetric(float64(delta-minimal)/n/1e3/loopIterations, "overhead-µs/iter")
+	b.ReportMetric(float64(delta)/n/1e3/loopIterations, "delta-µs/iter")
+	b.ReportMetric(float64(minimal)/n/1e3/loopIterations, "minimal-µs/iter")
+	b.ReportMetric(rss/1024, "peak-RSS-MB")
+}
+
+// lastRequest is the last request the server received.
+func lastRequest(srv *llmtest.Server) llmtest.Recorded {
+	reqs := srv.Requests()
+	return reqs[len(reqs)-1]
+}
+
+// queueLoop queues the model's answers of one run: a tool call per
+// iteration, then a final text.
+func queueLoop(srv *llmtest.Server) {
+	for n := 1; n < loopIterations; n++ {
+		srv.ReplyToolCalls(llm.ToolCall{Name: "t", Arguments: fmt.Sprintf(`{"n":"%d"}`, n)})
+	}
+	srv.ReplyText("done")
+}
+
+// timeDeltaRun runs delta-run to completion and returns how long it took,
+// and its peak RSS in KiB.
+func timeDeltaRun(b *testing.B, bin, baseURL, agentDir string) (time.Duration, float64) {
+	b.Helper()
+	ws := b.TempDir()
+	cmd := exec.Command(filepath.Join(bin, "delta-run"), "run", "--agent", agentDir, "-w", ws, "-m", "go",
+		"--run-id", "bench", "--max-iterations", fmt.Sprint(loopIterations), "--format", "json")
+	cmd.Env = []string{"PATH=" + bin + ":" + os.Getenv("PATH"), "HOME=" + b.TempDir(), "NO_COLOR=1",
+		"DELTA_BASE_URL=" + baseURL, "DELTA_API_KEY=bench-key"}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	err := cmd.Run()
+	elapsed := time.Since(start)
+	if err != nil {
+		b.Fatalf("delta-run: %v\n%s", err, errb.String())
+	}
+	var res struct {
+		Status  string `json:"status"`
+		Metrics struct {
+			Iterations int `json:"iterations"`
+		} `json:"metrics"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil || res.Status != engine.StatusCompleted {
+		b.Fatalf("delta-run result %s: %v", out.String(), err)
+	}
+	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	rss := 0.0
+	if ru != nil {
+		rss = float64(ru.Maxrss) // KiB on Linux
+	}
+	if res.Metrics.Iterations != loopIterations {
+		b.Fatalf("delta-run made %d iterations, want %d", res.Metrics.Iterations, loopIterations)
+	}
+	return elapsed, rss
+}
+
+// minimalMessage and minimalTool are the chat completions wire shapes.
+type minimalMessage struct {
+	Role       string        `json:"role"`
+	Content    string        `json:"content"`
+	ToolCalls  []minimalCall `json:"tool_calls,omitempty"`
+	ToolCallID string        `json:"tool_call_id,omitempty"`
+}
+
+type minimalCall struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+type minimalTool struct {
+	Type     string       `json:"type"`
+	Function llm.ToolSpec `json:"function"`
+}
+
+// timeMinimalClient runs the loop a minimal hand-written agent would: keep
+// the conversation in memory, post it with the tools, fork the tool
+// command for each call, until a text answer.
+func timeMinimalClient(b *testing.B, baseURL string) time.Duration {
+	b.Helper()
+	tools := []minimalTool{
+		{Type: "function", Function: llm.ToolSpec{Name: "t", Parameters: json.RawMessage(`{"type":"object","properties":{"n":{"type":"string"}},"required":["n"]}`)}},
+		{Type: "function", Function: tool.AskHumanSpec()},
+	}
+	msgs := []minimalMessage{{Role: "system", Content: "# Context Block: system_prompt\n\nYou are a test agent.\n"}, {Role: "user", Content: "go"}}
+	client := &http.Client{}
+	start := time.Now()
+	for it := 1; ; it++ {
+		body, err := json.Marshal(map[string]any{"model": "bench", "messages": msgs, "tools": tools})
+		if err != nil {
+			b.Fatal(err)
+		}
+		req, err := http.NewRequest("POST", baseURL+"/chat/completions", bytes.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer bench-key")
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var completion struct {
+			Choices []struct {
+				Message minimalMessage `json:"message"`
+			} `json:"choices"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&completion)
+		resp.Body.Close()
+		if err != nil || len(completion.Choices) == 0 {
+			b.Fatalf("minimal client: iteration %d: %v", it, err)
+		}
+		answer := completion.Choices[0].Message
+		msgs = append(msgs, answer)
+		if len(answer.ToolCalls) == 0 {
+			if it != loopIterations {
+				b.Fatalf("minimal client: %d iterations, want %d", it, loopIterations)
+			}
+			return time.Since(start)
+		}
+		for _, c := range answer.ToolCalls {
+			var args struct{ N string }
+			if err := json.Unmarshal([]byte(c.Function.Arguments), &args); err != nil {
+				b.Fatal(err)
+			}
+			if err := exec.Command("true", args.N).Run(); err != nil {
+				b.Fatal(err)
+			}
+			msgs = append(msgs, minimalMessage{Role: "tool", Content: "(no output)", ToolCallID: c.ID})
+		}
+	}
+}
