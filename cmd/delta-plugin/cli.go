@@ -26,6 +26,7 @@ type CLI struct {
 	List    ListCmd    `cmd:"" help:"List installed plugins with their tools and checksum status."`
 	Remove  RemoveCmd  `cmd:"" help:"Remove an installed plugin."`
 	Verify  VerifyCmd  `cmd:"" help:"Check every installed binary against its locked sha256."`
+	Tools   ToolsCmd   `cmd:"" hidden:"" help:"List the tools of the plugins named on stdin, as JSON (used by delta-tool-expand)."`
 }
 
 // Help is the description at the top of --help and the man page.

@@ -1,15 +1,19 @@
 package main
 
 import (
-	"context"
+	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/tool"
-	pluginhost "github.com/deltakit/delta/plugins/host"
 )
 
 // pluginTool is a plugin's tool in the expanded listing: it has no argv,
@@ -22,30 +26,92 @@ type pluginTool struct {
 	raw         json.RawMessage
 }
 
-// pluginTools starts the agent's plugins once (checksums verified, as
-// delta-run does) and lists the tools they add; a local tool of the same
-// name wins, as in a run.
+// pluginLister is the program that starts plugins and lists their tools:
+// delta-tool-expand does not link the plugin machinery (gRPC) itself, which
+// keeps it small and quick to start for the agents without plugins.
+const pluginLister = "delta-plugin"
+
+// toolsReply is what `delta-plugin tools` prints.
+type toolsReply struct {
+	Tools []struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Plugin      string          `json:"plugin"`
+		Parameters  json.RawMessage `json:"parameters"`
+	} `json:"tools"`
+	Error string `json:"error"`
+	Hint  string `json:"hint"`
+}
+
+// pluginTools has delta-plugin start the agent's plugins once (checksums
+// verified, as delta-run does) and list the tools they add; a local tool of
+// the same name wins, as in a run. Plugins' stderr reaches stderr.
 func pluginTools(a *agent.Agent, stderr io.Writer) ([]pluginTool, error) {
 	if len(a.Plugins) == 0 {
 		return nil, nil
 	}
-	h, err := pluginhost.New(a.Plugins, pluginhost.Options{Stderr: stderr})
+	reply, err := listPluginTools(a.Plugins, stderr)
 	if err != nil {
-		return nil, cli.WithCode(cli.ExitConfig, pluginhost.Hint(err), err)
-	}
-	defer h.Close()
-	tb, err := h.Toolbox(context.Background())
-	if err != nil {
-		return nil, cli.WithCode(cli.ExitConfig, pluginhost.Hint(err), err)
+		return nil, err
 	}
 	var out []pluginTool
-	for _, s := range tb.Specs() {
+	for _, s := range reply.Tools {
 		if slices.ContainsFunc(a.Tools, func(t tool.Tool) bool { return t.Name == s.Name }) {
 			continue
 		}
 		var params any
 		_ = json.Unmarshal(s.Parameters, &params)
-		out = append(out, pluginTool{Name: s.Name, Description: s.Description, Plugin: tb.Plugin(s.Name), Parameters: params, raw: s.Parameters})
+		out = append(out, pluginTool{Name: s.Name, Description: s.Description, Plugin: s.Plugin, Parameters: params, raw: s.Parameters})
 	}
 	return out, nil
+}
+
+// listPluginTools runs `delta-plugin tools` with the plugins entries on
+// stdin and decodes its reply.
+func listPluginTools(refs []agent.PluginRef, stderr io.Writer) (toolsReply, error) {
+	var reply toolsReply
+	bin, err := findLister()
+	if err != nil {
+		return reply, cli.WithCode(cli.ExitConfig, "install delta-plugin next to delta-tool-expand (make install does) or on PATH", err)
+	}
+	in, err := json.Marshal(refs)
+	if err != nil {
+		return reply, fmt.Errorf("encode the plugins entries: %w", err)
+	}
+	var out bytes.Buffer
+	cmd := exec.Command(bin, "tools")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(in), &out, stderr
+	runErr := cmd.Run()
+	if err := json.Unmarshal(out.Bytes(), &reply); err != nil {
+		if runErr == nil {
+			runErr = err
+		}
+		return reply, cli.WithCode(cli.ExitConfig, "", fmt.Errorf("list the plugin tools with %s tools: %w", bin, runErr))
+	}
+	if reply.Error != "" {
+		return reply, cli.WithCode(cli.ExitConfig, reply.Hint, errors.New(reply.Error))
+	}
+	if runErr != nil {
+		return reply, cli.WithCode(cli.ExitConfig, "", fmt.Errorf("list the plugin tools with %s tools: %w", bin, runErr))
+	}
+	return reply, nil
+}
+
+// findLister looks for delta-plugin next to the running executable, then
+// on PATH.
+func findLister() (string, error) {
+	if self, err := os.Executable(); err == nil {
+		if resolved, err := filepath.EvalSymlinks(self); err == nil {
+			self = resolved
+		}
+		p := filepath.Join(filepath.Dir(self), pluginLister)
+		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	p, err := exec.LookPath(pluginLister)
+	if err != nil {
+		return "", fmt.Errorf("the agent has plugins and listing their tools needs %s: %w", pluginLister, err)
+	}
+	return p, nil
 }
