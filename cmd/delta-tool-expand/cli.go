@@ -58,6 +58,9 @@ func (c *CLI) Run(ctx *kong.Context) error {
 	}
 	switch {
 	case c.Check:
+		if err := lint(a, stderr); err != nil {
+			return err
+		}
 		fmt.Fprintf(stderr, "delta-tool-expand: ok: agent %s, %d tools\n", a.Name, len(a.Tools))
 		return nil
 	case c.Call != "":
@@ -96,6 +99,25 @@ func load(path string, stderr io.Writer) (*agent.Agent, error) {
 		fmt.Fprintln(stderr, w)
 	}
 	return a, nil
+}
+
+// lint reports what loads but would break a run: problems like load
+// problems (exit 126), warnings on stderr.
+func lint(a *agent.Agent, stderr io.Writer) error {
+	problems, warnings := agent.Lint(a)
+	for _, w := range warnings {
+		fmt.Fprintln(stderr, w)
+	}
+	for _, p := range problems {
+		fmt.Fprintln(stderr, p.String())
+		if p.Hint != "" {
+			fmt.Fprintf(stderr, "  hint: %s\n", p.Hint)
+		}
+	}
+	if n := len(problems); n > 0 {
+		return cli.Errorf(cli.ExitConfig, "", "agent %s would fail when it runs: %d problem%s", a.Home, n, plural(n))
+	}
+	return nil
 }
 
 func plural(n int) string {
