@@ -4,6 +4,10 @@ BIN     ?= bin
 GOBIN   ?= $(shell $(GO) env GOPATH)/bin
 PKGS    := ./cmd/... ./plugins/...
 TESTFLAGS ?= -timeout 15m
+# The version --version prints: the tag or commit of the checkout and its date.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel) ($(shell git log -1 --format=%cs 2>/dev/null))
+LDFLAGS := -X 'github.com/deltakit/delta/lib/cli.version=$(VERSION)'
+MANDIR  ?= $(abspath $(GOBIN)/../share/man)
 
 .PHONY: all build install test bench man check demo proto clean
 
@@ -12,11 +16,17 @@ all: build
 ## build: every binary, first-party plugins included, into ./bin
 build:
 	@mkdir -p $(BIN)
-	$(GO) build -o $(BIN)/ $(PKGS)
+	@[ -x $(BIN)/delta-run ] || echo "building Delta into $(BIN)/ (the first build downloads modules and takes a few minutes)" >&2
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ $(PKGS)
 
-## install: every binary into GOBIN
+## install: every binary into GOBIN, the man pages into MANDIR (GOBIN/../share/man,
+## which man(1) finds when GOBIN is on PATH)
 install:
-	GOBIN=$(GOBIN) $(GO) install $(PKGS)
+	GOBIN=$(GOBIN) $(GO) install -ldflags "$(LDFLAGS)" $(PKGS)
+	@mkdir -p $(MANDIR)/man1 $(MANDIR)/man5
+	cp man/*.1 $(MANDIR)/man1/
+	cp man/*.5 $(MANDIR)/man5/
+	@echo "installed into $(GOBIN); man pages into $(MANDIR)" >&2
 
 ## test: format and vet checks, then all tests (testscript CLI tests and fuzz seed corpora included)
 test: check

@@ -31,11 +31,12 @@ Commands:
   sessions                  persistent command sessions          (delta-sessions)
   pty                       terminal sessions                    (delta-pty)
   plugin                    install, list, remove plugins        (delta-plugin)
+  doctor                    check commands, key, endpoint, plugins (delta-doctor)
   NAME                      any delta-NAME on PATH
 
 Options:
   -h, --help                this help ("delta help NAME" shows NAME's help)
-      --version             print the version
+  -V, --version             print the version
 
 See delta(1), delta-agent(5) and each command's man page.
 `
@@ -53,7 +54,7 @@ func run(args []string, stdout, stderr io.Writer, execve execFunc) int {
 	case "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return cli.ExitOK
-	case "--version":
+	case "--version", "-V":
 		fmt.Fprintf(stdout, "delta %s\n", cli.Version())
 		return cli.ExitOK
 	case "--man":

@@ -28,11 +28,40 @@ func (manFlag) BeforeApply(app *kong.Kong) error {
 	return nil
 }
 
-// Version is the module version the binary was built from ("(devel)" for a
-// build from a work tree).
+// version is set by the Makefile's build and install targets:
+// -ldflags "-X github.com/deltakit/delta/lib/cli.version=TAG-OR-COMMIT (DATE)".
+var version string
+
+// Version is what the binary was built from: the version the Makefile
+// stamped (a tag, or a commit with its date), else the module version
+// (go install module@version), else the VCS revision Go recorded, else
+// "(devel)".
 func Version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
+	if version != "" {
+		return version
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(devel)"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, at, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at, _, _ = strings.Cut(s.Value, "T")
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "-dirty"
+			}
+		}
+	}
+	if len(rev) >= 12 {
+		return fmt.Sprintf("%s%s (%s)", rev[:12], dirty, at)
 	}
 	return "(devel)"
 }
@@ -47,8 +76,10 @@ func ManPage(app *kong.Application, now time.Time) string {
 	for i, line := range lines {
 		switch {
 		case strings.HasPrefix(line, ".TH "):
-			lines[i] = fmt.Sprintf(`.TH %s 1 "%s" "Delta %s" "Delta Manual"`,
-				strings.ToUpper(app.Name), now.Format("2006-01-02"), Version())
+			// No version in the header: the committed pages must not go
+			// stale with every commit.
+			lines[i] = fmt.Sprintf(`.TH %s 1 "%s" "Delta" "Delta Manual"`,
+				strings.ToUpper(app.Name), now.Format("2006-01-02"))
 		case strings.HasPrefix(line, `\fB`+app.Name+`\fP [\fIoptions`):
 			lines[i] = synopsis(app)
 		}
