@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -74,7 +76,7 @@ func (c *ShowCmd) Run(kctx *kong.Context) error {
 	if c.Format == "text" {
 		return printText(kctx.Stdout, msgs)
 	}
-	return printJSON(kctx.Stdout, msgs)
+	return printMessages(kctx.Stdout, msgs)
 }
 
 // runInfo finds the run and loads its agent, as delta-run would.
@@ -110,6 +112,10 @@ func (c *ShowCmd) runInfo() (engine.RunInfo, error) {
 	if found {
 		run.RunID, run.RunDir, run.JournalPath, run.WorkDir = ref.ID, ref.Dir, ref.Journal, ref.WorkDir
 		run.Iteration = thoughts(ref.Events) + 1
+		// The journal was read to find the run: the context is built from
+		// those events rather than from a second read of the file.
+		events := ref.Events
+		run.Events = func() ([]journal.Event, error) { return events, nil }
 	}
 	return run, nil
 }
@@ -197,6 +203,33 @@ func printJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// printMessages prints msgs exactly as printJSON does, one message at a
+// time through a buffered writer, so that a long conversation is not held
+// twice more in memory (encoded, then indented) before it is written.
+func printMessages(w io.Writer, msgs []llm.Message) error {
+	if len(msgs) == 0 {
+		return printJSON(w, msgs)
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("  ", "  ")
+	enc.SetEscapeHTML(false)
+	bw.WriteString("[\n  ")
+	for i := range msgs {
+		if i > 0 {
+			bw.WriteString(",\n  ")
+		}
+		buf.Reset()
+		if err := enc.Encode(&msgs[i]); err != nil {
+			return err
+		}
+		bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}))
+	}
+	bw.WriteString("\n]\n")
+	return bw.Flush()
 }
 
 // printJQ runs filter over v's JSON and prints each result as indented

@@ -18,13 +18,26 @@ var ErrCorrupt = errors.New("corrupt journal")
 // be a JSON object with a type.
 func ParseLine(line []byte) (Event, error) {
 	var e Event
-	if err := json.Unmarshal(line, &e); err != nil {
+	if err := parseInto(line, &e); err != nil {
 		return Event{}, err
 	}
-	if e.Type == "" {
-		return Event{}, errors.New(`event has no "type"`)
-	}
 	return e, nil
+}
+
+// parseInto is ParseLine decoding into *e, which must be the zero Event.
+func parseInto(line []byte, e *Event) error {
+	if !decodeEvent(line, e) {
+		// What the one-pass decoder leaves (unusual but maybe valid JSON,
+		// or an error to report) is decoded by encoding/json.
+		*e = Event{}
+		if err := json.Unmarshal(line, e); err != nil {
+			return err
+		}
+	}
+	if e.Type == "" {
+		return errors.New(`event has no "type"`)
+	}
+	return nil
 }
 
 // ReadFile returns every complete event of the journal at path. A torn
@@ -97,14 +110,16 @@ func parse(data []byte) ([]Event, []byte, error) {
 			rest = rest[i+1:]
 			continue
 		}
-		e, err := ParseLine(line)
-		if err != nil {
+		// Decoded in place: an Event is large, copies add up over a long
+		// journal.
+		events = append(events, Event{})
+		if err := parseInto(line, &events[len(events)-1]); err != nil {
+			events = events[:len(events)-1]
 			if isLastLine(rest[i+1:]) {
 				return events, rest, nil // complete but unparsable last line: torn
 			}
 			return nil, nil, fmt.Errorf("line %d: %w: %w", n, ErrCorrupt, err)
 		}
-		events = append(events, e)
 		rest = rest[i+1:]
 	}
 	return events, nil, nil

@@ -1,0 +1,116 @@
+package journal
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/deltakit/delta/lib/llm"
+)
+
+// fullEvent has every field of Event set, so that encoding it writes every
+// key the decoder must know.
+func fullEvent() Event {
+	code := -1
+	return Event{Type: Thought, Seq: 42, Timestamp: time.Date(2026, 1, 2, 3, 4, 5, 600, time.UTC), Iteration: 7,
+		RunID: "r", AgentHome: "/a", WorkDir: "/w", Config: json.RawMessage(`{"model":"m","n":[1,2.5e3,true,null]}`),
+		Status: "COMPLETED", FinalIteration: 9, Content: "héllo \"x\"\n\t<&> \u2028 😀",
+		ToolCalls: []llm.ToolCall{{ID: "c1", Name: "t", Arguments: `{"a":"\u00e9"}`}, {ID: "c2", Name: "u", Arguments: "{}"}},
+		Usage:     &llm.Usage{InputTokens: 1 << 40, OutputTokens: 3}, Model: "m", InvocationRef: "io/i.json",
+		CallID: "c1", ToolName: "t", ToolArgs: json.RawMessage(`{"path":"a b","deep":{"x":[{}]}}`),
+		ObservationContent: "out\r\n\x00\x1f", ExitCode: &code, IsError: true, DurationMS: 12, ExecutionRef: "io/t",
+		Prompt: "p", InputType: "text", Sensitive: true, Response: "yes", ErrorMessage: "boom",
+		ErrorDetails: json.RawMessage(`{"type":"x"}`), HookName: "h", Decision: "block", HookRef: "io/hooks/h"}
+}
+
+// TestDecodeEventTakesWriterLines checks that the one-pass decoder handles
+// every line the Writer writes itself (falling back to encoding/json would
+// make it pointless), with the result encoding/json gives.
+func TestDecodeEventTakesWriterLines(t *testing.T) {
+	full := fullEvent()
+	if n := reflect.TypeOf(full).NumField(); n != len(eventFieldBits) {
+		t.Fatalf("Event has %d fields, the decoder knows %d keys: teach decodeEvent the new ones", n, len(eventFieldBits))
+	}
+	for name, ev := range map[string]Event{
+		"full":  full,
+		"small": {Type: UserMessage, Seq: 1, Timestamp: time.Unix(0, 0).UTC(), Content: "hi"},
+		"empty": {Type: EngineEnd},
+	} {
+		line, err := encodeLine(&ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		line = line[:len(line)-1]
+		var fast Event
+		if !decodeEvent(line, &fast) {
+			t.Errorf("%s: decodeEvent(%s) gave up", name, line)
+			continue
+		}
+		var want Event
+		if err := json.Unmarshal(line, &want); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, fast); diff != "" {
+			t.Errorf("%s: decodeEvent mismatch (-encoding/json +decodeEvent):\n%s", name, diff)
+		}
+	}
+}
+
+// decodeSeeds are lines on the edges of what the decoder takes.
+var decodeSeeds = []string{
+	`{"type":"THOUGHT","seq":1,"timestamp":"2026-01-02T03:04:05.123456789Z","tool_calls":[]}`,
+	` {"type" : "X" , "seq" : -0 } `,
+	`{"type":"X","seq":01}`, `{"type":"X","seq":1.0}`, `{"type":"X","seq":1e2}`, `{"type":"X","seq":9223372036854775808}`,
+	`{"type":"X","seq":null}`, `{"type":"X","usage":null}`, `{"type":"X","tool_args":null}`, `{"type":"X","config":"s"}`,
+	`{"type":"X","type":"Y"}`, `{"TYPE":"X"}`, `{"Type":"X","type":"Y"}`, `{"\u0074ype":"X"}`, `{"type":"X","extra":1}`,
+	`{"type":"a\ud83d\ude00b"}`, `{"type":"a\ud83db"}`, `{"type":"a\ude00b"}`, "{\"type\":\"a\xffb\"}", `{"type":"\u0000\/\b"}`,
+	`{"type":"X","timestamp":"2026-13-02T03:04:05Z"}`, `{"type":"X","timestamp":"\u0032026-01-02T03:04:05Z"}`,
+	`{"type":"X","tool_calls":[{"id":"a","id":"b"}]}`, `{"type":"X","tool_calls":[{"ID":"a"}]}`, `{"type":"X","tool_calls":[{}, {"name":"n"}]}`,
+	`{"type":"X","usage":{"input_tokens":1,"Input_tokens":2}}`, `{"type":"X","exit_code":-1,"is_error":true,"sensitive":false}`,
+	`{"type":"X","tool_args":{"a":[1,{"b":"\u00e9"}],"c":-1.5E+3}}`, `{"type":"X","tool_args":[01]}`, `{"type":"X","tool_args":{"a\"b":1}}`,
+	`{"type":"X"} x`, `{"type":"X"}}`, `{"type":"X",}`, `{"type":"X" "seq":1}`, `[]`, `"s"`, ``, `{`, `{"type":"X","is_error":tru}`,
+	`{"type":"X","content":"line
+break"}`, `{"type":"X","exit_code":2147483648}`, `{"type":"X","iteration":-9223372036854775808}`,
+}
+
+// FuzzDecodeEvent holds the one-pass decoder to encoding/json: whenever it
+// takes a line, encoding/json must accept it too and give the same event.
+func FuzzDecodeEvent(f *testing.F) {
+	for _, s := range decodeSeeds {
+		f.Add([]byte(s))
+	}
+	full := fullEvent()
+	line, _ := encodeLine(&full)
+	f.Add(line)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var fast Event
+		took := decodeEvent(data, &fast)
+		var want Event
+		err := json.Unmarshal(data, &want)
+		if !took {
+			return
+		}
+		if err != nil {
+			t.Fatalf("decodeEvent took %q, which encoding/json rejects: %v", data, err)
+		}
+		if diff := cmp.Diff(want, fast); diff != "" {
+			t.Fatalf("decodeEvent(%q) mismatch (-encoding/json +decodeEvent):\n%s", data, diff)
+		}
+	})
+}
+
+// TestParseLineFallsBack checks that what the fast decoder leaves is still
+// decoded (or rejected) by encoding/json.
+func TestParseLineFallsBack(t *testing.T) {
+	ev, err := ParseLine([]byte(`{"TYPE":"THOUGHT","content":"a\ud83db","extra":{"x":1}}`))
+	if err != nil || ev.Type != Thought || !strings.HasPrefix(ev.Content, "a\ufffd") {
+		t.Errorf("ParseLine(fallback line) = %+v, %v; want a THOUGHT with a replaced surrogate", ev, err)
+	}
+	if _, err := ParseLine([]byte(`{"type":"X"} trailing`)); err == nil {
+		t.Error("ParseLine(trailing garbage) succeeded, want an error")
+	}
+}
