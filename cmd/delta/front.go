@@ -32,6 +32,7 @@ Commands:
   pty                       terminal sessions                    (delta-pty)
   plugin                    install, list, remove plugins        (delta-plugin)
   doctor                    check commands, key, endpoint, plugins (delta-doctor)
+  completion SHELL          print completions for bash, zsh or fish
   NAME                      any delta-NAME on PATH
 
 Options:
@@ -59,6 +60,8 @@ func run(args []string, stdout, stderr io.Writer, execve execFunc) int {
 		return cli.ExitOK
 	case "--man":
 		return cli.Run("delta", &manGrammar{}, []string{"--man"}, stdout, stderr)
+	case "completion":
+		return completion(args[1:], stdout, stderr)
 	case "help":
 		if len(args) == 1 {
 			fmt.Fprint(stdout, usage)

@@ -20,6 +20,8 @@ type manGrammar struct {
 	Sessions passCmd `cmd:"" help:"Persistent command sessions: delta-sessions ARGS."`
 	Pty      passCmd `cmd:"" help:"Terminal sessions: delta-pty ARGS."`
 	Plugin   passCmd `cmd:"" help:"Install, list and remove plugins: delta-plugin ARGS."`
+	Doctor   passCmd `cmd:"" help:"Check commands, key, endpoint and plugins: delta-doctor ARGS."`
+	Complete passCmd `cmd:"" name:"completion" help:"Print the completion script for SHELL (bash, zsh or fish): eval \"$(delta completion bash)\", source <(delta completion zsh), delta completion fish | source. Flags are completed from each command's --help."`
 	HelpCmd  passCmd `cmd:"" name:"help" help:"Print this usage, or with NAME run delta-NAME --help."`
 	Anything passCmd `cmd:"" name:"NAME" help:"Any other NAME runs delta-NAME ARGS, found next to delta or on PATH."`
 }
