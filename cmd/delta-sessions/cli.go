@@ -105,21 +105,24 @@ type execCmd struct {
 	In io.Reader `kong:"-"`
 }
 
-func (c *execCmd) Run(k *kong.Context) error {
+func (c *execCmd) Run(k *kong.Context) error { return c.run(k.Stdout) }
+
+// run is the exec itself, reached through kong or through fastExec.
+func (c *execCmd) run(stdout io.Writer) error {
 	st, err := store()
 	if err != nil {
-		return classify(k.Stdout, err)
+		return classify(stdout, err)
 	}
 	command, err := jsonout.Input(c.Command, c.In, "command")
 	if err != nil {
-		return classify(k.Stdout, err)
+		return classify(stdout, err)
 	}
 	st.MaxOutput = c.MaxOutput
 	res, err := st.Exec(c.ID, string(command), c.Timeout)
 	if err != nil {
-		return classify(k.Stdout, err)
+		return classify(stdout, err)
 	}
-	return jsonout.Print(k.Stdout, res)
+	return jsonout.Print(stdout, res)
 }
 
 type endCmd struct {

@@ -10,5 +10,8 @@ import (
 )
 
 func main() {
+	if code, ok := fastExec(os.Args[1:], os.Stdin, os.Stdout, os.Stderr); ok {
+		os.Exit(code)
+	}
 	os.Exit(cli.Run("delta-sessions", &CLI{}, os.Args[1:], os.Stdout, os.Stderr, jsonout.ParseErrors("delta-sessions")))
 }
