@@ -6,22 +6,23 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
-
-	"github.com/deltakit/delta/lib/atomicfile"
 )
 
 // The lock that serialises execs dies with its client, but a shell
 // command does not: a client killed with SIGKILL leaves its command
 // running in its process group. So each shell exec records that group in
-// running.json while it runs, and the next exec, holding the lock, kills
-// what is left of it before it starts: execs never interleave.
+// the session's lock file while it runs, and the next exec, holding the
+// lock, kills what is left of it before it starts: execs never interleave.
+// The record is written in place in the file the exec holds open anyway
+// (one small write to record, one to clear): creating and renaming a file
+// per exec costs more than the rest of the exec's bookkeeping.
 
-// runningFile names the record of the exec in progress.
-const runningFile = "running.json"
+// recordSize is the fixed size of the record at the start of the lock
+// file; a cleared record is all spaces.
+const recordSize = 64
 
 // running identifies an exec's process group. The leader's start time
 // (in clock ticks since boot, /proc/PID/stat) tells our group from a new
@@ -31,25 +32,36 @@ type running struct {
 	Start uint64 `json:"start_time"`
 }
 
-// recordRunning notes that process group pgid runs an exec of dir.
-func recordRunning(dir string, pgid int) {
+// recordRunning notes in the lock file that process group pgid runs an
+// exec of its session.
+func recordRunning(lock *os.File, pgid int) {
 	data, _ := json.Marshal(running{PGID: pgid, Start: startTime(pgid)})
-	_ = atomicfile.WriteNoSync(filepath.Join(dir, runningFile), data, 0o600)
+	writeRecord(lock, data)
 }
 
-// clearRunning removes the record once the exec has finished.
-func clearRunning(dir string) { _ = os.Remove(filepath.Join(dir, runningFile)) }
+// clearRunning blanks the record once the exec has finished.
+func clearRunning(lock *os.File) { writeRecord(lock, nil) }
+
+// writeRecord writes data, padded with spaces to recordSize, at the start
+// of the lock file in one write.
+func writeRecord(lock *os.File, data []byte) {
+	rec := bytes.Repeat([]byte{' '}, recordSize)
+	copy(rec, data)
+	_, _ = lock.WriteAt(rec, 0)
+}
 
 // killLeftover kills the process group of an earlier exec whose client
 // died, if any of it still runs, and says so on notes.
-func killLeftover(dir string, notes io.Writer) {
-	data, err := os.ReadFile(filepath.Join(dir, runningFile))
-	if err != nil {
+func killLeftover(lock *os.File, notes io.Writer) {
+	rec := make([]byte, recordSize)
+	n, _ := lock.ReadAt(rec, 0)
+	rec = bytes.TrimSpace(rec[:n])
+	if len(rec) == 0 {
 		return
 	}
-	defer clearRunning(dir)
+	defer clearRunning(lock)
 	var r running
-	if json.Unmarshal(data, &r) != nil || r.PGID <= 1 {
+	if json.Unmarshal(rec, &r) != nil || r.PGID <= 1 {
 		return
 	}
 	if syscall.Kill(-r.PGID, 0) != nil {

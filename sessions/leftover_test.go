@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"syscall"
 	"testing"
 )
@@ -22,44 +21,66 @@ func startSleep(t *testing.T) *exec.Cmd {
 	return cmd
 }
 
-func writeRunning(t *testing.T, dir string, r running) {
+// lockFile opens a fresh session lock file in a temp directory.
+func lockFile(t *testing.T) *os.File {
 	t.Helper()
-	data, _ := json.Marshal(r)
-	if err := os.WriteFile(filepath.Join(dir, runningFile), data, 0o600); err != nil {
+	f, err := LockFile(t.TempDir())
+	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func writeRunning(t *testing.T, lock *os.File, r running) {
+	t.Helper()
+	data, _ := json.Marshal(r)
+	writeRecord(lock, data)
+}
+
+// record returns the lock file's record, spaces trimmed.
+func record(t *testing.T, lock *os.File) string {
+	t.Helper()
+	data, err := os.ReadFile(lock.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(bytes.TrimSpace(data))
 }
 
 func TestKillLeftover(t *testing.T) {
-	dir := t.TempDir()
+	lock := lockFile(t)
 	cmd := startSleep(t)
 	pid := cmd.Process.Pid
-	recordRunning(dir, pid)
+	recordRunning(lock, pid)
+	if record(t, lock) == "" {
+		t.Fatal("no record of the running group in the lock file")
+	}
 	var notes bytes.Buffer
-	killLeftover(dir, &notes)
+	killLeftover(lock, &notes)
 	if err := cmd.Wait(); err == nil {
 		t.Fatal("the leftover sleep was not killed")
 	}
 	if notes.Len() == 0 {
 		t.Error("no warning about the killed leftover")
 	}
-	if _, err := os.Stat(filepath.Join(dir, runningFile)); !os.IsNotExist(err) {
-		t.Errorf("%s still there: %v", runningFile, err)
+	if r := record(t, lock); r != "" {
+		t.Errorf("record still there: %q", r)
 	}
 }
 
 // TestKillLeftoverReusedID checks a group whose leader started at another
 // time (the id was reused) is left alone.
 func TestKillLeftoverReusedID(t *testing.T) {
-	dir := t.TempDir()
+	lock := lockFile(t)
 	cmd := startSleep(t)
 	pid := cmd.Process.Pid
 	if startTime(pid) == 0 {
 		t.Fatalf("startTime(%d) = 0 for a live process", pid)
 	}
-	writeRunning(t, dir, running{PGID: pid, Start: startTime(pid) + 1})
+	writeRunning(t, lock, running{PGID: pid, Start: startTime(pid) + 1})
 	var notes bytes.Buffer
-	killLeftover(dir, &notes)
+	killLeftover(lock, &notes)
 	if !living(pid) {
 		t.Fatal("a process group with another start time was killed")
 	}

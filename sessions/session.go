@@ -61,13 +61,24 @@ func (s *Store) Start(argv []string, opt StartOptions) (*Metadata, error) {
 	if kind.Held() {
 		err = SpawnHolder(dir, opt.Holder)
 	} else {
-		_, err = execShell(dir, m, ":", DefaultTimeout, s.MaxOutput)
+		err = firstSnapshot(dir, m, s.MaxOutput)
 	}
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}
 	return m, nil
+}
+
+// firstSnapshot saves the state a new shell session starts with.
+func firstSnapshot(dir string, m *Metadata, maxOutput int) error {
+	lock, err := LockFile(dir)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	_, err = execShell(dir, m, ":", DefaultTimeout, maxOutput, lock)
+	return err
 }
 
 // SpawnHolder starts the holder detached (its own session, stdio on
@@ -130,11 +141,11 @@ func (s *Store) Exec(id, command string, timeout time.Duration) (*Result, error)
 		return nil, err
 	}
 	dir := s.Path(id)
-	unlock, err := Lock(dir)
+	lock, err := LockFile(dir)
 	if err != nil {
 		return nil, err
 	}
-	defer unlock()
+	defer lock.Close()
 	if m, err = s.Load(id); err != nil { // it may have ended while we waited
 		return nil, err
 	}
@@ -152,7 +163,7 @@ func (s *Store) Exec(id, command string, timeout time.Duration) (*Result, error)
 			return nil, err
 		}
 		res.Stdout, res.Stderr = capOutput(res.Stdout, s.MaxOutput), capOutput(res.Stderr, s.MaxOutput)
-	} else if res, err = execShell(dir, m, command, timeout, s.MaxOutput); err != nil {
+	} else if res, err = execShell(dir, m, command, timeout, s.MaxOutput, lock); err != nil {
 		return nil, err
 	}
 	m.ExecutionCount++

@@ -30,7 +30,9 @@ const TimeoutExitCode = 124
 
 // execShell runs command in the shell session at dir: restore, run, dump.
 // Each of stdout and stderr keeps at most maxOutput bytes (0: all).
-func execShell(dir string, m *Metadata, command string, timeout time.Duration, maxOutput int) (*Result, error) {
+// lock is the session's lock file, held by the caller; it records the
+// exec's process group while it runs (see killLeftover).
+func execShell(dir string, m *Metadata, command string, timeout time.Duration, maxOutput int, lock *os.File) (*Result, error) {
 	for _, f := range []string{".saved", ".env.sh.new", ".work_dir.txt.new"} {
 		_ = os.Remove(filepath.Join(dir, f))
 	}
@@ -49,9 +51,9 @@ func execShell(dir string, m *Metadata, command string, timeout time.Duration, m
 	cmd.Dir = wd
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	start := time.Now()
-	killLeftover(dir, stderr)
-	timedOut, err := runGroup(cmd, timeout, func(pgid int) { recordRunning(dir, pgid) })
-	clearRunning(dir)
+	killLeftover(lock, stderr)
+	timedOut, err := runGroup(cmd, timeout, func(pgid int) { recordRunning(lock, pgid) })
+	clearRunning(lock)
 	elapsed := time.Since(start)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", m.Argv[0], err)
@@ -121,15 +123,39 @@ func shellCommand(dir string, m *Metadata) (*exec.Cmd, error) {
 	return cmd, nil
 }
 
-// commitState renames the dumped state into place if the dump completed.
+// commitState renames the dumped state into place if the dump completed
+// (it ends with stateSaved); otherwise it drops what was dumped.
 func commitState(dir string) (bool, error) {
-	if _, err := os.Stat(filepath.Join(dir, ".saved")); errors.Is(err, os.ErrNotExist) {
+	envNew, wdNew := filepath.Join(dir, ".env.sh.new"), filepath.Join(dir, ".work_dir.txt.new")
+	if !endsWith(envNew, stateSaved) {
+		_ = os.Remove(envNew)
+		_ = os.Remove(wdNew)
 		return false, nil
 	}
-	for _, f := range []string{"env.sh", "work_dir.txt"} {
-		if err := os.Rename(filepath.Join(dir, "."+f+".new"), filepath.Join(dir, f)); err != nil {
-			return false, fmt.Errorf("save session state: %w", err)
-		}
+	// The directory, when it changed, was written before stateSaved.
+	if err := os.Rename(wdNew, filepath.Join(dir, "work_dir.txt")); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return false, fmt.Errorf("save session state: %w", err)
 	}
-	return true, os.Remove(filepath.Join(dir, ".saved"))
+	if err := os.Rename(envNew, filepath.Join(dir, "env.sh")); err != nil {
+		return false, fmt.Errorf("save session state: %w", err)
+	}
+	return true, nil
+}
+
+// endsWith reports whether the file at path exists and ends with suffix.
+func endsWith(path, suffix string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || info.Size() < int64(len(suffix)) {
+		return false
+	}
+	tail := make([]byte, len(suffix))
+	if _, err := f.ReadAt(tail, info.Size()-int64(len(suffix))); err != nil {
+		return false
+	}
+	return string(tail) == suffix
 }

@@ -4,28 +4,47 @@ package sessions
 // a fresh shell: the prologue restores the state files, the user's command
 // runs through eval in the same shell (so cd, export, functions and aliases
 // take effect), and an EXIT trap (which also runs after `exit N`) dumps the
-// state to new files and exits with the command's status. The Go side then
-// renames the new files into place, only if the dump finished (.saved).
+// state to .env.sh.new, ending it with the stateSaved line, and exits with
+// the command's status. The working directory goes to .work_dir.txt.new,
+// only when it changed, before that line. The Go side then renames the new
+// files into place, only if the dump finished (it ends with stateSaved).
+// Creating a file costs more than anything else an exec does on a busy
+// disk, so an exec that does not change directory creates just one.
 //
 // $1 is the session directory; it is cleared before the command runs.
+
+// stateSavedLine ends a complete state dump (stateSaved with its newline).
+const (
+	stateSavedLine = "# delta-sessions: state saved"
+	stateSaved     = stateSavedLine + "\n"
+)
 
 // bashScript is the wrapper for bash sessions. It forks nothing: files are
 // read with the read builtin and ${!A*} lists variable names without a
 // subshell, which keeps an exec within a few milliseconds of bare bash.
+// Options are saved as $SHELLOPTS and $BASHOPTS (the ones that are on) and
+// restored by turning off the others: two assignments instead of a line
+// per option.
 const bashScript = `__delta_dir=$1; set --
 shopt -s expand_aliases
 if [ -f "$__delta_dir/env.sh" ]; then . "$__delta_dir/env.sh"; fi
 IFS= read -r __delta_wd < "$__delta_dir/work_dir.txt"
 builtin cd -- "$__delta_wd" 2>/dev/null || echo "delta-sessions: warning: cannot enter $__delta_wd; the command runs in $PWD" >&2
+__delta_setopts() {
+	local IFS=: __delta_o
+	for __delta_o in $SHELLOPTS; do
+		case :$__delta_so: in *:"$__delta_o":*) ;; *) set +o "$__delta_o" ;; esac
+	done
+	for __delta_o in $__delta_so; do set -o "$__delta_o"; done
+	for __delta_o in $BASHOPTS; do
+		case :$__delta_bo: in *:"$__delta_o":*) ;; *) shopt -u "$__delta_o" ;; esac
+	done
+	if [ -n "$__delta_bo" ]; then shopt -s $__delta_bo; fi
+}
 __delta_save() {
-	__delta_rc=$1
-	{
-		printf '%s\n' '__delta_restore_opts() {'
-		set +o; shopt -p
-		printf '%s\n' ':' '}'
-	} >| "$__delta_dir/.env.sh.new"
+	__delta_rc=$1 __delta_so=$SHELLOPTS __delta_bo=$BASHOPTS
 	set +eu
-	unset -f __delta_restore_opts
+	if [ "$PWD" != "$__delta_wd" ]; then printf '%s\n' "$PWD" >| "$__delta_dir/.work_dir.txt.new"; fi
 	{
 		__delta_names=()
 		for __delta_v in ${!A*} ${!B*} ${!C*} ${!D*} ${!E*} ${!F*} ${!G*} ${!H*} ${!I*} ${!J*} ${!K*} ${!L*} ${!M*} ${!N*} ${!O*} ${!P*} ${!Q*} ${!R*} ${!S*} ${!T*} ${!U*} ${!V*} ${!W*} ${!X*} ${!Y*} ${!Z*} ${!a*} ${!b*} ${!c*} ${!d*} ${!e*} ${!f*} ${!g*} ${!h*} ${!i*} ${!j*} ${!k*} ${!l*} ${!m*} ${!n*} ${!o*} ${!p*} ${!q*} ${!r*} ${!s*} ${!t*} ${!u*} ${!v*} ${!w*} ${!x*} ${!y*} ${!z*} ${!_*}; do
@@ -38,14 +57,18 @@ __delta_save() {
 		declare -p -- "${__delta_names[@]}" 2>/dev/null
 		declare -f
 		alias -p
-	} >> "$__delta_dir/.env.sh.new"
-	printf '%s\n' "$PWD" >| "$__delta_dir/.work_dir.txt.new"
-	printf '%s\n' "$__delta_rc" >| "$__delta_dir/.saved"
+		printf '__delta_so=%q __delta_bo=%q\n' "$__delta_so" "$__delta_bo"
+		printf '%s\n' '` + stateSavedLine + `'
+	} >| "$__delta_dir/.env.sh.new"
 	exit "$__delta_rc"
 }
 trap '{ __delta_save "$?"; } 2>/dev/null' EXIT
 IFS= read -r -d '' __delta_cmd < "$__delta_dir/.command"
-if declare -F __delta_restore_opts >/dev/null; then __delta_restore_opts 2>/dev/null; fi
+if [ -n "${__delta_so+set}" ]; then
+	__delta_setopts 2>/dev/null
+elif declare -F __delta_restore_opts >/dev/null; then
+	__delta_restore_opts 2>/dev/null # state saved by an earlier version
+fi
 eval "$__delta_cmd"
 `
 
@@ -56,20 +79,21 @@ const shScript = `__delta_dir=$1; set --
 __delta_ppid=$PPID
 if [ -f "$__delta_dir/env.sh" ]; then . "$__delta_dir/env.sh"; fi
 PPID=$__delta_ppid
-cd -- "$(cat "$__delta_dir/work_dir.txt")" 2>/dev/null || echo "delta-sessions: warning: cannot enter the saved directory; the command runs in $PWD" >&2
+IFS= read -r __delta_wd < "$__delta_dir/work_dir.txt"
+cd -- "$__delta_wd" 2>/dev/null || echo "delta-sessions: warning: cannot enter the saved directory; the command runs in $PWD" >&2
 __delta_save() {
 	__delta_rc=$1
 	{ printf '%s\n' '__delta_restore_opts() {'; set +o; printf '%s\n' ':' '}'; } >| "$__delta_dir/.env.sh.new"
 	set +eu
+	if [ "$PWD" != "$__delta_wd" ]; then printf '%s\n' "$PWD" >| "$__delta_dir/.work_dir.txt.new"; fi
 	# Values may span lines, so set's output is kept whole; the few
 	# specials in it (PPID, PWD) are put right by the prologue.
 	{
 		set
 		export -p
 		alias | sed 's/^/alias /'
+		printf '%s\n' '` + stateSavedLine + `'
 	} >> "$__delta_dir/.env.sh.new"
-	printf '%s\n' "$PWD" >| "$__delta_dir/.work_dir.txt.new"
-	printf '%s\n' "$__delta_rc" >| "$__delta_dir/.saved"
 	exit "$__delta_rc"
 }
 trap '{ __delta_save "$?"; } 2>/dev/null' EXIT

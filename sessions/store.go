@@ -115,6 +115,16 @@ func (s *Store) List() ([]*Metadata, error) {
 // Lock takes the exclusive lock of a session directory, waiting for any
 // other exec on the same session, so that execs never interleave.
 func Lock(dir string) (unlock func(), err error) {
+	f, err := LockFile(dir)
+	if err != nil {
+		return nil, err
+	}
+	return func() { f.Close() }, nil
+}
+
+// LockFile is Lock returning the open lock file, which also holds the
+// record of the exec in progress; closing it unlocks.
+func LockFile(dir string) (*os.File, error) {
 	f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open session lock: %w", err)
@@ -129,5 +139,5 @@ func Lock(dir string) (unlock func(), err error) {
 		f.Close()
 		return nil, fmt.Errorf("lock session: %w", err)
 	}
-	return func() { f.Close() }, nil
+	return f, nil
 }
