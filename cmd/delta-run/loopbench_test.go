@@ -8,7 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,13 +35,14 @@ func BenchmarkDeltaRunVsMinimalClient(b *testing.B) {
 	bin := clitest.BinDir(b)
 	srv := llmtest.NewServer(b)
 	agentDir := writeAgent(b, "llm:\n  model: bench\nmax_iterations: 400\ntools:\n  - name: t\n    exec: \"true ${n}\"\n", nil)
-	var delta, minimal time.Duration
+	var delta, minimal, cpu time.Duration
 	var rss float64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		queueLoop(srv)
-		d, maxRSS := timeDeltaRun(b, bin, srv.URL, agentDir)
+		d, c, maxRSS := timeDeltaRun(b, bin, srv.URL, agentDir)
 		delta += d
+		cpu += c
 		rss = max(rss, maxRSS)
 		deltaLast := lastRequest(srv)
 		queueLoop(srv)
@@ -60,6 +61,9 @@ func BenchmarkDeltaRunVsMinimalClient(b *testing.B) {
 	b.ReportMetric(float64(delta)/n/1e3/loopIterations, "delta-µs/iter")
 	b.ReportMetric(float64(minimal)/n/1e3/loopIterations, "minimal-µs/iter")
 	b.ReportMetric(rss/1024, "peak-RSS-MB")
+	// delta-run's CPU time (user + system, with the command tools' and
+	// their guards') is steadier than wall time on a busy machine.
+	b.ReportMetric(float64(cpu)/n/1e3/loopIterations, "delta-cpu-µs/iter")
 }
 
 // lastRequest is the last request the server received.
@@ -78,8 +82,9 @@ func queueLoop(srv *llmtest.Server) {
 }
 
 // timeDeltaRun runs delta-run to completion and returns how long it took,
-// and its peak RSS in KiB.
-func timeDeltaRun(b *testing.B, bin, baseURL, agentDir string) (time.Duration, float64) {
+// its CPU time (with its children's: the tools') and its own peak RSS in
+// KiB.
+func timeDeltaRun(b *testing.B, bin, baseURL, agentDir string) (time.Duration, time.Duration, float64) {
 	b.Helper()
 	ws := b.TempDir()
 	cmd := exec.Command(filepath.Join(bin, "delta-run"), "run", "--agent", agentDir, "-w", ws, "-m", "go",
@@ -89,8 +94,14 @@ func timeDeltaRun(b *testing.B, bin, baseURL, agentDir string) (time.Duration, f
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
-	err := cmd.Run()
+	err := cmd.Start()
+	if err != nil {
+		b.Fatal(err)
+	}
+	hwm := watchPeakRSS(cmd.Process.Pid)
+	err = cmd.Wait()
 	elapsed := time.Since(start)
+	rss := hwm()
 	if err != nil {
 		b.Fatalf("delta-run: %v\n%s", err, errb.String())
 	}
@@ -103,15 +114,10 @@ func timeDeltaRun(b *testing.B, bin, baseURL, agentDir string) (time.Duration, f
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil || res.Status != engine.StatusCompleted {
 		b.Fatalf("delta-run result %s: %v", out.String(), err)
 	}
-	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	rss := 0.0
-	if ru != nil {
-		rss = float64(ru.Maxrss) // KiB on Linux
-	}
 	if res.Metrics.Iterations != loopIterations {
 		b.Fatalf("delta-run made %d iterations, want %d", res.Metrics.Iterations, loopIterations)
 	}
-	return elapsed, rss
+	return elapsed, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), rss
 }
 
 // minimalMessage and minimalTool are the chat completions wire shapes.
@@ -192,4 +198,52 @@ func timeMinimalClient(b *testing.B, baseURL string) time.Duration {
 			msgs = append(msgs, minimalMessage{Role: "tool", Content: "(no output)", ToolCallID: c.ID})
 		}
 	}
+}
+
+// watchPeakRSS samples the VmHWM (peak resident set) of process pid until
+// the returned function is called, which returns the last value seen in
+// KiB. The rusage of wait4 is no use here: its maxrss is that of the
+// largest of the process and all its descendants.
+func watchPeakRSS(pid int) func() float64 {
+	path := fmt.Sprintf("/proc/%d/status", pid)
+	done := make(chan struct{})
+	var peak float64
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if kb, ok := readHWM(path); ok {
+				peak = max(peak, kb)
+			}
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() float64 {
+		close(done)
+		<-finished
+		return peak
+	}
+}
+
+// readHWM reads the VmHWM line of a /proc/PID/status file.
+func readHWM(path string) (float64, bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb float64
+			if _, err := fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), &kb); err == nil {
+				return kb, true
+			}
+		}
+	}
+	return 0, false
 }

@@ -205,10 +205,20 @@ func (e *Engine) think(ctx context.Context, it int) (llm.Response, *Outcome, err
 		return llm.Response{}, out, jerr
 	}
 	req := llm.Request{Params: e.Params, Messages: msgs, Tools: e.toolSpecs(), Turn: it - 1}
-	payload, _ := json.Marshal(req)
-	if _, err := e.hookApply(ctx, HookRequest{Name: "pre_llm_request", Payload: payload},
-		func(p json.RawMessage) error { return mergeRequest(&req, p) }); err != nil {
+	// Encoded once: the hook's payload and the io/invocations record.
+	encoded, err := json.Marshal(req)
+	if err != nil {
+		return llm.Response{}, nil, fmt.Errorf("encode model request: %w", err)
+	}
+	dec, err := e.hookApply(ctx, HookRequest{Name: "pre_llm_request", Payload: encoded},
+		func(p json.RawMessage) error { return mergeRequest(&req, p) })
+	if err != nil {
 		return llm.Response{}, nil, err
+	}
+	if dec.Action == HookModify { // the hook's request is what is sent
+		if encoded, err = json.Marshal(req); err != nil {
+			return llm.Response{}, nil, fmt.Errorf("encode model request: %w", err)
+		}
 	}
 	// The model answers what the journal holds (the last results): it is
 	// made durable before the model sees it.
@@ -217,7 +227,7 @@ func (e *Engine) think(ctx context.Context, it int) (llm.Response, *Outcome, err
 	}
 	started := time.Now()
 	resp, callErr := e.Provider.Complete(ctx, req)
-	ref, werr := writeInvocation(e.Run.RunDir, it, req, resp, callErr, time.Since(started))
+	ref, werr := writeInvocation(e.Run.RunDir, it, encoded, resp, callErr, time.Since(started))
 	if werr != nil {
 		e.Log.Printf("write invocation record: %v", werr)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/deltakit/delta/lib/journal"
@@ -19,26 +20,26 @@ const (
 
 // invocation is one io/invocations record: the exact request sent to the
 // model and its answer (or error). API keys are never part of a Request.
+// writeInvocation writes it field by field (see there); the struct is the
+// record's shape for readers.
 type invocation struct {
-	Iteration  int           `json:"iteration"`
-	Timestamp  time.Time     `json:"timestamp"`
-	DurationMS int64         `json:"duration_ms"`
-	Request    llm.Request   `json:"request"`
-	Response   *llm.Response `json:"response,omitempty"`
-	Error      string        `json:"error,omitempty"`
+	Iteration  int             `json:"iteration"`
+	Timestamp  time.Time       `json:"timestamp"`
+	DurationMS int64           `json:"duration_ms"`
+	Request    json.RawMessage `json:"request"`
+	Response   *llm.Response   `json:"response,omitempty"`
+	Error      string          `json:"error,omitempty"`
 }
 
 // writeInvocation writes the record of one model call and returns its path
 // relative to runDir ("{timestamp}_{iteration}.json", seeds/000 §1.2).
-func writeInvocation(runDir string, it int, req llm.Request, resp llm.Response, callErr error, d time.Duration) (string, error) {
+// request is the request already encoded as JSON (the engine encodes it
+// once, for hooks and this record): the record is put together around it
+// rather than encoded again, which would cost as much as the rest of an
+// iteration on a long conversation.
+func writeInvocation(runDir string, it int, request json.RawMessage, resp llm.Response, callErr error, d time.Duration) (string, error) {
 	now := time.Now().UTC()
-	rec := invocation{Iteration: it, Timestamp: now, DurationMS: d.Milliseconds(), Request: req}
-	if callErr != nil {
-		rec.Error = callErr.Error()
-	} else {
-		rec.Response = &resp
-	}
-	data, err := json.MarshalIndent(rec, "", "  ")
+	data, err := encodeInvocation(it, now, d, request, resp, callErr)
 	if err != nil {
 		return "", err
 	}
@@ -47,7 +48,35 @@ func writeInvocation(runDir string, it int, req llm.Request, resp llm.Response, 
 		return "", err
 	}
 	rel := filepath.Join(InvocationsDir, fmt.Sprintf("%s_%d.json", now.Format("20060102T150405.000000000Z"), it))
-	return rel, writeRecord(filepath.Join(runDir, rel), append(data, '\n'))
+	return rel, writeRecord(filepath.Join(runDir, rel), data)
+}
+
+// encodeInvocation renders the invocation record as one JSON line, the
+// same document json.Marshal gives for the invocation struct.
+func encodeInvocation(it int, now time.Time, d time.Duration, request json.RawMessage, resp llm.Response, callErr error) ([]byte, error) {
+	ts, err := now.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	var tail []byte
+	if callErr != nil {
+		msg, _ := json.Marshal(callErr.Error())
+		tail = append([]byte(`,"error":`), msg...)
+	} else {
+		r, err := json.Marshal(&resp)
+		if err != nil {
+			return nil, err
+		}
+		tail = append([]byte(`,"response":`), r...)
+	}
+	out := make([]byte, 0, len(request)+len(tail)+96)
+	out = append(out, `{"iteration":`...)
+	out = strconv.AppendInt(out, int64(it), 10)
+	out = append(append(out, `,"timestamp":`...), ts...)
+	out = strconv.AppendInt(append(out, `,"duration_ms":`...), d.Milliseconds(), 10)
+	out = append(append(out, `,"request":`...), request...)
+	out = append(append(out, tail...), "}\n"...)
+	return out, nil
 }
 
 // detectLoop journals a SYSTEM_MESSAGE warning when the last LoopWindow
