@@ -140,6 +140,12 @@ func writeInput(dir string, req engine.HookRequest) error {
 	if err := os.WriteFile(filepath.Join(dir, "input", "payload.json"), payload, 0o644); err != nil {
 		return fmt.Errorf("write hook input: %w", err)
 	}
+	if req.Name == agent.PreLLMRequest {
+		// delta-engine's pre_llm_request hooks read the request here.
+		if err := os.WriteFile(filepath.Join(dir, "input", "proposed_payload.json"), payload, 0o644); err != nil {
+			return fmt.Errorf("write hook input: %w", err)
+		}
+	}
 	return nil
 }
 

@@ -109,7 +109,13 @@ func (e *Engine) act(ctx context.Context, it int, calls []llm.ToolCall, st callS
 // post-hook, ACTION_RESULT.
 func (e *Engine) runCall(ctx context.Context, it int, call llm.ToolCall) (*Outcome, error) {
 	args := argsJSON(call.Arguments)
-	payload, _ := json.Marshal(map[string]any{"tool_name": call.Name, "tool_args": args, "call_id": call.ID})
+	// resolved_command is the command line as delta-engine's hooks read it
+	// ("" for a tool that is not a command).
+	resolved := ""
+	if r, ok := e.Tools.(Resolver); ok {
+		resolved, _ = r.Resolve(call.Name, args)
+	}
+	payload, _ := json.Marshal(map[string]any{"tool_name": call.Name, "tool_args": args, "call_id": call.ID, "resolved_command": resolved})
 	dec, err := e.hookApply(ctx, HookRequest{Name: "pre_tool_execution", Payload: payload, ToolName: call.Name},
 		func(p json.RawMessage) error { return mergeToolArgs(&args, p) })
 	if err != nil {
@@ -152,7 +158,8 @@ func (e *Engine) runCall(ctx context.Context, it int, call llm.ToolCall) (*Outco
 	// modified observation is the one the model sees; the
 	// io/tool_executions record keeps the tool's own output.
 	post, _ := json.Marshal(map[string]any{"tool_name": call.Name, "tool_args": args, "call_id": call.ID,
-		"observation": res.Observation, "exit_code": res.ExitCode, "is_error": res.IsError})
+		"observation": res.Observation, "exit_code": res.ExitCode, "is_error": res.IsError,
+		"stdout": res.Stdout, "stderr": res.Stderr})
 	if _, err := e.hookApply(ctx, HookRequest{Name: "post_tool_execution", Payload: post, ToolName: call.Name, ToolResult: res.Observation},
 		func(p json.RawMessage) error { return mergeOutcome(&res, p) }); err != nil {
 		return nil, err

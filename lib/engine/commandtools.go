@@ -75,6 +75,33 @@ func (c *CommandTools) find(name string) (tool.Tool, bool) {
 // Close does nothing: command tools hold no processes between calls.
 func (c *CommandTools) Close() error { return nil }
 
+// Resolve is the command line a call would run, its words shell-quoted
+// where needed ("cat 'a b.txt'"), as delta-engine gave hooks in
+// resolved_command. false for an unknown tool or bad arguments.
+func (c *CommandTools) Resolve(name string, args json.RawMessage) (string, bool) {
+	t, ok := c.find(name)
+	if !ok {
+		return "", false
+	}
+	built, err := tool.Build(t, args)
+	if err != nil {
+		return "", false
+	}
+	words := make([]string, len(built.Argv))
+	for i, w := range built.Argv {
+		words[i] = shellQuote(w)
+	}
+	return strings.Join(words, " "), true
+}
+
+// shellQuote quotes w for sh when it holds anything but safe characters.
+func shellQuote(w string) string {
+	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+}
+
 // execRecord is one io/tool_executions record.
 type execRecord struct {
 	CallID      string          `json:"call_id"`
@@ -116,7 +143,10 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 	started := time.Now().UTC()
 	base := fmt.Sprintf("%s_%s_%s", started.Format("20060102T150405.000000000Z"), safeName(name), safeName(callID))
 	recDir := filepath.Join(run.RunDir, ToolExecutionsDir)
-	spec := execute.Spec{Argv: built.Argv, Dir: run.WorkDir, Env: c.env, Timeout: timeout,
+	// AGENT_HOME and DELTA_RUN_ID, as delta-engine gave tools: a tool finds
+	// its agent's files, and can keep per-run state apart.
+	env := append(c.env[:len(c.env):len(c.env)], "AGENT_HOME="+run.AgentHome, "DELTA_RUN_ID="+run.RunID)
+	spec := execute.Spec{Argv: built.Argv, Dir: run.WorkDir, Env: env, Timeout: timeout,
 		OutputDir: filepath.Join(recDir, base)}
 	if built.Stdin != nil {
 		spec.Stdin = []byte(*built.Stdin)
@@ -126,7 +156,7 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 		StartedAt: started, DurationMS: res.Duration.Milliseconds(), TimeoutMS: timeout.Milliseconds(),
 		ExitCode: res.ExitCode, Signal: res.Signal, TimedOut: res.TimedOut, Canceled: res.Canceled,
 		StdoutBytes: res.StdoutBytes, StderrBytes: res.StderrBytes}
-	out := ToolOutcome{ExitCode: res.ExitCode, DurationMS: res.Duration.Milliseconds()}
+	out := ToolOutcome{ExitCode: res.ExitCode, DurationMS: res.Duration.Milliseconds(), Stdout: res.Stdout, Stderr: res.Stderr}
 	if runErr != nil {
 		rec.Error = runErr.Error()
 		out.ExitCode, rec.ExitCode = 127, 127
@@ -235,6 +265,19 @@ func (m merged) Call(ctx context.Context, run RunInfo, callID, name string, args
 		}
 	}
 	return ToolOutcome{IsError: true, ExitCode: -1, Observation: fmt.Sprintf("error: unknown tool %q", name)}, nil
+}
+
+// Resolve asks the box that has name, when it can resolve.
+func (m merged) Resolve(name string, args json.RawMessage) (string, bool) {
+	for _, b := range m {
+		if b.Has(name) {
+			if r, ok := b.(Resolver); ok {
+				return r.Resolve(name, args)
+			}
+			return "", false
+		}
+	}
+	return "", false
 }
 
 func (m merged) Close() error {

@@ -93,6 +93,9 @@ type ToolOutcome struct {
 	IsError     bool
 	// Data is optional structured output (plugin tools).
 	Data json.RawMessage
+	// Stdout and Stderr are the command's output as captured (command
+	// tools), for post_tool_execution hooks; the record keeps all of it.
+	Stdout, Stderr string
 	// RecordPath is the io/tool_executions record (relative to RunDir), when
 	// the toolbox wrote one.
 	RecordPath string
@@ -108,6 +111,14 @@ type Toolbox interface {
 	Call(ctx context.Context, run RunInfo, callID, name string, args json.RawMessage) (ToolOutcome, error)
 	// Close releases what the toolbox started (plugin processes).
 	Close() error
+}
+
+// Resolver is a Toolbox that can say which command a call would run,
+// without running it: pre_tool_execution hooks get it as
+// resolved_command. Toolboxes whose tools are not commands (plugins)
+// need not implement it.
+type Resolver interface {
+	Resolve(name string, args json.RawMessage) (string, bool)
 }
 
 // InterruptedCallObservation is the tool result of a call whose run
