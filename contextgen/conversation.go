@@ -6,6 +6,7 @@ import (
 	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // NoResultContent is the tool message given to a tool call the journal has
@@ -15,6 +16,12 @@ import (
 // an effect rather than believe it succeeded. It is the engine's text, so
 // that delta-context shows what the resumed run sends.
 const NoResultContent = engine.InterruptedCallObservation
+
+// PendingQuestionPrefix starts the tool message shown for an ask_human
+// call still waiting for its answer (a run in WAITING_FOR_INPUT): the
+// question is pending, not interrupted. The resumed run replaces it with
+// the answer.
+const PendingQuestionPrefix = "[pending: waiting for the human's answer] "
 
 // SystemNotePrefix starts the user-role message a SYSTEM_MESSAGE event
 // (engine notices such as loop detection) becomes. A user-role note is
@@ -39,6 +46,7 @@ type iteration struct {
 	calls   []llm.ToolCall
 	results []*string
 	human   []string // HUMAN_INPUT_RECEIVED responses, the fallback result
+	asked   []string // HUMAN_INPUT_REQUEST prompts still unanswered
 }
 
 // conversation is the journal split into segments, in journal order.
@@ -76,6 +84,7 @@ func rebuild(events []journal.Event) *conversation {
 			}
 			it.results = make([]*string, len(it.calls))
 			it.human = make([]string, len(it.calls))
+			it.asked = make([]string, len(it.calls))
 			it.seg.msgs = []llm.Message{{Role: llm.RoleAssistant, Content: ev.Content, ToolCalls: it.calls}}
 			its = append(its, it)
 			c.add(it.seg)
@@ -85,14 +94,22 @@ func rebuild(events []journal.Event) *conversation {
 				content := ev.ObservationContent
 				it.results[i] = &content
 			}
+		case journal.HumanInputRequest:
+			if it, i := find(its, byID, ev.CallID, "ask_human"); it != nil && ev.CallID != "" {
+				it.asked[i] = ev.Prompt
+			}
 		case journal.HumanInputReceived:
 			if it, i := find(its, byID, ev.CallID, "ask_human"); it != nil && ev.CallID != "" {
 				it.human[i] = ev.Response
 			}
 		}
 	}
+	// A question is pending only while the run waits for its answer: once
+	// the run goes on, the engine answers the call itself.
+	waiting := len(events) > 0 && events[len(events)-1].Type == journal.EngineEnd &&
+		events[len(events)-1].Status == string(runs.WaitingForInput)
 	for _, it := range its {
-		it.finish()
+		it.finish(waiting)
 	}
 	for _, s := range c.segs {
 		s.chars = charCount(s.msgs)
@@ -131,7 +148,9 @@ func find(its []*iteration, byID map[string]*iteration, callID, tool string) (*i
 }
 
 // finish appends one tool message per call, in the order of the calls.
-func (it *iteration) finish() {
+// waiting: the run is paused for a human, so an unanswered ask_human is
+// shown as pending.
+func (it *iteration) finish(waiting bool) {
 	for i, tc := range it.calls {
 		content := NoResultContent
 		switch {
@@ -139,6 +158,8 @@ func (it *iteration) finish() {
 			content = *it.results[i]
 		case it.human[i] != "":
 			content = it.human[i]
+		case waiting && it.asked[i] != "":
+			content = PendingQuestionPrefix + it.asked[i]
 		}
 		it.seg.msgs = append(it.seg.msgs, llm.Message{Role: llm.RoleTool, Content: content, ToolCallID: tc.ID})
 	}

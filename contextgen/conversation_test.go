@@ -280,3 +280,29 @@ func assistants(msgs []llm.Message) int {
 	}
 	return n
 }
+
+// A run waiting for an ask_human answer shows the question as pending; once
+// the run went on (it was resumed, or stopped otherwise), an unanswered
+// call is the interrupted one.
+func TestConversationPendingQuestion(t *testing.T) {
+	ask := journal.Event{Type: journal.HumanInputRequest, CallID: "c1", Prompt: "Which environment?"}
+	waitingEnd := journal.Event{Type: journal.EngineEnd, Status: "WAITING_FOR_INPUT"}
+	base := []journal.Event{user("deploy"), thought("", call("c1", "ask_human")), ask}
+	tests := []struct {
+		name   string
+		events []journal.Event
+		want   string
+	}{
+		{"waiting", journalOf(append(append([]journal.Event{}, base...), waitingEnd)...), PendingQuestionPrefix + "Which environment?"},
+		{"resumed", journalOf(append(append([]journal.Event{}, base...), waitingEnd, journal.Event{Type: journal.EngineStart})...), NoResultContent},
+		{"killed while asking", journalOf(base...), NoResultContent},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			msgs := Conversation(tt.events, 0)
+			if got := msgs[len(msgs)-1].Content; got != tt.want {
+				t.Errorf("Conversation() tool message = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
