@@ -117,6 +117,7 @@ func (h *holder) serve() error {
 	if h.idle > 0 {
 		go h.watchIdle(stop)
 	}
+	go WatchDir(h.dir, stop)
 	go func() {
 		why := <-stop
 		h.mu.Lock() // after any exec in progress
@@ -267,3 +268,29 @@ func trimNL(b []byte) []byte {
 // HolderGone is ErrHolderDead for the session at dir with the reason its
 // holder left in holder.exit; delta-pty shares the convention.
 func HolderGone(dir string) error { return holderGone(dir) }
+
+// dirPoll is how often a holder checks that its session directory is
+// still there.
+const dirPoll = 250 * time.Millisecond
+
+// WatchDir sends why on stop once the session directory dir is removed
+// (or replaced by another directory of the same name), so that removing a
+// session's directory ends its holder within a moment instead of leaving
+// it to the idle timeout. It returns when it has sent, or at once when
+// dir cannot be examined to begin with. delta-pty's holder uses it too.
+func WatchDir(dir string, stop chan<- string) {
+	orig, err := os.Stat(dir)
+	if err != nil {
+		return
+	}
+	for {
+		time.Sleep(dirPoll)
+		if info, err := os.Stat(dir); err != nil || !os.SameFile(orig, info) {
+			select {
+			case stop <- "session directory " + dir + " removed":
+			default: // already stopping for another reason
+			}
+			return
+		}
+	}
+}

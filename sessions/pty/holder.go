@@ -191,6 +191,7 @@ func (h *holder) serve() error {
 	if idle := time.Duration(h.meta.IdleTimeoutMS) * time.Millisecond; idle > 0 {
 		go h.watchIdle(idle, stop)
 	}
+	go sessions.WatchDir(h.dir, stop)
 	go func() {
 		why := <-stop
 		h.mu.Lock()
