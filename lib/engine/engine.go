@@ -8,6 +8,7 @@ import (
 	"github.com/deltakit/delta/lib/agent"
 	"io"
 	"log"
+	"sync"
 	"time"
 
 	"github.com/deltakit/delta/lib/journal"
@@ -69,6 +70,9 @@ type Engine struct {
 	// answer is Message while resuming: the answer for an ask_human call
 	// left without one. Taking it clears Message.
 	answer string
+	// records tracks the io/invocations record being written
+	// (writeBehind); set by Start.
+	records *sync.WaitGroup
 }
 
 // Start journals ENGINE_START and runs the loop until the run completes,
@@ -79,6 +83,8 @@ func (e *Engine) Start(ctx context.Context, config json.RawMessage) (Outcome, er
 	if e.Log == nil {
 		e.Log = log.New(io.Discard, "", 0)
 	}
+	e.records = &sync.WaitGroup{}
+	defer e.records.Wait() // every record is written when the run stops
 	if e.Run.Events == nil {
 		// The context builder reads the events the journal keeps instead
 		// of parsing the whole file every iteration.
@@ -225,11 +231,14 @@ func (e *Engine) think(ctx context.Context, it int) (llm.Response, *Outcome, err
 	if err := e.Journal.Sync(); err != nil {
 		return llm.Response{}, nil, fmt.Errorf("sync journal: %w", err)
 	}
+	e.records.Wait() // the previous record is written: one at a time
 	started := time.Now()
 	resp, callErr := e.Provider.Complete(ctx, req)
-	ref, werr := writeInvocation(e.Run.RunDir, it, encoded, resp, callErr, time.Since(started))
+	ref, record, werr := invocationRecord(it, encoded, resp, callErr, time.Since(started))
 	if werr != nil {
 		e.Log.Printf("write invocation record: %v", werr)
+	} else {
+		e.writeBehind(ref, record)
 	}
 	if callErr != nil {
 		if ctx.Err() != nil {
@@ -257,6 +266,23 @@ func (e *Engine) think(ctx context.Context, it int) (llm.Response, *Outcome, err
 	err = e.append(&journal.Event{Type: journal.Thought, Iteration: it, Content: resp.Content,
 		ToolCalls: resp.ToolCalls, Usage: &usage, Model: model, InvocationRef: ref})
 	return resp, nil, err
+}
+
+// writeBehind writes the io/invocations record of a model call while the
+// engine goes on with the answer (journaling it, running the tools): on
+// this machine creating a file costs about as much as the rest of the
+// engine's work in an iteration. The record is an audit trail, not state:
+// as when its write fails, a crash before it lands leaves the THOUGHT's
+// invocation_ref pointing at nothing, and the journal holds the answer.
+// The next model call and the end of Start wait for it.
+func (e *Engine) writeBehind(rel string, data []byte) {
+	e.records.Add(1)
+	go func() {
+		defer e.records.Done()
+		if err := writeRecordIn(e.Run.RunDir, rel, data); err != nil {
+			e.Log.Printf("write invocation record: %v", err)
+		}
+	}()
 }
 
 // fail journals an ERROR, runs on_error and returns a FAILED outcome.

@@ -31,24 +31,28 @@ type invocation struct {
 	Error      string          `json:"error,omitempty"`
 }
 
-// writeInvocation writes the record of one model call and returns its path
+// invocationRecord returns the record of one model call and its path
 // relative to runDir ("{timestamp}_{iteration}.json", seeds/000 §1.2).
 // request is the request already encoded as JSON (the engine encodes it
 // once, for hooks and this record): the record is put together around it
 // rather than encoded again, which would cost as much as the rest of an
 // iteration on a long conversation.
-func writeInvocation(runDir string, it int, request json.RawMessage, resp llm.Response, callErr error, d time.Duration) (string, error) {
+func invocationRecord(it int, request json.RawMessage, resp llm.Response, callErr error, d time.Duration) (string, []byte, error) {
 	now := time.Now().UTC()
 	data, err := encodeInvocation(it, now, d, request, resp, callErr)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	dir := filepath.Join(runDir, InvocationsDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
+	return filepath.Join(InvocationsDir, fmt.Sprintf("%s_%d.json", now.Format("20060102T150405.000000000Z"), it)), data, nil
+}
+
+// writeRecordIn writes a record at rel under runDir, creating its folder.
+func writeRecordIn(runDir, rel string, data []byte) error {
+	path := filepath.Join(runDir, rel)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
 	}
-	rel := filepath.Join(InvocationsDir, fmt.Sprintf("%s_%d.json", now.Format("20060102T150405.000000000Z"), it))
-	return rel, writeRecord(filepath.Join(runDir, rel), data)
+	return writeRecord(path, data)
 }
 
 // encodeInvocation renders the invocation record as one JSON line, the
