@@ -20,7 +20,7 @@ type ListRunsCmd struct {
 	Resumable bool   `help:"Only runs continue can resume: INTERRUPTED, WAITING_FOR_INPUT, FAILED, COMPLETED, and RUNNING (stale) — a RUNNING run whose process is gone."`
 	Status    string `help:"Only runs with this status: RUNNING, WAITING_FOR_INPUT, COMPLETED, FAILED or INTERRUPTED (any case)." placeholder:"STATUS"`
 	First     bool   `help:"Only the most recent run (text: just its run id, for $(…))."`
-	Format    string `help:"text or json (an array of {run_id, status, task_summary, last_updated, workspace_path})." enum:"text,json" default:"text"`
+	Format    string `help:"text, json (an array of {run_id, status, task_summary, last_updated, workspace_path}) or raw (the run ids, one per line)." enum:"text,json,raw" default:"text"`
 }
 
 // allStatuses are the values of --status.
@@ -80,6 +80,12 @@ func (c *ListRunsCmd) Run() error {
 			break
 		}
 	}
+	if c.Format == "raw" {
+		for _, r := range out {
+			fmt.Fprintln(io.out, r.RunID)
+		}
+		return nil
+	}
 	if c.Format == "json" {
 		if out == nil {
 			out = []runSummary{}
@@ -119,6 +125,13 @@ func (c *ListRunsCmd) list() ([]runs.Metadata, error) {
 		if dirs, err = implicitWorkspaces("."); err != nil {
 			return nil, err
 		}
+	}
+	if !slices.ContainsFunc(dirs, func(d string) bool {
+		fi, err := os.Stat(filepath.Join(orDot(d), runs.ControlDir))
+		return err == nil && fi.IsDir()
+	}) {
+		return nil, cli.Errorf(cli.ExitFailed, "list the runs of a workspace with -w DIR, or run list-runs in an agent directory (its workspaces W001 …)",
+			"no runs here: %s has no %s directory", absOr(orDot(c.WorkDir)), runs.ControlDir)
 	}
 	var all []runs.Metadata
 	var errs []error

@@ -17,7 +17,7 @@ import (
 // RunCmd starts a new run (seeds/000 §2.6.1).
 type RunCmd struct {
 	AgentArg      string  `arg:"" optional:"" name:"agent-dir" help:"Agent directory, as an alternative to --agent." type:"path"`
-	Agent         string  `help:"Agent directory (default: the current directory)." type:"path"`
+	Agent         string  `short:"a" help:"Agent directory (default: the current directory)." type:"path"`
 	Message       string  `short:"m" help:"Task description or user message (required)." required:""`
 	WorkDir       string  `short:"w" name:"work-dir" help:"Workspace directory (default: a new workspace W001, W002 … under the agent; on a terminal without -y you may pick one)." type:"path" placeholder:"DIR"`
 	MaxIterations *int    `name:"max-iterations" help:"Maximum iterations of this invocation, at least 1 (default: agent.yaml max_iterations, else 30). Reaching it fails the run with error type max_iterations." placeholder:"N"`
