@@ -97,7 +97,7 @@ func BenchmarkShellWrapper(b *testing.B) {
 	start := cpuTime()
 	defer func() { reportCPU(b, start) }()
 	for b.Loop() {
-		cmd, _ := shellCommand(dir, m)
+		cmd, _ := shellCommand(dir, m, "bench")
 		var o, e bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &o, &e
 		if _, err := runGroup(cmd, DefaultTimeout, nil); err != nil {

@@ -151,11 +151,17 @@ func ReadMetadata(dir string, m any, errUnknown error) error {
 // WriteMetadata writes m as the metadata.json of session directory dir,
 // atomically.
 func WriteMetadata(dir string, m any) error {
-	data, err := json.MarshalIndent(m, "", "  ")
+	data, err := encodeMetadata(m)
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteNoSync(filepath.Join(dir, "metadata.json"), append(data, '\n'), 0o600)
+	return atomicfile.WriteNoSync(filepath.Join(dir, "metadata.json"), data, 0o600)
+}
+
+// encodeMetadata is the content of metadata.json.
+func encodeMetadata(m any) ([]byte, error) {
+	data, err := json.MarshalIndent(m, "", "  ")
+	return append(data, '\n'), err
 }
 
 // LoadAll loads every session under root whose id the scheme accepts,

@@ -168,8 +168,14 @@ func (s *Store) Exec(id, command string, timeout time.Duration) (*Result, error)
 	}
 	m.ExecutionCount++
 	m.LastExecutedAt = time.Now().UTC().Truncate(time.Millisecond)
-	if err := s.Save(m); err != nil {
-		return nil, err
+	// Under the lock, metadata.json is replaced through its spare (see
+	// exchange): no file created or deleted per exec.
+	data, err := encodeMetadata(m)
+	if err == nil {
+		err = replaceFile(dir, "metadata.json", data)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("save session metadata: %w", err)
 	}
 	appendHistory(dir, command, res)
 	return res, nil

@@ -1,12 +1,12 @@
 package sessions
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,9 +33,6 @@ const TimeoutExitCode = 124
 // lock is the session's lock file, held by the caller; it records the
 // exec's process group while it runs (see killLeftover).
 func execShell(dir string, m *Metadata, command string, timeout time.Duration, maxOutput int, lock *os.File) (*Result, error) {
-	for _, f := range []string{".saved", ".env.sh.new", ".work_dir.txt.new"} {
-		_ = os.Remove(filepath.Join(dir, f))
-	}
 	if err := os.WriteFile(filepath.Join(dir, ".command"), []byte(command), 0o600); err != nil {
 		return nil, fmt.Errorf("write command: %w", err)
 	}
@@ -44,7 +41,8 @@ func execShell(dir string, m *Metadata, command string, timeout time.Duration, m
 	if err != nil {
 		return nil, err
 	}
-	cmd, err := shellCommand(dir, m)
+	nonce := strconv.FormatInt(time.Now().UnixNano(), 36)
+	cmd, err := shellCommand(dir, m, nonce)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +57,7 @@ func execShell(dir string, m *Metadata, command string, timeout time.Duration, m
 		return nil, fmt.Errorf("run %s: %w", m.Argv[0], err)
 	}
 	res := &Result{ExitCode: exitCode(cmd), ExecutionTimeMS: elapsed.Milliseconds(), TimedOut: timedOut}
-	saved, err := commitState(dir)
+	saved, err := commitState(dir, nonce)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +99,7 @@ func shellWorkDir(dir string, m *Metadata, stderr io.Writer) (string, error) {
 // shellCommand builds the wrapper invocation. A session with saved state
 // starts from an empty environment: env.sh restores every variable, so
 // ones the user unset stay unset.
-func shellCommand(dir string, m *Metadata) (*exec.Cmd, error) {
+func shellCommand(dir string, m *Metadata, nonce string) (*exec.Cmd, error) {
 	path, err := resolve(m.Argv)
 	if err != nil {
 		return nil, err
@@ -114,7 +112,7 @@ func shellCommand(dir string, m *Metadata) (*exec.Cmd, error) {
 		script = shScript
 	}
 	args = append(args, m.Argv[1:]...)
-	args = append(args, "-c", script, filepath.Base(m.Argv[0]), dir)
+	args = append(args, "-c", script, filepath.Base(m.Argv[0]), dir, nonce)
 	cmd := exec.Command(path, args...)
 	cmd.Stdin = nil
 	if _, err := os.Stat(filepath.Join(dir, "env.sh")); err == nil {
@@ -123,39 +121,48 @@ func shellCommand(dir string, m *Metadata) (*exec.Cmd, error) {
 	return cmd, nil
 }
 
-// commitState renames the dumped state into place if the dump completed
-// (it ends with stateSaved); otherwise it drops what was dumped.
-func commitState(dir string) (bool, error) {
-	envNew, wdNew := filepath.Join(dir, ".env.sh.new"), filepath.Join(dir, ".work_dir.txt.new")
-	if !endsWith(envNew, stateSaved) {
-		_ = os.Remove(envNew)
-		_ = os.Remove(wdNew)
+// commitState puts the dumped state in place if the dump of this exec
+// completed: the spare .env.sh.new ends with stateSaved and nonce. A dump
+// cut short (the shell killed, exec'd another program, its EXIT trap
+// replaced) lacks that line, or carries an older exec's nonce, and is
+// left as the spare.
+func commitState(dir, nonce string) (bool, error) {
+	last := lastLine(filepath.Join(dir, spare("env.sh")))
+	rest, ok := strings.CutPrefix(last, stateSaved+nonce)
+	if !ok || (rest != "" && rest != " cd") {
 		return false, nil
 	}
-	// The directory, when it changed, was written before stateSaved.
-	if err := os.Rename(wdNew, filepath.Join(dir, "work_dir.txt")); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return false, fmt.Errorf("save session state: %w", err)
+	// The directory, when it changed, was written before that line.
+	if rest == " cd" {
+		if err := exchange(dir, "work_dir.txt"); err != nil {
+			return false, fmt.Errorf("save session state: %w", err)
+		}
 	}
-	if err := os.Rename(envNew, filepath.Join(dir, "env.sh")); err != nil {
+	if err := exchange(dir, "env.sh"); err != nil {
 		return false, fmt.Errorf("save session state: %w", err)
 	}
 	return true, nil
 }
 
-// endsWith reports whether the file at path exists and ends with suffix.
-func endsWith(path, suffix string) bool {
+// lastLine returns the last line of the file at path (without its
+// newline), or "" when it cannot be read or does not end with a newline.
+func lastLine(path string) string {
 	f, err := os.Open(path)
 	if err != nil {
-		return false
+		return ""
 	}
 	defer f.Close()
 	info, err := f.Stat()
-	if err != nil || info.Size() < int64(len(suffix)) {
-		return false
+	if err != nil {
+		return ""
 	}
-	tail := make([]byte, len(suffix))
-	if _, err := f.ReadAt(tail, info.Size()-int64(len(suffix))); err != nil {
-		return false
+	tail := make([]byte, min(info.Size(), 256))
+	if _, err := f.ReadAt(tail, info.Size()-int64(len(tail))); err != nil {
+		return ""
 	}
-	return string(tail) == suffix
+	s, ok := strings.CutSuffix(string(tail), "\n")
+	if !ok {
+		return ""
+	}
+	return s[strings.LastIndexByte(s, '\n')+1:]
 }

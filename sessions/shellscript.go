@@ -4,20 +4,18 @@ package sessions
 // a fresh shell: the prologue restores the state files, the user's command
 // runs through eval in the same shell (so cd, export, functions and aliases
 // take effect), and an EXIT trap (which also runs after `exit N`) dumps the
-// state to .env.sh.new, ending it with the stateSaved line, and exits with
-// the command's status. The working directory goes to .work_dir.txt.new,
-// only when it changed, before that line. The Go side then renames the new
-// files into place, only if the dump finished (it ends with stateSaved).
-// Creating a file costs more than anything else an exec does on a busy
-// disk, so an exec that does not change directory creates just one.
+// state into the spare .env.sh.new, ending it with the stateSaved line and
+// the exec's nonce, and exits with the command's status. The working
+// directory goes to .work_dir.txt.new before that line, only when it
+// changed (the line then ends with " cd"). The Go side then exchanges the
+// spares with env.sh and work_dir.txt (see exchange), only if the dump
+// finished: its last line carries this exec's nonce.
 //
-// $1 is the session directory; it is cleared before the command runs.
+// $1 is the session directory, $2 the nonce; both are cleared before the
+// command runs.
 
-// stateSavedLine ends a complete state dump (stateSaved with its newline).
-const (
-	stateSavedLine = "# delta-sessions: state saved"
-	stateSaved     = stateSavedLine + "\n"
-)
+// stateSaved starts the last line of a complete state dump.
+const stateSaved = "# delta-sessions: state saved "
 
 // bashScript is the wrapper for bash sessions. It forks nothing: files are
 // read with the read builtin and ${!A*} lists variable names without a
@@ -25,7 +23,7 @@ const (
 // Options are saved as $SHELLOPTS and $BASHOPTS (the ones that are on) and
 // restored by turning off the others: two assignments instead of a line
 // per option.
-const bashScript = `__delta_dir=$1; set --
+const bashScript = `__delta_dir=$1 __delta_nonce=$2; set --
 shopt -s expand_aliases
 if [ -f "$__delta_dir/env.sh" ]; then . "$__delta_dir/env.sh"; fi
 IFS= read -r __delta_wd < "$__delta_dir/work_dir.txt"
@@ -42,9 +40,9 @@ __delta_setopts() {
 	if [ -n "$__delta_bo" ]; then shopt -s $__delta_bo; fi
 }
 __delta_save() {
-	__delta_rc=$1 __delta_so=$SHELLOPTS __delta_bo=$BASHOPTS
+	__delta_rc=$1 __delta_so=$SHELLOPTS __delta_bo=$BASHOPTS __delta_cd=
 	set +eu
-	if [ "$PWD" != "$__delta_wd" ]; then printf '%s\n' "$PWD" >| "$__delta_dir/.work_dir.txt.new"; fi
+	if [ "$PWD" != "$__delta_wd" ]; then printf '%s\n' "$PWD" >| "$__delta_dir/.work_dir.txt.new"; __delta_cd=" cd"; fi
 	{
 		__delta_names=()
 		for __delta_v in ${!A*} ${!B*} ${!C*} ${!D*} ${!E*} ${!F*} ${!G*} ${!H*} ${!I*} ${!J*} ${!K*} ${!L*} ${!M*} ${!N*} ${!O*} ${!P*} ${!Q*} ${!R*} ${!S*} ${!T*} ${!U*} ${!V*} ${!W*} ${!X*} ${!Y*} ${!Z*} ${!a*} ${!b*} ${!c*} ${!d*} ${!e*} ${!f*} ${!g*} ${!h*} ${!i*} ${!j*} ${!k*} ${!l*} ${!m*} ${!n*} ${!o*} ${!p*} ${!q*} ${!r*} ${!s*} ${!t*} ${!u*} ${!v*} ${!w*} ${!x*} ${!y*} ${!z*} ${!_*}; do
@@ -58,7 +56,7 @@ __delta_save() {
 		declare -f
 		alias -p
 		printf '__delta_so=%q __delta_bo=%q\n' "$__delta_so" "$__delta_bo"
-		printf '%s\n' '` + stateSavedLine + `'
+		printf '%s\n' "` + stateSaved + `$__delta_nonce$__delta_cd"
 	} >| "$__delta_dir/.env.sh.new"
 	exit "$__delta_rc"
 }
@@ -74,25 +72,28 @@ eval "$__delta_cmd"
 
 // shScript is the wrapper for POSIX sh (dash) sessions. dash cannot print
 // function definitions, so functions do not persist in sh sessions;
-// variables, exports, aliases, options and the directory do.
-const shScript = `__delta_dir=$1; set --
+// variables, exports, aliases, options and the directory do. The saved
+// state holds every variable, the wrapper's own too, so the arguments are
+// read again after it is restored.
+const shScript = `__delta_dir=$1
 __delta_ppid=$PPID
 if [ -f "$__delta_dir/env.sh" ]; then . "$__delta_dir/env.sh"; fi
 PPID=$__delta_ppid
+__delta_dir=$1 __delta_nonce=$2; set --
 IFS= read -r __delta_wd < "$__delta_dir/work_dir.txt"
 cd -- "$__delta_wd" 2>/dev/null || echo "delta-sessions: warning: cannot enter the saved directory; the command runs in $PWD" >&2
 __delta_save() {
-	__delta_rc=$1
+	__delta_rc=$1 __delta_cd=
 	{ printf '%s\n' '__delta_restore_opts() {'; set +o; printf '%s\n' ':' '}'; } >| "$__delta_dir/.env.sh.new"
 	set +eu
-	if [ "$PWD" != "$__delta_wd" ]; then printf '%s\n' "$PWD" >| "$__delta_dir/.work_dir.txt.new"; fi
+	if [ "$PWD" != "$__delta_wd" ]; then printf '%s\n' "$PWD" >| "$__delta_dir/.work_dir.txt.new"; __delta_cd=" cd"; fi
 	# Values may span lines, so set's output is kept whole; the few
 	# specials in it (PPID, PWD) are put right by the prologue.
 	{
 		set
 		export -p
 		alias | sed 's/^/alias /'
-		printf '%s\n' '` + stateSavedLine + `'
+		printf '%s\n' "` + stateSaved + `$__delta_nonce$__delta_cd"
 	} >> "$__delta_dir/.env.sh.new"
 	exit "$__delta_rc"
 }

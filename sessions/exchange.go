@@ -1,0 +1,60 @@
+package sessions
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+)
+
+// Creating a file is the dearest thing an exec does on ext4 (a new inode
+// is looked for past the recently deleted ones), and replacing a file by
+// rename deletes one. So the files an exec rewrites (env.sh, work_dir.txt,
+// metadata.json) each keep a spare, .NAME.new: the new content is written
+// into the spare, then the two are exchanged in one atomic step
+// (renameat2 RENAME_EXCHANGE). Readers of NAME see the old or the new
+// content, never a part; no inode is created or deleted; the old content
+// becomes the next spare.
+
+// spare is the name of the spare of name.
+func spare(name string) string { return "." + name + ".new" }
+
+// exchange puts dir/.NAME.new in place of dir/NAME atomically, leaving the
+// old NAME as the spare; where the file system cannot exchange (or NAME
+// does not exist yet) it renames.
+func exchange(dir, name string) error {
+	from, to := filepath.Join(dir, spare(name)), filepath.Join(dir, name)
+	err := unix.Renameat2(unix.AT_FDCWD, from, unix.AT_FDCWD, to, unix.RENAME_EXCHANGE)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EOPNOTSUPP) {
+		if _, serr := os.Stat(from); serr != nil {
+			return serr // the new content is missing, not the old
+		}
+		return os.Rename(from, to)
+	}
+	return &os.LinkError{Op: "exchange", Old: from, New: to, Err: err}
+}
+
+// replaceFile writes data into the spare of dir/name and exchanges the
+// two. The caller holds the session lock: the spare is shared.
+func replaceFile(dir, name string, data []byte) error {
+	// No O_TRUNC: overwriting and then cutting the tail keeps the spare's
+	// blocks instead of freeing and allocating them again.
+	f, err := os.OpenFile(filepath.Join(dir, spare(name)), os.O_WRONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err = f.WriteAt(data, 0); err == nil {
+		err = f.Truncate(int64(len(data)))
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return exchange(dir, name)
+}
