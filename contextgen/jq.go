@@ -112,3 +112,38 @@ func jqText(v any) (string, error) {
 	}
 	return string(data), nil
 }
+
+// CheckJQ compiles every jq generator of a's context.yaml without running
+// it, so that a syntax error is a configuration problem before any run.
+// jq_file paths that depend on the workspace (${CWD}) are not checked.
+func CheckJQ(a *agent.Agent) []agent.Problem {
+	var problems []agent.Problem
+	for _, s := range a.Context.Sources {
+		g := s.Generator
+		if g == nil || (g.JQ == "" && g.JQFile == "") {
+			continue
+		}
+		program := g.JQ
+		if program == "" {
+			if strings.Contains(g.JQFile, "${CWD}") {
+				continue
+			}
+			path := Expand(g.JQFile, a.Home, "")
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(a.Home, path)
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				problems = append(problems, agent.Problem{File: a.Context.Path, Line: s.Line, Col: 1,
+					Msg: fmt.Sprintf("source #%d: jq_file: %v", s.Index+1, err), Err: ErrJQ})
+				continue
+			}
+			program = string(data)
+		}
+		if _, err := compileJQ(program, nil); err != nil {
+			problems = append(problems, agent.Problem{File: a.Context.Path, Line: s.Line, Col: 1,
+				Msg: fmt.Sprintf("source #%d: %v", s.Index+1, err), Hint: "check the program with: jq -n 'PROGRAM'", Err: ErrJQ})
+		}
+	}
+	return problems
+}

@@ -10,8 +10,9 @@ import (
 type CLI struct {
 	cli.ManFlag
 
-	Show ShowCmd `cmd:"" default:"withargs" help:"Print the messages the model receives next (the default command)."`
-	Fold FoldCmd `cmd:"" help:"Summarize a run's older iterations as Markdown: a ready memory-folding generator for context.yaml."`
+	Show    ShowCmd    `cmd:"" default:"withargs" help:"Print the messages the model receives next (the default command)."`
+	Fold    FoldCmd    `cmd:"" help:"Summarize a run's older iterations as Markdown: a ready memory-folding generator for context.yaml."`
+	CheckJQ CheckJQCmd `cmd:"" name:"check-jq" hidden:"" help:"Compile an agent's jq generators (used by delta-tool-expand --check)."`
 }
 
 // Help is the description at the top of --help and the man page.

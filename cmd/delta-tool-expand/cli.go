@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os/exec"
 	"slices"
 	"strings"
 
@@ -33,7 +34,7 @@ type CLI struct {
 func (CLI) Help() string {
 	return `delta-tool-expand loads an agent exactly as delta-run does (agent.yaml, imports, hooks.yaml, context.yaml) and prints every tool after imports are merged, in the expanded form: each tool as command: (the fixed argv) plus parameters:, each parameter with its type, whether it is required, its default, how it is injected (inject_as: argument, stdin or option) and, for arguments, its position. An exec: tool shows its argv with ${name} where a value goes (inside that one element, never re-split); a shell: tool shows sh -c SCRIPT -- with the script using "$1", "$2" …, so you can check the quoting; raw: true marks a ${name:raw} value the script uses unquoted. Plugin tools are listed with plugin: NAME and no argv.
 The expanded form is itself valid agent.yaml: its command: tools pasted into tools: load back and build the same calls (see delta-agent(5), TOOLS); plugin tools come from plugins: instead.
-With --call TOOL --args JSON it prints {"argv": [...], "stdin": "..." | null}: exactly what would be executed, without running it. With --schema it prints the JSON Schemas the model sees. With --check it validates only. Load problems are listed as file:line:column: message, each with a hint. Deprecation warnings go to stderr. The tool syntax is documented in delta-agent(5).
+With --call TOOL --args JSON it prints {"argv": [...], "stdin": "..." | null}: exactly what would be executed, without running it. With --schema it prints the JSON Schemas the model sees. With --check it validates only: besides load problems it finds what would break a run, a hook or generator script that is missing or not executable, a hook naming a plugin agent.yaml does not list, a jq generator that does not compile (exit 126), and warns of programs not on PATH. Load problems are listed as file:line:column: message, each with a hint. Deprecation warnings go to stderr. The tool syntax is documented in delta-agent(5).
 Exit codes: 0 ok; 1 the --call arguments or tool name are wrong; 2 bad command line; 126 the agent does not load (every problem is listed on stderr).`
 }
 
@@ -104,6 +105,9 @@ func load(path string, stderr io.Writer) (*agent.Agent, error) {
 // lint reports what loads but would break a run: problems like load
 // problems (exit 126), warnings on stderr.
 func lint(a *agent.Agent, stderr io.Writer) error {
+	if err := checkJQ(a, stderr); err != nil {
+		return err
+	}
 	problems, warnings := agent.Lint(a)
 	for _, w := range warnings {
 		fmt.Fprintln(stderr, w)
@@ -116,6 +120,29 @@ func lint(a *agent.Agent, stderr io.Writer) error {
 	}
 	if n := len(problems); n > 0 {
 		return cli.Errorf(cli.ExitConfig, "", "agent %s would fail when it runs: %d problem%s", a.Home, n, plural(n))
+	}
+	return nil
+}
+
+// checkJQ has delta-context compile the agent's jq generators, when it has
+// any: jq is linked by delta-context, not by this command.
+func checkJQ(a *agent.Agent, stderr io.Writer) error {
+	if !a.Context.HasJQ() {
+		return nil
+	}
+	bin, err := cli.FindCommand("delta-context")
+	if err != nil {
+		return cli.WithCode(cli.ExitConfig, "install delta-context next to delta-tool-expand (make install does) or on PATH",
+			fmt.Errorf("checking the jq generators of context.yaml needs delta-context: %w", err))
+	}
+	cmd := exec.Command(bin, "check-jq", a.Home)
+	cmd.Stdout, cmd.Stderr = stderr, stderr
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == cli.ExitConfig {
+			return cli.Errorf(cli.ExitConfig, "", "agent %s would fail when it runs: a jq generator does not compile", a.Home)
+		}
+		return cli.WithCode(cli.ExitConfig, "", fmt.Errorf("check the jq generators with %s: %w", bin, err))
 	}
 	return nil
 }

@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 
 	"github.com/deltakit/delta/lib/agent"
@@ -100,16 +98,7 @@ func listPluginTools(refs []agent.PluginRef, stderr io.Writer) (toolsReply, erro
 // findLister looks for delta-plugin next to the running executable, then
 // on PATH.
 func findLister() (string, error) {
-	if self, err := os.Executable(); err == nil {
-		if resolved, err := filepath.EvalSymlinks(self); err == nil {
-			self = resolved
-		}
-		p := filepath.Join(filepath.Dir(self), pluginLister)
-		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	p, err := exec.LookPath(pluginLister)
+	p, err := cli.FindCommand(pluginLister)
 	if err != nil {
 		return "", fmt.Errorf("the agent has plugins and listing their tools needs %s: %w", pluginLister, err)
 	}

@@ -112,6 +112,16 @@ type ContextConfig struct {
 	Sources []ContextSource
 }
 
+// HasJQ reports whether a source has a jq generator.
+func (c ContextConfig) HasJQ() bool {
+	for _, s := range c.Sources {
+		if g := s.Generator; g != nil && (g.JQ != "" || g.JQFile != "") {
+			return true
+		}
+	}
+	return false
+}
+
 // Source types of context.yaml.
 const (
 	SourceFile         = "file"

@@ -7,6 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 
 	"github.com/alecthomas/kong"
 )
@@ -131,4 +134,19 @@ func Report(name string, stderr io.Writer, err error) int {
 		return coder.ExitCode()
 	}
 	return ExitFailed
+}
+
+// FindCommand finds another Delta command: next to the running executable
+// first (an installation keeps its commands together), then on PATH.
+func FindCommand(name string) (string, error) {
+	if self, err := os.Executable(); err == nil {
+		if resolved, err := filepath.EvalSymlinks(self); err == nil {
+			self = resolved
+		}
+		p := filepath.Join(filepath.Dir(self), name)
+		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return exec.LookPath(name)
 }

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/deltakit/delta/contextgen"
+	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/cli"
+)
+
+// CheckJQCmd is the hidden `delta-context check-jq AGENT`: it compiles the
+// agent's jq generators, for delta-tool-expand --check, which does not link
+// jq itself.
+type CheckJQCmd struct {
+	Agent string `arg:"" help:"Agent directory." type:"path"`
+}
+
+// Run prints each problem as file:line:col: message (and its hint) on
+// stderr; exit 126 when there is one.
+func (c *CheckJQCmd) Run(ctx *kong.Context) error {
+	a, err := agent.Load(c.Agent)
+	if err != nil {
+		return cli.WithCode(cli.ExitConfig, "", err)
+	}
+	problems := contextgen.CheckJQ(a)
+	for _, p := range problems {
+		fmt.Fprintln(ctx.Stderr, p.String())
+		if p.Hint != "" {
+			fmt.Fprintf(ctx.Stderr, "  hint: %s\n", p.Hint)
+		}
+	}
+	if n := len(problems); n > 0 {
+		return &cli.Error{Code: cli.ExitConfig, Err: fmt.Errorf("%d jq generator(s) do not compile", n), Silent: true}
+	}
+	return nil
+}
