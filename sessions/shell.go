@@ -33,7 +33,7 @@ const TimeoutExitCode = 124
 // lock is the session's lock file, held by the caller; it records the
 // exec's process group while it runs (see killLeftover).
 func execShell(dir string, m *Metadata, command string, timeout time.Duration, maxOutput int, lock *os.File) (*Result, error) {
-	if err := os.WriteFile(filepath.Join(dir, ".command"), []byte(command), 0o600); err != nil {
+	if err := overwrite(filepath.Join(dir, ".command"), []byte(command)); err != nil {
 		return nil, fmt.Errorf("write command: %w", err)
 	}
 	stdout, stderr := &capWriter{limit: maxOutput}, &capWriter{limit: maxOutput}
@@ -122,18 +122,39 @@ func shellCommand(dir string, m *Metadata, nonce string) (*exec.Cmd, error) {
 }
 
 // commitState puts the dumped state in place if the dump of this exec
-// completed: the spare .env.sh.new ends with stateSaved and nonce. A dump
-// cut short (the shell killed, exec'd another program, its EXIT trap
-// replaced) lacks that line, or carries an older exec's nonce, and is
-// left as the spare.
+// completed: the spare .env.sh.new has the stateSaved line with nonce,
+// after which it is cut (it was overwritten in place, so an older, longer
+// dump may follow). A dump cut short (the shell killed, exec'd another
+// program, its EXIT trap replaced) lacks that line and is left as the
+// spare.
 func commitState(dir, nonce string) (bool, error) {
-	last := lastLine(filepath.Join(dir, spare("env.sh")))
-	rest, ok := strings.CutPrefix(last, stateSaved+nonce)
-	if !ok || (rest != "" && rest != " cd") {
+	path := filepath.Join(dir, spare("env.sh"))
+	data, err := os.ReadFile(path)
+	if err != nil {
 		return false, nil
 	}
+	mark := "\n" + stateSaved + nonce
+	i := strings.Index(string(data), mark)
+	if i < 0 {
+		return false, nil
+	}
+	end, rest := i+len(mark), string(data[i+len(mark):])
+	cd := strings.HasPrefix(rest, " cd\n")
+	switch {
+	case cd:
+		end += len(" cd\n")
+	case strings.HasPrefix(rest, "\n"):
+		end++
+	default:
+		return false, nil
+	}
+	if end < len(data) {
+		if err := os.Truncate(path, int64(end)); err != nil {
+			return false, fmt.Errorf("save session state: %w", err)
+		}
+	}
 	// The directory, when it changed, was written before that line.
-	if rest == " cd" {
+	if cd {
 		if err := exchange(dir, "work_dir.txt"); err != nil {
 			return false, fmt.Errorf("save session state: %w", err)
 		}
@@ -142,27 +163,4 @@ func commitState(dir, nonce string) (bool, error) {
 		return false, fmt.Errorf("save session state: %w", err)
 	}
 	return true, nil
-}
-
-// lastLine returns the last line of the file at path (without its
-// newline), or "" when it cannot be read or does not end with a newline.
-func lastLine(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return ""
-	}
-	tail := make([]byte, min(info.Size(), 256))
-	if _, err := f.ReadAt(tail, info.Size()-int64(len(tail))); err != nil {
-		return ""
-	}
-	s, ok := strings.CutSuffix(string(tail), "\n")
-	if !ok {
-		return ""
-	}
-	return s[strings.LastIndexByte(s, '\n')+1:]
 }

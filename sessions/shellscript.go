@@ -9,7 +9,10 @@ package sessions
 // directory goes to .work_dir.txt.new before that line, only when it
 // changed (the line then ends with " cd"). The Go side then exchanges the
 // spares with env.sh and work_dir.txt (see exchange), only if the dump
-// finished: its last line carries this exec's nonce.
+// finished: it has the line with this exec's nonce. The spare is
+// overwritten in place (<>, not >|) and cut after that line by the Go
+// side: truncating a file to nothing and filling it again costs up to
+// milliseconds on a busy ext4, shortening it microseconds.
 //
 // $1 is the session directory, $2 the nonce; both are cleared before the
 // command runs.
@@ -57,7 +60,7 @@ __delta_save() {
 		alias -p
 		printf '__delta_so=%q __delta_bo=%q\n' "$__delta_so" "$__delta_bo"
 		printf '%s\n' "` + stateSaved + `$__delta_nonce$__delta_cd"
-	} >| "$__delta_dir/.env.sh.new"
+	} 1<> "$__delta_dir/.env.sh.new"
 	exit "$__delta_rc"
 }
 trap '{ __delta_save "$?"; } 2>/dev/null' EXIT
@@ -84,17 +87,17 @@ IFS= read -r __delta_wd < "$__delta_dir/work_dir.txt"
 cd -- "$__delta_wd" 2>/dev/null || echo "delta-sessions: warning: cannot enter the saved directory; the command runs in $PWD" >&2
 __delta_save() {
 	__delta_rc=$1 __delta_cd=
-	{ printf '%s\n' '__delta_restore_opts() {'; set +o; printf '%s\n' ':' '}'; } >| "$__delta_dir/.env.sh.new"
-	set +eu
-	if [ "$PWD" != "$__delta_wd" ]; then printf '%s\n' "$PWD" >| "$__delta_dir/.work_dir.txt.new"; __delta_cd=" cd"; fi
 	# Values may span lines, so set's output is kept whole; the few
 	# specials in it (PPID, PWD) are put right by the prologue.
 	{
+		printf '%s\n' '__delta_restore_opts() {'; set +o; printf '%s\n' ':' '}'
+		set +eu
+		if [ "$PWD" != "$__delta_wd" ]; then printf '%s\n' "$PWD" >| "$__delta_dir/.work_dir.txt.new"; __delta_cd=" cd"; fi
 		set
 		export -p
 		alias | sed 's/^/alias /'
 		printf '%s\n' "` + stateSaved + `$__delta_nonce$__delta_cd"
-	} >> "$__delta_dir/.env.sh.new"
+	} 1<> "$__delta_dir/.env.sh.new"
 	exit "$__delta_rc"
 }
 trap '{ __delta_save "$?"; } 2>/dev/null' EXIT
