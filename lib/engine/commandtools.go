@@ -136,6 +136,9 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 	if err != nil {
 		return ToolOutcome{IsError: true, ExitCode: -1, Observation: fmt.Sprintf("error: bad arguments for %s: %v", name, err)}, nil
 	}
+	if msg := checkArgLimits(name, built.Argv, c.env, args); msg != "" {
+		return ToolOutcome{IsError: true, ExitCode: -1, Observation: msg}, nil
+	}
 	timeout := c.timeout
 	if t.TimeoutMS > 0 {
 		timeout = time.Duration(t.TimeoutMS) * time.Millisecond

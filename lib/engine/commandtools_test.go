@@ -44,6 +44,7 @@ func TestCommandToolsOutcomes(t *testing.T) {
 		{"missing", `{}`, true, 127, "error: could not start missing"},
 		{"slow", `{}`, true, -1, "timed out after 200ms"},
 		{"secret", `{}`, false, 0, "[]\n"},
+		{"say", `{"word":"` + strings.Repeat("w", 200000) + `"}`, true, -1, `error: say: parameter "word" is 200000 bytes, and one command-line argument may hold at most 131071`},
 	} {
 		out, err := box.Call(context.Background(), run, "c1", tc.name, json.RawMessage(tc.args))
 		if err != nil {
