@@ -20,15 +20,15 @@ package sessions
 // stateSaved starts the last line of a complete state dump.
 const stateSaved = "# delta-sessions: state saved "
 
-// bashScript is the wrapper for bash sessions. It forks nothing: files are
-// read with the read builtin and ${!A*} lists variable names without a
-// subshell, which keeps an exec within a few milliseconds of bare bash.
+// bashScript is the wrapper for bash sessions. It forks nothing (files are
+// read with the read builtin), which keeps an exec within a few
+// milliseconds of bare bash.
 // Options are saved as $SHELLOPTS and $BASHOPTS (the ones that are on) and
 // restored by turning off the others: two assignments instead of a line
 // per option.
 const bashScript = `__delta_dir=$1 __delta_nonce=$2; set --
 shopt -s expand_aliases
-if [ -f "$__delta_dir/env.sh" ]; then . "$__delta_dir/env.sh"; fi
+if [ -f "$__delta_dir/env.sh" ]; then . "$__delta_dir/env.sh" 2>/dev/null; fi
 IFS= read -r __delta_wd < "$__delta_dir/work_dir.txt"
 builtin cd -- "$__delta_wd" 2>/dev/null || echo "delta-sessions: warning: cannot enter $__delta_wd; the command runs in $PWD" >&2
 __delta_setopts() {
@@ -43,25 +43,24 @@ __delta_setopts() {
 	if [ -n "$__delta_bo" ]; then shopt -s $__delta_bo; fi
 }
 __delta_save() {
-	__delta_rc=$1 __delta_so=$SHELLOPTS __delta_bo=$BASHOPTS __delta_cd=
+	__delta_so=$SHELLOPTS __delta_bo=$BASHOPTS __delta_cd=
 	set +eu
 	if [ "$PWD" != "$__delta_wd" ]; then printf '%s\n' "$PWD" >| "$__delta_dir/.work_dir.txt.new"; __delta_cd=" cd"; fi
+	set -- "$1" "` + stateSaved + `$__delta_nonce$__delta_cd"
 	{
-		__delta_names=()
-		for __delta_v in ${!A*} ${!B*} ${!C*} ${!D*} ${!E*} ${!F*} ${!G*} ${!H*} ${!I*} ${!J*} ${!K*} ${!L*} ${!M*} ${!N*} ${!O*} ${!P*} ${!Q*} ${!R*} ${!S*} ${!T*} ${!U*} ${!V*} ${!W*} ${!X*} ${!Y*} ${!Z*} ${!a*} ${!b*} ${!c*} ${!d*} ${!e*} ${!f*} ${!g*} ${!h*} ${!i*} ${!j*} ${!k*} ${!l*} ${!m*} ${!n*} ${!o*} ${!p*} ${!q*} ${!r*} ${!s*} ${!t*} ${!u*} ${!v*} ${!w*} ${!x*} ${!y*} ${!z*} ${!_*}; do
-			case $__delta_v in
-			__delta_*|_|BASH|BASHOPTS|BASHPID|BASH_*|SHLVL|PWD|RANDOM|SRANDOM|SECONDS|LINENO|HISTCMD|FUNCNAME|GROUPS|DIRSTACK|PIPESTATUS|EPOCHREALTIME|EPOCHSECONDS|EUID|UID|PPID|SHELLOPTS|COMP_WORDBREAKS|HOSTNAME|HOSTTYPE|MACHTYPE|OSTYPE) continue ;;
-			esac
-			__delta_names+=("$__delta_v")
-		done
-		# One declare for all names: one buffered write instead of dozens.
-		declare -p -- "${__delta_names[@]}" 2>/dev/null
+		printf '__delta_so=%q __delta_bo=%q\n' "$__delta_so" "$__delta_bo"
+		# The shell's own variables and the wrapper's are not state: this
+		# shell is exiting, so they are unset and one declare -p prints
+		# every variable left. The few that cannot be unset (the readonly
+		# BASHOPTS, EUID …, and BASH_SOURCE …) are refused harmlessly when
+		# the state is restored.
+		unset -v "${!__delta_@}" "${!BASH_@}" BASH BASHPID _ SHLVL PWD RANDOM SRANDOM SECONDS LINENO HISTCMD FUNCNAME GROUPS DIRSTACK PIPESTATUS EPOCHREALTIME EPOCHSECONDS COMP_WORDBREAKS HOSTNAME HOSTTYPE MACHTYPE OSTYPE
+		declare -p
 		declare -f
 		alias -p
-		printf '__delta_so=%q __delta_bo=%q\n' "$__delta_so" "$__delta_bo"
-		printf '%s\n' "` + stateSaved + `$__delta_nonce$__delta_cd"
+		printf '%s\n' "$2"
 	} 1<> "$__delta_dir/.env.sh.new"
-	exit "$__delta_rc"
+	exit "$1"
 }
 trap '{ __delta_save "$?"; } 2>/dev/null' EXIT
 IFS= read -r -d '' __delta_cmd < "$__delta_dir/.command"
