@@ -22,7 +22,10 @@
 //
 // Background processes: when a command exits, whatever it left running in
 // its session is killed. To leave a process running on purpose, detach it
-// with setsid (e.g. `setsid -f server >log 2>&1`).
+// into a session of its own before the command exits:
+// `setsid -w sh -c 'server >log 2>&1 </dev/null &'` (setsid -w returns once
+// the server is detached; `setsid -f server` returns before, and a command
+// that exits right after it may take the server with it).
 package execute
 
 import (

@@ -184,11 +184,12 @@ func TestRunContextCancel(t *testing.T) {
 }
 
 // TestRunKillsLeftoversOnExit: background processes that did not detach end
-// with the command, daemons that called setsid survive.
+// with the command; a daemon started the documented way (setsid -w sh -c
+// 'server &') survives even when the command exits right after starting it.
 func TestRunKillsLeftoversOnExit(t *testing.T) {
 	forEachGuard(t, func(t *testing.T) {
 		stay, detached := uniqueSleep(), uniqueSleep()
-		script := `sleep ` + stay + ` & setsid sleep ` + detached + ` </dev/null >/dev/null 2>&1 & sleep 0.2; echo bye`
+		script := `sleep ` + stay + ` & setsid -w sh -c 'sleep ` + detached + ` </dev/null >/dev/null 2>&1 &'; echo bye`
 		got := run(t, Spec{Argv: []string{"sh", "-c", script}})
 		if got.Stdout != "bye\n" || got.ExitCode != 0 {
 			t.Errorf("Run = %q, exit %d; want %q, 0", got.Stdout, got.ExitCode, "bye\n")
