@@ -65,7 +65,8 @@ __delta_save() {
 trap '{ __delta_save "$?"; } 2>/dev/null' EXIT
 IFS= read -r -d '' __delta_cmd < "$__delta_dir/.command"
 if [ -n "${__delta_so+set}" ]; then
-	__delta_setopts 2>/dev/null
+	# Most sessions keep the options they started with: nothing to do.
+	[ "$__delta_so:$__delta_bo" = "$SHELLOPTS:$BASHOPTS" ] || __delta_setopts 2>/dev/null
 elif declare -F __delta_restore_opts >/dev/null; then
 	__delta_restore_opts 2>/dev/null # state saved by an earlier version
 fi
