@@ -110,11 +110,18 @@ func (c *Client) ensure(ctx context.Context) error {
 		return nil
 	}
 	c.stopLocked()
-	want, err := hex.DecodeString(c.bin.SHA256)
-	if err != nil || len(want) != sha256.Size {
+	if want, err := hex.DecodeString(c.bin.SHA256); err != nil || len(want) != sha256.Size {
 		return fmt.Errorf("plugin %q: invalid locked checksum %q: %w", c.bin.Name, c.bin.SHA256, ErrChecksum)
 	}
-	cmd := exec.Command(c.bin.Path)
+	// The process runs the very file that was hashed (see verifiedBinary):
+	// no window in which a swapped binary could be started.
+	f, exe, err := verifiedBinary(c.bin.Name, c.bin.Path, c.bin.SHA256)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	cmd := exec.Command(exe)
+	cmd.Args[0] = c.bin.Path
 	// Own process group (stopped as a whole), and killed by the kernel if
 	// the engine dies without stopping it (SIGKILL included).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -123,7 +130,6 @@ func (c *Client) ensure(ctx context.Context) error {
 		Plugins:          wire.HostPlugins(),
 		Cmd:              cmd,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		SecureConfig:     &plugin.SecureConfig{Checksum: want, Hash: sha256.New()},
 		// The process's stderr (panics, runtime errors), what the plugin
 		// writes to os.Stderr and os.Stdout (go-plugin streams those over
 		// gRPC) and go-plugin's own messages: each on its own line
@@ -132,15 +138,11 @@ func (c *Client) ensure(ctx context.Context) error {
 		SyncStderr:   c.prefixed(),
 		SyncStdout:   c.prefixed(),
 		StartTimeout: 30 * time.Second,
-		Logger:       pluginLogger(c.bin.Name, c.bin.Path, c.prefixed(), c.verbose),
+		Logger:       pluginLogger(c.bin.Name, exe, c.prefixed(), c.verbose),
 	})
 	rpc, err := pc.Client()
 	if err != nil {
 		pc.Kill()
-		if errors.Is(err, plugin.ErrChecksumsDoNotMatch) {
-			return fmt.Errorf("plugin %q: binary %s does not match its locked sha256 %s; refusing to run it: %w",
-				c.bin.Name, c.bin.Path, c.bin.SHA256, ErrChecksum)
-		}
 		return fmt.Errorf("start plugin %q (%s): %w", c.bin.Name, c.bin.Path, err)
 	}
 	c.pc, c.cmd = pc, cmd
