@@ -35,14 +35,15 @@ func BenchmarkDeltaRunVsMinimalClient(b *testing.B) {
 	bin := clitest.BinDir(b)
 	srv := llmtest.NewServer(b)
 	agentDir := writeAgent(b, "llm:\n  model: bench\nmax_iterations: 400\ntools:\n  - name: t\n    exec: \"true ${n}\"\n", nil)
-	var delta, minimal, cpu time.Duration
+	var delta, minimal, cpu, self time.Duration
 	var rss float64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		queueLoop(srv)
-		d, c, maxRSS := timeDeltaRun(b, bin, srv.URL, agentDir)
+		d, c, s, maxRSS := timeDeltaRun(b, bin, srv.URL, agentDir)
 		delta += d
 		cpu += c
+		self += s
 		rss = max(rss, maxRSS)
 		deltaLast := lastRequest(srv)
 		queueLoop(srv)
@@ -61,9 +62,10 @@ func BenchmarkDeltaRunVsMinimalClient(b *testing.B) {
 	b.ReportMetric(float64(delta)/n/1e3/loopIterations, "delta-µs/iter")
 	b.ReportMetric(float64(minimal)/n/1e3/loopIterations, "minimal-µs/iter")
 	b.ReportMetric(rss/1024, "peak-RSS-MB")
-	// delta-run's CPU time (user + system, with the command tools' and
-	// their guards') is steadier than wall time on a busy machine.
+	// CPU time (user + system) is steadier than wall time on a busy
+	// machine: delta-run's with its tools' processes, and its own.
 	b.ReportMetric(float64(cpu)/n/1e3/loopIterations, "delta-cpu-µs/iter")
+	b.ReportMetric(float64(self)/n/1e3/loopIterations, "engine-cpu-µs/iter")
 }
 
 // lastRequest is the last request the server received.
@@ -82,9 +84,9 @@ func queueLoop(srv *llmtest.Server) {
 }
 
 // timeDeltaRun runs delta-run to completion and returns how long it took,
-// its CPU time (with its children's: the tools') and its own peak RSS in
-// KiB.
-func timeDeltaRun(b *testing.B, bin, baseURL, agentDir string) (time.Duration, time.Duration, float64) {
+// its CPU time with its children's (the tools'), its own CPU time and its
+// own peak RSS in KiB.
+func timeDeltaRun(b *testing.B, bin, baseURL, agentDir string) (time.Duration, time.Duration, time.Duration, float64) {
 	b.Helper()
 	ws := b.TempDir()
 	cmd := exec.Command(filepath.Join(bin, "delta-run"), "run", "--agent", agentDir, "-w", ws, "-m", "go",
@@ -98,10 +100,10 @@ func timeDeltaRun(b *testing.B, bin, baseURL, agentDir string) (time.Duration, t
 	if err != nil {
 		b.Fatal(err)
 	}
-	hwm := watchPeakRSS(cmd.Process.Pid)
+	watched := watchProcess(cmd.Process.Pid)
 	err = cmd.Wait()
 	elapsed := time.Since(start)
-	rss := hwm()
+	rss, self := watched()
 	if err != nil {
 		b.Fatalf("delta-run: %v\n%s", err, errb.String())
 	}
@@ -117,7 +119,7 @@ func timeDeltaRun(b *testing.B, bin, baseURL, agentDir string) (time.Duration, t
 	if res.Metrics.Iterations != loopIterations {
 		b.Fatalf("delta-run made %d iterations, want %d", res.Metrics.Iterations, loopIterations)
 	}
-	return elapsed, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), rss
+	return elapsed, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), self, rss
 }
 
 // minimalMessage and minimalTool are the chat completions wire shapes.
@@ -200,22 +202,28 @@ func timeMinimalClient(b *testing.B, baseURL string) time.Duration {
 	}
 }
 
-// watchPeakRSS samples the VmHWM (peak resident set) of process pid until
-// the returned function is called, which returns the last value seen in
-// KiB. The rusage of wait4 is no use here: its maxrss is that of the
-// largest of the process and all its descendants.
-func watchPeakRSS(pid int) func() float64 {
-	path := fmt.Sprintf("/proc/%d/status", pid)
+// watchProcess samples the VmHWM (peak resident set) and the CPU time of
+// process pid itself (its children excluded) until the returned function
+// is called, which returns the last values seen: the peak in KiB and the
+// CPU time. The rusage of wait4 is no use here: its maxrss is that of the
+// largest of the process and all its descendants, and its CPU time
+// includes theirs.
+func watchProcess(pid int) func() (float64, time.Duration) {
+	status, stat := fmt.Sprintf("/proc/%d/status", pid), fmt.Sprintf("/proc/%d/stat", pid)
 	done := make(chan struct{})
 	var peak float64
+	var cpu time.Duration
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
 		tick := time.NewTicker(10 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			if kb, ok := readHWM(path); ok {
+			if kb, ok := readHWM(status); ok {
 				peak = max(peak, kb)
+			}
+			if c, ok := readCPU(stat); ok {
+				cpu = max(cpu, c)
 			}
 			select {
 			case <-done:
@@ -224,10 +232,10 @@ func watchPeakRSS(pid int) func() float64 {
 			}
 		}
 	}()
-	return func() float64 {
+	return func() (float64, time.Duration) {
 		close(done)
 		<-finished
-		return peak
+		return peak, cpu
 	}
 }
 
@@ -246,4 +254,30 @@ func readHWM(path string) (float64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// readCPU reads utime + stime of a /proc/PID/stat file (in clock ticks of
+// 10 ms, the USER_HZ of Linux).
+func readCPU(path string) (time.Duration, bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	// The command name, in parentheses, may hold spaces: fields follow it.
+	i := strings.LastIndexByte(string(data), ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 13 {
+		return 0, false
+	}
+	var utime, stime int64
+	if _, err := fmt.Sscan(f[11], &utime); err != nil {
+		return 0, false
+	}
+	if _, err := fmt.Sscan(f[12], &stime); err != nil {
+		return 0, false
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond, true
 }
