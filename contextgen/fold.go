@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/deltakit/delta/lib/journal"
 )
@@ -20,7 +21,10 @@ const (
 
 // decisionWords marks a thought line as a decision worth remembering
 // (seeds/000 §2.4.6 greps for decided|chose|will).
-var decisionWords = regexp.MustCompile(`(?i)\b(decided|decide|chose|choose|will|going to|plan)\b`)
+// It is compiled on first use, not at every start.
+var decisionWords = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(decided|decide|chose|choose|will|going to|plan)\b`)
+})
 
 // pathKeys are the tool argument names that hold a file or directory.
 var pathKeys = []string{"path", "file", "filename", "file_path", "filepath", "paths", "files", "dir", "directory", "target", "source", "src", "dest", "destination", "dst"}
@@ -79,7 +83,7 @@ func (f *folder) add(it int, ev journal.Event) {
 	case journal.Thought:
 		for _, line := range strings.Split(ev.Content, "\n") {
 			line = strings.TrimSpace(line)
-			if line != "" && decisionWords.MatchString(line) {
+			if line != "" && decisionWords().MatchString(line) {
 				f.decisions = append(f.decisions, fmt.Sprintf("(iteration %d) %s", it, clip(line)))
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/deltakit/delta/lib/atomicfile"
 )
@@ -20,7 +21,8 @@ const (
 	LastUsedFile  = "LAST_USED"
 )
 
-var workspaceName = regexp.MustCompile(`^W(\d{3,})$`)
+// workspaceName is compiled on first use, not at every start.
+var workspaceName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^W(\d{3,})$`) })
 
 // NextWorkspace creates the next sequential workspace of the agent
 // (workspaces/W001, W002, …), records it in workspaces/LAST_USED and
@@ -68,7 +70,7 @@ func LastUsed(agentHome string) (string, error) {
 		return "", fmt.Errorf("read last used workspace: %w", err)
 	}
 	name := strings.TrimSpace(string(data))
-	if !workspaceName.MatchString(name) {
+	if !workspaceName().MatchString(name) {
 		return "", fmt.Errorf("read last used workspace: %q is not a workspace name", name)
 	}
 	return filepath.Join(agentHome, WorkspacesDir, name), nil
@@ -86,7 +88,7 @@ func ListWorkspaces(agentHome string) ([]string, error) {
 	}
 	var names []string
 	for _, e := range entries {
-		if e.IsDir() && workspaceName.MatchString(e.Name()) {
+		if e.IsDir() && workspaceName().MatchString(e.Name()) {
 			names = append(names, e.Name())
 		}
 	}

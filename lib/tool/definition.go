@@ -157,7 +157,7 @@ func commandWords(command []string, declared map[string]bool, vars map[string]st
 	for i, elem := range command {
 		var parts []Part
 		pos := 0
-		for _, m := range placeholderRE.FindAllStringSubmatchIndex(elem, -1) {
+		for _, m := range placeholderRE().FindAllStringSubmatchIndex(elem, -1) {
 			name := elem[m[2]:m[3]]
 			if _, fixed := vars[name]; fixed || m[4] >= 0 || !declared[name] {
 				continue // not a slot: stays in the literal text
@@ -186,7 +186,7 @@ func commandWords(command []string, declared map[string]bool, vars map[string]st
 
 // replaceVars substitutes ${VAR} of fixed variables in literal text.
 func replaceVars(s string, vars map[string]string) string {
-	return placeholderRE.ReplaceAllStringFunc(s, func(m string) string {
+	return placeholderRE().ReplaceAllStringFunc(s, func(m string) string {
 		if v, ok := vars[m[2:len(m)-1]]; ok {
 			return v
 		}

@@ -4,11 +4,15 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // placeholderRE matches ${name} and ${name:raw}. Any other ${…} is left to
 // the template's own rules (an error in exec:, shell syntax in shell:).
-var placeholderRE = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:raw)?\}`)
+// It is compiled on first use, not at every start of every binary.
+var placeholderRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:raw)?\}`)
+})
 
 // Sentinel delimiters that replace placeholders before the template is
 // handed to the sh parser. They are private-use runes, parsed by sh as
@@ -39,7 +43,7 @@ func scanPlaceholders(tmpl string) (string, []placeholder, error) {
 		phs []placeholder
 		pos int
 	)
-	for _, m := range placeholderRE.FindAllStringSubmatchIndex(tmpl, -1) {
+	for _, m := range placeholderRE().FindAllStringSubmatchIndex(tmpl, -1) {
 		out.WriteString(tmpl[pos:m[0]])
 		phs = append(phs, placeholder{Name: tmpl[m[2]:m[3]], Raw: m[4] >= 0, Start: m[0], End: m[1]})
 		fmt.Fprintf(&out, "%c%d%c", sentinelOpen, len(phs)-1, sentinelClose)

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/deltakit/delta/plugins/host"
 	"github.com/deltakit/delta/plugins/lock"
@@ -25,7 +26,7 @@ var ErrBadName = errors.New("invalid plugin name")
 // ErrNotInstalled is returned by Remove for an unknown plugin.
 var ErrNotInstalled = errors.New("plugin not installed")
 
-var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`)
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`) })
 
 // Options configure Install.
 type Options struct {
@@ -57,7 +58,7 @@ func Install(ctx context.Context, src string, o Options) (lock.Entry, error) {
 		name = strings.TrimPrefix(filepath.Base(staged), lock.BinaryPrefix)
 		name = strings.TrimSuffix(name, ".staged")
 	}
-	if !nameRE.MatchString(name) {
+	if !nameRE().MatchString(name) {
 		return lock.Entry{}, fmt.Errorf("%w %q: use lowercase letters, digits, '.', '_' and '-' (--name NAME)", ErrBadName, name)
 	}
 	sum, err := lock.SHA256File(staged)
