@@ -276,18 +276,11 @@ func (d *decoder) array(elem func() bool) bool {
 
 // str decodes a string value.
 func (d *decoder) str() (string, bool) {
-	raw, ok := d.rawStr()
+	raw, plain, ok := d.scanStr()
 	if !ok {
 		return "", false
 	}
 	body := raw[1 : len(raw)-1]
-	plain := true
-	for _, c := range body {
-		if c == '\\' || c >= utf8.RuneSelf {
-			plain = false
-			break
-		}
-	}
 	if plain {
 		return string(body), true
 	}
@@ -297,44 +290,68 @@ func (d *decoder) str() (string, bool) {
 // rawStr returns the string value at the offset, quotes included, after
 // checking it is a valid JSON string.
 func (d *decoder) rawStr() ([]byte, bool) {
+	raw, _, ok := d.scanStr()
+	return raw, ok
+}
+
+// strByte classifies the bytes of a JSON string: 0 for bytes that stand
+// for themselves in ASCII, 1 for the quote, 2 for the backslash, 3 for
+// control characters (invalid), 4 for the bytes of non-ASCII characters.
+var strByte = func() (t [256]byte) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = 3
+	}
+	t['"'], t['\\'] = 1, 2
+	for c := utf8.RuneSelf; c < 256; c++ {
+		t[c] = 4
+	}
+	return t
+}()
+
+// scanStr is rawStr that also reports whether the string is plain: ASCII
+// without escapes, its body being its value.
+func (d *decoder) scanStr() (raw []byte, plain, ok bool) {
 	if d.i >= len(d.data) || d.data[d.i] != '"' {
-		return nil, false
+		return nil, false, false
 	}
 	start := d.i
-	i := d.i + 1
-	for i < len(d.data) {
-		c := d.data[i]
-		switch {
-		case c == '"':
+	plain = true
+	for i := d.i + 1; i < len(d.data); {
+		switch strByte[d.data[i]] {
+		case 0:
+			i++
+		case 1:
 			d.i = i + 1
-			return d.data[start:d.i], true
-		case c == '\\':
+			return d.data[start:d.i], plain, true
+		case 2:
+			plain = false
 			if i+1 >= len(d.data) {
-				return nil, false
+				return nil, false, false
 			}
 			switch d.data[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
 				if i+6 > len(d.data) {
-					return nil, false
+					return nil, false, false
 				}
 				for _, h := range d.data[i+2 : i+6] {
 					if hexValue(h) < 0 {
-						return nil, false
+						return nil, false, false
 					}
 				}
 				i += 6
 			default:
-				return nil, false
+				return nil, false, false
 			}
-		case c < 0x20:
-			return nil, false
+		case 3:
+			return nil, false, false
 		default:
+			plain = false
 			i++
 		}
 	}
-	return nil, false
+	return nil, false, false
 }
 
 // unquote decodes the body of a valid JSON string with escapes or
