@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/alecthomas/kong"
 	"github.com/itchyny/gojq"
@@ -205,31 +205,115 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// printMessages prints msgs exactly as printJSON does, one message at a
-// time through a buffered writer, so that a long conversation is not held
-// twice more in memory (encoded, then indented) before it is written.
+// printMessages prints msgs exactly as printJSON does (the test holds it
+// to that), writing the indented JSON directly through a buffered writer:
+// for a long conversation, encoding and then re-indenting the whole array
+// costs more than building the rest of the context.
 func printMessages(w io.Writer, msgs []llm.Message) error {
 	if len(msgs) == 0 {
 		return printJSON(w, msgs)
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("  ", "  ")
-	enc.SetEscapeHTML(false)
-	bw.WriteString("[\n  ")
+	var b []byte
+	b = append(b, "[\n"...)
 	for i := range msgs {
 		if i > 0 {
-			bw.WriteString(",\n  ")
+			b = append(b, ",\n"...)
 		}
-		buf.Reset()
-		if err := enc.Encode(&msgs[i]); err != nil {
-			return err
+		b = appendMessage(b, &msgs[i])
+		if len(b) > 32<<10 {
+			bw.Write(b)
+			b = b[:0]
 		}
-		bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}))
 	}
-	bw.WriteString("\n]\n")
+	b = append(b, "\n]\n"...)
+	bw.Write(b)
 	return bw.Flush()
+}
+
+// appendMessage appends m as an element of printJSON's indented array.
+func appendMessage(b []byte, m *llm.Message) []byte {
+	b = append(b, "  {\n    \"role\": "...)
+	b = appendString(b, m.Role)
+	b = append(b, ",\n    \"content\": "...)
+	b = appendString(b, m.Content)
+	if len(m.ToolCalls) > 0 {
+		b = append(b, ",\n    \"tool_calls\": ["...)
+		for i, tc := range m.ToolCalls {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, "\n      {\n        \"id\": "...)
+			b = appendString(b, tc.ID)
+			b = append(b, ",\n        \"name\": "...)
+			b = appendString(b, tc.Name)
+			b = append(b, ",\n        \"arguments\": "...)
+			b = appendString(b, tc.Arguments)
+			b = append(b, "\n      }"...)
+		}
+		b = append(b, "\n    ]"...)
+	}
+	if m.ToolCallID != "" {
+		b = append(b, ",\n    \"tool_call_id\": "...)
+		b = appendString(b, m.ToolCallID)
+	}
+	if m.Name != "" {
+		b = append(b, ",\n    \"name\": "...)
+		b = appendString(b, m.Name)
+	}
+	return append(b, "\n  }"...)
+}
+
+// appendString appends s as a JSON string the way encoding/json writes it
+// with HTML escaping off: control characters escaped, invalid UTF-8 as
+// U+FFFD, U+2028 and U+2029 escaped.
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(append(b, s[start:i]...), `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(append(b, s[start:i]...), '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 // printJQ runs filter over v's JSON and prints each result as indented

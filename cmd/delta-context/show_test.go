@@ -7,29 +7,50 @@ import (
 	"github.com/deltakit/delta/lib/llm"
 )
 
-// TestPrintMessagesIsPrintJSON checks that the streaming printer writes
-// the very bytes of the indented encoder it replaces.
+// trickyText holds what a JSON encoder must escape: quotes, backslashes,
+// control characters, HTML characters (left alone), U+2028/U+2029,
+// invalid UTF-8 and DEL.
+const trickyText = "a \"q\" \\ <b> & \x00\x01\x1f\x7f\b\f\n\r\t \u2028\u2029 é 😀 \xff\xc3"
+
+// checkPrintMessages fails when printMessages and printJSON differ on msgs.
+func checkPrintMessages(t *testing.T, msgs []llm.Message) {
+	t.Helper()
+	var want, got bytes.Buffer
+	if err := printJSON(&want, msgs); err != nil {
+		t.Fatal(err)
+	}
+	if err := printMessages(&got, msgs); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		t.Errorf("printMessages wrote\n%q\nprintJSON writes\n%q", got.String(), want.String())
+	}
+}
+
+// TestPrintMessagesIsPrintJSON checks that the direct printer writes the
+// very bytes of the indented encoder it replaces.
 func TestPrintMessagesIsPrintJSON(t *testing.T) {
 	many := []llm.Message{
-		{Role: "system", Content: "# Context Block: a\n\n<b> & \"c\" \u2028", Name: "a"},
+		{Role: "system", Content: "# Context Block: a\n\n" + trickyText, Name: "a"},
 		{Role: "user", Content: ""},
-		{Role: "assistant", Content: "x", ToolCalls: []llm.ToolCall{{ID: "c1", Name: "t", Arguments: `{"a":[1,{"b":null}]}`}}},
-		{Role: "tool", Content: "out\n\ttab", ToolCallID: "c1"},
+		{Role: "assistant", Content: "x", ToolCalls: []llm.ToolCall{{ID: "c1", Name: "t", Arguments: `{"a":[1,{"b":null}]}`}, {ID: trickyText}}},
+		{Role: "assistant", ToolCalls: []llm.ToolCall{}},
+		{Role: "tool", Content: "out\n\ttab", ToolCallID: "c1", Name: trickyText},
 	}
-	for n := 0; n <= len(many); n++ {
-		msgs := many[:n]
-		if n == 0 {
-			msgs = []llm.Message{}
-		}
-		var want, got bytes.Buffer
-		if err := printJSON(&want, msgs); err != nil {
-			t.Fatal(err)
-		}
-		if err := printMessages(&got, msgs); err != nil {
-			t.Fatal(err)
-		}
-		if got.String() != want.String() {
-			t.Errorf("%d messages: printMessages wrote\n%s\nprintJSON writes\n%s", n, got.String(), want.String())
-		}
+	checkPrintMessages(t, []llm.Message{})
+	for n := 1; n <= len(many); n++ {
+		checkPrintMessages(t, many[:n])
 	}
+}
+
+// FuzzPrintMessages holds printMessages to printJSON for any text.
+func FuzzPrintMessages(f *testing.F) {
+	f.Add("role", trickyText, "id", "{}")
+	f.Add("", "\xed\xa0\x80 \U0010ffff \ufffd", "", "")
+	f.Fuzz(func(t *testing.T, role, content, id, args string) {
+		checkPrintMessages(t, []llm.Message{
+			{Role: role, Content: content, Name: id},
+			{Role: role, Content: content, ToolCalls: []llm.ToolCall{{ID: id, Name: role, Arguments: args}}, ToolCallID: id},
+		})
+	})
 }
