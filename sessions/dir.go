@@ -135,17 +135,24 @@ func CreateDir(root, id string) (string, error) {
 // ReadMetadata decodes the metadata.json of session directory dir into m;
 // a missing file is errUnknown, naming the session and its store.
 func ReadMetadata(dir string, m any, errUnknown error) error {
-	data, err := os.ReadFile(filepath.Join(dir, "metadata.json"))
-	if errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("%w %s in %s", errUnknown, filepath.Base(dir), filepath.Dir(dir))
+	var err error
+	// A reader without the session lock that stalls between opening and
+	// reading can see the file rewritten as the spare of a later exec
+	// (see exchange): it reads again.
+	for range 3 {
+		var data []byte
+		data, err = os.ReadFile(filepath.Join(dir, "metadata.json"))
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%w %s in %s", errUnknown, filepath.Base(dir), filepath.Dir(dir))
+		}
+		if err != nil {
+			return fmt.Errorf("read session metadata: %w", err)
+		}
+		if err = json.Unmarshal(data, m); err == nil {
+			return nil
+		}
 	}
-	if err != nil {
-		return fmt.Errorf("read session metadata: %w", err)
-	}
-	if err := json.Unmarshal(data, m); err != nil {
-		return fmt.Errorf("parse %s metadata.json: %w", filepath.Base(dir), err)
-	}
-	return nil
+	return fmt.Errorf("parse %s metadata.json: %w", filepath.Base(dir), err)
 }
 
 // WriteMetadata writes m as the metadata.json of session directory dir,
