@@ -49,10 +49,11 @@ func benchRun(b *testing.B, yaml string) (*agent.Agent, string, string) {
 // OpenAI server (HTTP, JSON, the real provider, the real contextgen over a
 // growing journal) and reports the engine's time per iteration. The
 // in-process variant answers tool calls at once (the engine alone); the
-// command variant runs every call as the agent's `exec: "true"` tool
+// command variant runs every call as the agent's `exec: "true ${n}"` tool
 // through the real command path (execute.Run, delta-exec-guard, io
 // records), which is what a user's run pays; both update metadata.json's
-// iteration count as delta-run does.
+// iteration count as delta-run does, and report the journal's fsyncs per
+// iteration.
 func BenchmarkLoop300Iterations(b *testing.B) {
 	b.Run("in-process", func(b *testing.B) {
 		benchLoop(b, "note", func(*agent.Agent) engine.Toolbox { return inProcessTools{} })
