@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -122,6 +124,7 @@ func (c *Client) ensure(ctx context.Context) error {
 	defer f.Close()
 	cmd := exec.Command(exe)
 	cmd.Args[0] = c.bin.Path
+	cmd.ExtraFiles = []*os.File{f}
 	// Own process group (stopped as a whole), and killed by the kernel if
 	// the engine dies without stopping it (SIGKILL included).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -142,8 +145,18 @@ func (c *Client) ensure(ctx context.Context) error {
 	})
 	rpc, err := pc.Client()
 	if err != nil {
+		// Kill the whole group first: go-plugin's Kill waits for the
+		// process's output to end, which a child holding it open (a
+		// program that is no plugin, leaving a background job) would
+		// delay forever.
+		if cmd.Process != nil {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		}
 		pc.Kill()
-		return fmt.Errorf("start plugin %q (%s): %w", c.bin.Name, c.bin.Path, err)
+		// go-plugin's message goes on with generic advice and the
+		// /proc/self/fd path: its first line says what happened.
+		msg, _, _ := strings.Cut(err.Error(), "\n")
+		return fmt.Errorf("start plugin %q (%s): %s", c.bin.Name, c.bin.Path, msg)
 	}
 	c.pc, c.cmd = pc, cmd
 	c.starts++

@@ -7,8 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -112,4 +115,52 @@ func assertOnly(t *testing.T, dir string, names ...string) {
 	if diff := cmp.Diff(names, got); diff != "" {
 		t.Errorf("files in plugin directory (-want +got):\n%s", diff)
 	}
+}
+
+// TestInstallNotAPluginWithChild: a program that is no plugin and leaves a
+// background child holding its output fails to install promptly, without
+// waiting for the child, and the child is killed with it.
+func TestInstallNotAPluginWithChild(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "notplugin")
+	pidFile := filepath.Join(t.TempDir(), "child.pid")
+	script := "#!/bin/sh\nsleep 1000 &\necho $! > " + pidFile + "\necho hello\n"
+	if err := os.WriteFile(src, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := install.Install(context.Background(), src, install.Options{Dir: filepath.Join(t.TempDir(), "plugins"), Name: "np"})
+		done <- err
+	}()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("Install of a program that is no plugin did not return: it waits for the child holding its output")
+	}
+	if err == nil || !strings.Contains(err.Error(), "does not start as a Delta plugin") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("Install() error = %q, want one line saying it does not start as a Delta plugin", err)
+	}
+	data, _ := os.ReadFile(pidFile)
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	if pid > 0 {
+		deadline := time.Now().Add(30 * time.Second)
+		for syscall.Kill(pid, 0) == nil && !zombie(pid) {
+			if time.Now().After(deadline) {
+				syscall.Kill(pid, syscall.SIGKILL)
+				t.Fatalf("the program's child %d outlived the failed install", pid)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// zombie reports whether pid has exited but not been reaped.
+func zombie(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	i := strings.LastIndexByte(string(data), ')')
+	return i >= 0 && i+2 < len(data) && data[i+2] == 'Z'
 }
