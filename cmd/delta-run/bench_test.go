@@ -81,7 +81,7 @@ func benchLoop(b *testing.B, toolName string, tools func(*agent.Agent) engine.To
 		}
 		srv.ReplyText("done")
 		id := fmt.Sprint("bench", i)
-		runDir, err := runs.Create(ws, id)
+		runDir, err := runs.Create(ws, &runs.Metadata{RunID: id, Status: runs.Running, AgentHome: a.Home, WorkDir: ws, MaxIterations: iterations})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -116,7 +116,7 @@ func benchLoop(b *testing.B, toolName string, tools func(*agent.Agent) engine.To
 // long run does.
 func BenchmarkContextFrom10kEvents(b *testing.B) {
 	a, ws, _ := benchRun(b, "")
-	runDir, err := runs.Create(ws, "big")
+	runDir, err := runs.Create(ws, &runs.Metadata{RunID: "big", Status: runs.Running, WorkDir: ws})
 	if err != nil {
 		b.Fatal(err)
 	}

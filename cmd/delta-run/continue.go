@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/engine"
@@ -28,6 +29,8 @@ type ContinueCmd struct {
 // Run continues the run.
 func (c *ContinueCmd) Run() error {
 	io := osStdio()
+	ctx, stop := stopContext()
+	defer stop()
 	if err := runs.ValidateID(c.RunID); err != nil {
 		return cli.WithCode(cli.ExitConfig, "", err)
 	}
@@ -89,6 +92,11 @@ func (c *ContinueCmd) Run() error {
 	if meta.Status == runs.WaitingForInput {
 		message = "" // the answer travels through response.txt
 	}
+	if neverStarted(runDir) {
+		// Stopped between its creation and its first event: the task was
+		// never journaled, so this invocation starts it.
+		message = joinMessages(meta.InitialMessage, message)
+	}
 	if c.MaxIterations != nil {
 		meta.MaxIterations = *c.MaxIterations
 	} else if meta.MaxIterations <= 0 {
@@ -101,8 +109,19 @@ func (c *ContinueCmd) Run() error {
 	if err := writeMetadata(runDir, meta); err != nil {
 		return err
 	}
-	return drive(driveOpts{agent: a, meta: meta, runDir: runDir, provider: provider, llmConfig: llmConfig,
+	return drive(driveOpts{ctx: ctx, agent: a, meta: meta, runDir: runDir, provider: provider, llmConfig: llmConfig,
 		message: message, interactive: c.Interactive, verbose: c.Verbose, format: c.Format, io: io})
+}
+
+// joinMessages joins the non-empty messages with a blank line.
+func joinMessages(msgs ...string) string {
+	var out []string
+	for _, m := range msgs {
+		if strings.TrimSpace(m) != "" {
+			out = append(out, m)
+		}
+	}
+	return strings.Join(out, "\n\n")
 }
 
 // checkState applies the five-state table: janitor for RUNNING, message

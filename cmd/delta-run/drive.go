@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -23,6 +24,8 @@ import (
 
 // driveOpts is what drive needs to run the engine over an existing run.
 type driveOpts struct {
+	// ctx is cancelled by the stop signals (stopContext).
+	ctx         context.Context
 	agent       *agent.Agent
 	meta        *runs.Metadata
 	runDir      string
@@ -39,10 +42,7 @@ type driveOpts struct {
 // current, and prints the result. The returned error carries the exit code.
 func drive(o driveOpts) error {
 	started := time.Now().UTC()
-	stopSignals, release := catchSignals()
-	defer release()
-	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
-	defer stop()
+	ctx := o.ctx
 	o.io.err = &liveStream{w: o.io.err}
 
 	logFile, err := os.OpenFile(filepath.Join(o.runDir, engine.EngineLog), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
@@ -130,6 +130,22 @@ func drive(o driveOpts) error {
 		return err
 	}
 	return exitFor(o, out)
+}
+
+// stopContext is cancelled by SIGINT, SIGTERM and SIGHUP (and makes a
+// closed stderr pipe harmless). run and continue take it before they touch
+// the run directory, so that a signal at any moment stops the run the
+// orderly way (exit 130), never by the signal's default action.
+func stopContext() (context.Context, func()) {
+	stopSignals, release := catchSignals()
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
+	return ctx, func() { stop(); release() }
+}
+
+// interruptedBeforeStart is the error of a run stopped by a signal before
+// it started (nothing was created, or what was is removed).
+func interruptedBeforeStart() error {
+	return &cli.Error{Code: cli.ExitInterrupted, Label: "interrupted", Err: errors.New("stopped before the run started")}
 }
 
 // exitFor maps the outcome to the command's exit code and message.

@@ -32,6 +32,8 @@ type RunCmd struct {
 // Run starts the run.
 func (c *RunCmd) Run() error {
 	io := osStdio()
+	ctx, stop := stopContext()
+	defer stop()
 	if strings.TrimSpace(c.Message) == "" {
 		return cli.Errorf(cli.ExitUsage, `give the task, e.g. -m "Create a greeting file"`, "-m/--message is empty")
 	}
@@ -75,7 +77,15 @@ func (c *RunCmd) Run() error {
 	if id == "" {
 		id = runs.NewID()
 	}
-	runDir, err := runs.Create(workDir, id)
+	if ctx.Err() != nil {
+		return interruptedBeforeStart()
+	}
+	now := time.Now().UTC()
+	meta := &runs.Metadata{RunID: id, WorkspaceID: filepath.Base(workDir), AgentName: a.Name, Status: runs.Running,
+		CreatedAt: now, InitialMessage: c.Message, MaxIterations: maxIterations(max, a),
+		AgentHome: a.Home, WorkDir: workDir, LLM: overrideOf(c.LLM, llmConfig)}
+	meta.SetProcess(runs.Self())
+	runDir, err := runs.Create(workDir, meta)
 	if err != nil {
 		if errors.Is(err, runs.ErrRunExists) {
 			return cli.WithCode(cli.ExitConfig, "choose another --run-id, or continue the existing run with: delta continue --run-id "+id+" -w "+workDir, err)
@@ -87,16 +97,21 @@ func (c *RunCmd) Run() error {
 		return err
 	}
 	defer unlock()
-	now := time.Now().UTC()
-	meta := &runs.Metadata{RunID: id, WorkspaceID: filepath.Base(workDir), AgentName: a.Name, Status: runs.Running,
-		CreatedAt: now, InitialMessage: c.Message, MaxIterations: maxIterations(max, a),
-		AgentHome: a.Home, WorkDir: workDir, LLM: overrideOf(c.LLM, llmConfig)}
-	meta.SetProcess(runs.Self())
-	if err := writeMetadata(runDir, meta); err != nil {
-		return err
-	}
-	return drive(driveOpts{agent: a, meta: meta, runDir: runDir, provider: provider, llmConfig: llmConfig,
+	err = drive(driveOpts{ctx: ctx, agent: a, meta: meta, runDir: runDir, provider: provider, llmConfig: llmConfig,
 		message: c.Message, interactive: c.Interactive, verbose: c.Verbose, format: c.Format, io: io})
+	if err != nil && neverStarted(runDir) {
+		// Refused before its first event (a plugin that does not start, a
+		// journal that cannot be opened): nothing of it is worth keeping,
+		// and its id can be used again.
+		os.RemoveAll(runDir)
+	}
+	return err
+}
+
+// neverStarted reports whether a run's journal is still empty.
+func neverStarted(runDir string) bool {
+	fi, err := os.Stat(filepath.Join(runDir, runs.JournalFile))
+	return err == nil && fi.Size() == 0
 }
 
 // agentDir is --agent or the positional AGENT (delta run [AGENT] -m …),

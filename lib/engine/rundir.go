@@ -1,8 +1,10 @@
 package engine
 
-// Files of a run directory the engine writes (seeds/000 §1.2); lib/runs
-// owns the directory itself and metadata.json.
+import "github.com/deltakit/delta/lib/runs"
+
+// Files of a run directory the engine writes; lib/runs owns their names,
+// with the rest of the run directory's layout.
 const (
-	JournalFile = "journal.jsonl"
-	EngineLog   = "engine.log"
+	JournalFile = runs.JournalFile
+	EngineLog   = runs.EngineLogFile
 )

@@ -8,8 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
 
 	"github.com/deltakit/delta/lib/atomicfile"
+	"golang.org/x/sys/unix"
 )
 
 // Layout of a workspace's control plane.
@@ -29,13 +34,28 @@ var (
 	ErrNoRun = errors.New("no existing run found in the work directory")
 )
 
-// Create reserves workDir/.delta/<runID> for a new run and returns it. The
-// reservation is a single mkdir, so of two processes asking for one ID
-// exactly one wins; the loser gets ErrRunExists and the existing run is not
-// touched. Create also makes .delta/VERSION when missing and the run's io/
-// subdirectories.
-func Create(workDir, runID string) (string, error) {
-	if err := ValidateID(runID); err != nil {
+// Files of a run directory besides metadata.json (MetadataFile).
+const (
+	// JournalFile is a run's journal: its events, one JSON object a line.
+	JournalFile = "journal.jsonl"
+	// EngineLogFile is the engine's own log (retries, tool runs, timings).
+	EngineLogFile = "engine.log"
+)
+
+// tmpPrefix starts the name of a run directory still being built.
+const tmpPrefix = ".tmp-"
+
+// Create makes the run m describes in workDir/.delta/<m.RunID> and returns
+// its directory. The run is built whole under a temporary name (metadata,
+// an empty journal, the io/ subdirectories) and renamed into place, so a
+// run directory is either absent or complete enough to be continued, even
+// when the process dies at any moment. The rename is the reservation: of
+// two processes asking for one ID exactly one wins; the loser gets
+// ErrRunExists and the existing run is not touched. Create also makes
+// .delta/VERSION when missing, and removes the temporary directories that
+// dead processes left behind.
+func Create(workDir string, m *Metadata) (string, error) {
+	if err := ValidateID(m.RunID); err != nil {
 		return "", err
 	}
 	control := filepath.Join(workDir, ControlDir)
@@ -45,19 +65,83 @@ func Create(workDir, runID string) (string, error) {
 	if err := ensureVersion(control); err != nil {
 		return "", fmt.Errorf("create run: %w", err)
 	}
-	runDir := filepath.Join(control, runID)
-	if err := os.Mkdir(runDir, 0o755); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return "", fmt.Errorf("create run %s in %s: %w", runID, workDir, ErrRunExists)
+	removeStaleTemps(control)
+	runDir := filepath.Join(control, m.RunID)
+	if _, err := os.Lstat(runDir); err == nil {
+		return "", fmt.Errorf("create run %s in %s: %w", m.RunID, workDir, ErrRunExists)
+	}
+	tmp, err := os.MkdirTemp(control, fmt.Sprintf("%s%s-%d-", tmpPrefix, m.RunID, os.Getpid()))
+	if err != nil {
+		return "", fmt.Errorf("create run: %w", err)
+	}
+	if err := populate(tmp, m); err != nil {
+		os.RemoveAll(tmp)
+		return "", fmt.Errorf("create run: %w", err)
+	}
+	if err := renameNoReplace(tmp, runDir); err != nil {
+		os.RemoveAll(tmp)
+		if errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTEMPTY) {
+			return "", fmt.Errorf("create run %s in %s: %w", m.RunID, workDir, ErrRunExists)
 		}
 		return "", fmt.Errorf("create run: %w", err)
 	}
+	return runDir, nil
+}
+
+// populate writes what a new run directory holds before its first event.
+func populate(dir string, m *Metadata) error {
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return err
+	}
 	for _, sub := range runSubdirs {
-		if err := os.MkdirAll(filepath.Join(runDir, sub), 0o755); err != nil {
-			return "", fmt.Errorf("create run: %w", err)
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			return err
 		}
 	}
-	return runDir, nil
+	if err := os.WriteFile(filepath.Join(dir, JournalFile), nil, 0o644); err != nil {
+		return err
+	}
+	m.UpdatedAt = time.Now().UTC()
+	return WriteMetadata(dir, m)
+}
+
+// renameNoReplace renames a directory onto a name that must not exist
+// (rename(2) alone would replace an empty directory there).
+func renameNoReplace(from, to string) error {
+	err := unix.Renameat2(unix.AT_FDCWD, from, unix.AT_FDCWD, to, unix.RENAME_NOREPLACE)
+	if errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSYS) {
+		// A file system without RENAME_NOREPLACE: rename still fails onto
+		// a run directory, which is never empty.
+		return os.Rename(from, to)
+	}
+	return err
+}
+
+// removeStaleTemps removes the temporary run directories of processes that
+// no longer exist (killed while creating a run).
+func removeStaleTemps(control string) {
+	entries, err := os.ReadDir(control)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if pid, ok := tempOwner(e.Name()); ok && syscall.Kill(pid, 0) == syscall.ESRCH {
+			os.RemoveAll(filepath.Join(control, e.Name()))
+		}
+	}
+}
+
+// tempOwner parses the pid out of ".tmp-<id>-<pid>-<random>".
+func tempOwner(name string) (int, bool) {
+	if !strings.HasPrefix(name, tmpPrefix) {
+		return 0, false
+	}
+	parts := strings.Split(name, "-")
+	if len(parts) < 3 {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(parts[len(parts)-2])
+	return pid, err == nil && pid > 0
 }
 
 // ensureVersion writes .delta/VERSION atomically when it is missing.
@@ -97,8 +181,8 @@ func List(workDir string) ([]Metadata, error) {
 	var out []Metadata
 	var errs []error
 	for _, e := range entries {
-		if !e.IsDir() {
-			continue
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue // .tmp-…: a run still being created
 		}
 		m, err := ReadMetadata(filepath.Join(workDir, ControlDir, e.Name()))
 		if errors.Is(err, fs.ErrNotExist) {

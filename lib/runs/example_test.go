@@ -13,7 +13,10 @@ func Example() {
 	work, _ := os.MkdirTemp("", "workspace")
 	defer os.RemoveAll(work)
 
-	runDir, err := runs.Create(work, "my-run")
+	now := time.Now().UTC()
+	m := &runs.Metadata{RunID: "my-run", Status: runs.Running, CreatedAt: now}
+	m.SetProcess(runs.Self())
+	runDir, err := runs.Create(work, m) // metadata, empty journal, io/: all or nothing
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -25,12 +28,7 @@ func Example() {
 	}
 	defer release()
 
-	now := time.Now().UTC()
-	m := &runs.Metadata{RunID: "my-run", Status: runs.Running, CreatedAt: now, UpdatedAt: now}
-	m.SetProcess(runs.Self())
-	runs.WriteMetadata(runDir, m)
-
-	_, err = runs.Create(work, "my-run")
+	_, err = runs.Create(work, &runs.Metadata{RunID: "my-run"})
 	fmt.Println(errors.Is(err, runs.ErrRunExists))
 	// We are the recorded process, so the janitor refuses to take over.
 	fmt.Println(errors.Is(runs.Janitor(m, false), runs.ErrStillRunning))

@@ -22,7 +22,7 @@ const createEnv = "DELTA_RUNS_TEST_CREATE"
 func TestMain(m *testing.M) {
 	if v := os.Getenv(createEnv); v != "" {
 		dir, id, _ := strings.Cut(v, "|")
-		if _, err := Create(dir, id); err == nil {
+		if _, err := Create(dir, &Metadata{RunID: id}); err == nil {
 			fmt.Print("won")
 		} else if errors.Is(err, ErrRunExists) {
 			fmt.Print("lost")
@@ -74,7 +74,7 @@ func TestNewID(t *testing.T) {
 
 func TestCreate(t *testing.T) {
 	work := t.TempDir()
-	runDir, err := Create(work, "r1")
+	runDir, err := Create(work, &Metadata{RunID: "r1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestCreate(t *testing.T) {
 	// A second Create of the ID fails and touches nothing.
 	os.WriteFile(filepath.Join(runDir, "journal.jsonl"), []byte("keep\n"), 0o644)
 	os.Remove(filepath.Join(runDir, "io", "hooks"))
-	if _, err := Create(work, "r1"); !errors.Is(err, ErrRunExists) {
+	if _, err := Create(work, &Metadata{RunID: "r1"}); !errors.Is(err, ErrRunExists) {
 		t.Errorf("Create(existing) error = %v, want ErrRunExists", err)
 	}
 	if data, _ := os.ReadFile(filepath.Join(runDir, "journal.jsonl")); string(data) != "keep\n" {
@@ -101,14 +101,14 @@ func TestCreate(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(runDir, "io", "hooks")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Create(existing) recreated io/hooks")
 	}
-	if _, err := Create(work, "../escape"); !errors.Is(err, ErrInvalidRunID) {
+	if _, err := Create(work, &Metadata{RunID: "../escape"}); !errors.Is(err, ErrInvalidRunID) {
 		t.Errorf("Create(../escape) error = %v, want ErrInvalidRunID", err)
 	}
 }
 
 func TestFind(t *testing.T) {
 	work := t.TempDir()
-	runDir, _ := Create(work, "r1")
+	runDir, _ := Create(work, &Metadata{RunID: "r1"})
 	if got, err := Find(work, "r1"); got != runDir || err != nil {
 		t.Errorf("Find(r1) = %q, %v; want %q", got, err, runDir)
 	}
@@ -126,7 +126,7 @@ func TestCreateRaceGoroutines(t *testing.T) {
 	results := make(chan error, 10)
 	for range 10 {
 		wg.Go(func() {
-			_, err := Create(work, "same")
+			_, err := Create(work, &Metadata{RunID: "same"})
 			results <- err
 		})
 	}
@@ -245,11 +245,16 @@ func TestList(t *testing.T) {
 	}
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i, id := range []string{"old", "new", "mid"} {
-		dir, _ := Create(work, id)
+		dir, _ := Create(work, &Metadata{RunID: id})
 		created := map[string]time.Time{"old": base, "new": base.Add(2 * time.Hour), "mid": base.Add(time.Hour)}[id]
 		WriteMetadata(dir, &Metadata{RunID: id, CreatedAt: created, Iterations: i})
 	}
-	Create(work, "no-metadata-yet")
+	// A run still being created, under its temporary name, is not listed,
+	// nor is a directory without metadata.
+	tmp := filepath.Join(work, ControlDir, ".tmp-half-1-123")
+	os.MkdirAll(tmp, 0o755)
+	WriteMetadata(tmp, &Metadata{RunID: "half"})
+	os.MkdirAll(filepath.Join(work, ControlDir, "no-metadata"), 0o755)
 	got, err := List(work)
 	if err != nil {
 		t.Fatal(err)
@@ -261,7 +266,7 @@ func TestList(t *testing.T) {
 	if diff := cmp.Diff([]string{"new", "mid", "old"}, ids); diff != "" {
 		t.Errorf("List order (-want +got):\n%s", diff)
 	}
-	bad, _ := Create(work, "bad")
+	bad, _ := Create(work, &Metadata{RunID: "bad"})
 	os.WriteFile(filepath.Join(bad, "metadata.json"), []byte("{"), 0o644)
 	got, err = List(work)
 	if err == nil || len(got) != 3 {
@@ -335,5 +340,47 @@ func TestAcquire(t *testing.T) {
 		t.Errorf("Acquire after release: %v", err)
 	} else {
 		release2()
+	}
+}
+
+// TestCreateIsWhole: a created run has its metadata, an empty journal and
+// its io/ folders from the first moment it exists under its name; a
+// temporary directory a dead process left behind is removed by the next
+// Create, one of a live process is left alone.
+func TestCreateIsWhole(t *testing.T) {
+	work := t.TempDir()
+	control := filepath.Join(work, ControlDir)
+	os.MkdirAll(control, 0o755)
+	dead := filepath.Join(control, ".tmp-x-2147483646-42") // no such pid
+	live := filepath.Join(control, fmt.Sprintf(".tmp-y-%d-42", os.Getpid()))
+	os.MkdirAll(dead, 0o755)
+	os.MkdirAll(live, 0o755)
+	runDir, err := Create(work, &Metadata{RunID: "r1", Status: Running})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ReadMetadata(runDir)
+	if err != nil || m.RunID != "r1" || m.Status != Running || m.UpdatedAt.IsZero() {
+		t.Errorf("ReadMetadata() = %+v, %v; want r1 RUNNING with updated_at", m, err)
+	}
+	if fi, err := os.Stat(filepath.Join(runDir, JournalFile)); err != nil || fi.Size() != 0 {
+		t.Errorf("journal: %v, %v; want an empty file", fi, err)
+	}
+	for _, sub := range runSubdirs {
+		if _, err := os.Stat(filepath.Join(runDir, sub)); err != nil {
+			t.Errorf("%s: %v", sub, err)
+		}
+	}
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Errorf("a dead process's temporary run directory is still there (%v)", err)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("a live process's temporary run directory was removed (%v)", err)
+	}
+	// An empty directory of the same name (left by an older version) is
+	// not replaced.
+	os.MkdirAll(filepath.Join(control, "r2"), 0o755)
+	if _, err := Create(work, &Metadata{RunID: "r2"}); !errors.Is(err, ErrRunExists) {
+		t.Errorf("Create() over an empty directory = %v, want ErrRunExists", err)
 	}
 }
