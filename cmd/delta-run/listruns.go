@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/runs"
 )
 
@@ -36,6 +37,9 @@ type runSummary struct {
 	WorkspacePath string `json:"workspace_path"`
 	// Stale marks a RUNNING run whose process is gone (resumable).
 	Stale bool `json:"stale,omitempty"`
+	// Corrupt says what is wrong with a journal changed outside Delta
+	// (continue refuses such a run).
+	Corrupt string `json:"corrupt,omitempty"`
 }
 
 // isStale is the janitor's liveness check, read-only: a RUNNING run of this
@@ -75,7 +79,7 @@ func (c *ListRunsCmd) Run() error {
 			continue
 		}
 		out = append(out, runSummary{RunID: m.RunID, Status: string(m.Status), TaskSummary: summary(m.InitialMessage), LastUpdated: m.UpdatedAt,
-			WorkspacePath: m.WorkDir, Stale: stale})
+			WorkspacePath: m.WorkDir, Stale: stale, Corrupt: corruption(m)})
 		if c.First {
 			break
 		}
@@ -106,10 +110,25 @@ func (c *ListRunsCmd) Run() error {
 			if r.Stale {
 				status += " (stale)"
 			}
+			if r.Corrupt != "" {
+				status += " (corrupt)"
+				fmt.Fprintf(io.err, "delta-run: warning: run %s: journal %s\n", r.RunID, r.Corrupt)
+			}
 			fmt.Fprintf(io.out, "%-24s  %-17s  %-32s  %s\n", r.RunID, status, quote(r.TaskSummary), ago(time.Since(r.LastUpdated)))
 		}
 	}
 	return nil
+}
+
+// corruption is what breaks the journal of run m ("" when it reads): a
+// line changed outside Delta. A torn last line is not corruption: continue
+// repairs it.
+func corruption(m runs.Metadata) string {
+	_, err := journal.Check(filepath.Join(m.WorkDir, runs.ControlDir, m.RunID, runs.JournalFile))
+	if err == nil || !errors.Is(err, journal.ErrCorrupt) {
+		return ""
+	}
+	return err.Error()
 }
 
 // list reads the runs of -w, or of the implicit workspaces, newest first.

@@ -112,13 +112,17 @@ func TestKeptEventsMatchDisk(t *testing.T) {
 	path := e.Run.JournalPath
 	assertKeptMatchesDisk(t, j, path)
 
-	// Someone else appends a line: the kept events are stale and the file
-	// is read again.
+	// Someone else appends a line (with the next seq): the kept events are
+	// stale and the file is read again.
+	before, err := journal.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.WriteString(`{"type":"USER_MESSAGE","seq":99,"timestamp":"2026-01-02T03:04:05Z","content":"from outside"}` + "\n"); err != nil {
+	if _, err := fmt.Fprintf(f, `{"type":"USER_MESSAGE","seq":%d,"timestamp":"2026-01-02T03:04:05Z","content":"from outside"}`+"\n", len(before)+1); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()

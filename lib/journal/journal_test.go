@@ -2,6 +2,7 @@ package journal
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -210,4 +211,56 @@ func TestReadWhileWriting(t *testing.T) {
 		last = len(events)
 	}
 	wg.Wait()
+}
+
+// TestSeqInvariant: a journal whose lines were duplicated, deleted,
+// reordered or added in the middle is refused, naming the line and the
+// fault; a clean journal and one written before seq existed read.
+func TestSeqInvariant(t *testing.T) {
+	line := func(seq int) string {
+		if seq == 0 {
+			return `{"type":"SYSTEM_MESSAGE","content":"x"}` + "\n"
+		}
+		return fmt.Sprintf(`{"type":"SYSTEM_MESSAGE","seq":%d,"content":"x"}`, seq) + "\n"
+	}
+	journal := func(seqs ...int) string {
+		var b strings.Builder
+		for _, s := range seqs {
+			b.WriteString(line(s))
+		}
+		return b.String()
+	}
+	tests := []struct {
+		name, data string
+		want       string // "" for no error
+	}{
+		{"clean", journal(1, 2, 3, 4), ""},
+		{"no seq at all (written before seq)", journal(0, 0, 0), ""},
+		{"duplicated line", journal(1, 2, 2, 3), "line 3: seq 2 appears twice (a duplicated line)"},
+		{"deleted line", journal(1, 2, 4, 5), "line 3: seq 4 follows seq 2: seq 3 is missing (a deleted line)"},
+		{"deleted lines", journal(1, 5, 6), "line 2: seq 5 follows seq 1: seq 2 to 4 are missing"},
+		{"reordered lines", journal(1, 3, 2, 4), "line 2: seq 3 follows seq 1"},
+		{"added line", journal(1, 2, 1, 3), "line 3: seq 1 comes after seq 2 (lines out of order, or a line added)"},
+		{"first line not seq 1", journal(2, 3), "line 1: seq 2 follows seq 0: seq 1 is missing"},
+		{"seq lost in the middle", journal(1, 0, 2), "line 2: the event has no seq"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := Parse([]byte(tt.data))
+			if tt.want == "" {
+				if err != nil {
+					t.Errorf("Parse() error = %v, want none", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Parse() error = %v, want ErrCorrupt containing %q", err, tt.want)
+			}
+		})
+	}
+	// A torn last line stays the one thing repaired, seq or not.
+	events, torn, err := Parse([]byte(journal(1, 2) + `{"type":"SYSTEM_MESS`))
+	if err != nil || len(events) != 2 || len(torn) == 0 {
+		t.Errorf("Parse(torn tail) = %d events, torn %q, %v; want 2 events and the tail", len(events), torn, err)
+	}
 }

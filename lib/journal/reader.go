@@ -99,6 +99,7 @@ func Parse(data []byte) (events []Event, torn []byte, err error) { return parse(
 // parse splits data into events and a torn tail.
 func parse(data []byte) ([]Event, []byte, error) {
 	events := make([]Event, 0, bytes.Count(data, []byte{'\n'}))
+	var seqs seqChecker
 	rest := data
 	for n := 1; len(rest) > 0; n++ {
 		i := bytes.IndexByte(rest, '\n')
@@ -119,6 +120,9 @@ func parse(data []byte) ([]Event, []byte, error) {
 				return events, rest, nil // complete but unparsable last line: torn
 			}
 			return nil, nil, fmt.Errorf("line %d: %w: %w", n, ErrCorrupt, err)
+		}
+		if err := seqs.next(n, events[len(events)-1].Seq); err != nil {
+			return nil, nil, err
 		}
 		rest = rest[i+1:]
 	}
