@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/plugins/internal/wire"
 	"github.com/deltakit/delta/plugins/proto"
 )
@@ -59,6 +60,8 @@ type Client struct {
 	stderr io.Writer
 	// verbose shows go-plugin's debug messages and exit notices.
 	verbose bool
+	// env is the plugin's whole environment: secrets never reach it.
+	env []string
 
 	mu      sync.Mutex
 	pc      *plugin.Client
@@ -83,7 +86,7 @@ func NewClient(bin Binary, config map[string]any, stderr io.Writer) (*Client, er
 	if stderr == nil {
 		stderr = io.Discard
 	}
-	return &Client{bin: bin, config: cfg, stderr: stderr}, nil
+	return &Client{bin: bin, config: cfg, stderr: stderr, env: agent.FilterEnv(os.Environ(), agent.EnvConfig{})}, nil
 }
 
 // Name is the plugin's name.
@@ -125,14 +128,20 @@ func (c *Client) ensure(ctx context.Context) error {
 	cmd := exec.Command(exe)
 	cmd.Args[0] = c.bin.Path
 	cmd.ExtraFiles = []*os.File{f}
-	// Own process group (stopped as a whole), and killed by the kernel if
-	// the engine dies without stopping it (SIGKILL included).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// The plugin and what it starts see what a command tool sees; go-plugin
+	// adds only its handshake variables (SkipHostEnv).
+	cmd.Env = append([]string(nil), c.env...)
+	// Own process group (stopped as a whole). If the engine dies without
+	// stopping it (SIGKILL included), the kernel sends SIGTERM, on which
+	// the plugin (plugins/sdk) kills its whole group: itself and whatever
+	// it started.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	pc := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  wire.Handshake,
 		Plugins:          wire.HostPlugins(),
 		Cmd:              cmd,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		SkipHostEnv:      true,
 		// The process's stderr (panics, runtime errors), what the plugin
 		// writes to os.Stderr and os.Stdout (go-plugin streams those over
 		// gRPC) and go-plugin's own messages: each on its own line

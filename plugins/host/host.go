@@ -34,6 +34,10 @@ type Options struct {
 	// TimeoutMS bounds each tool call; 0 means the agent's tool timeout or
 	// DefaultTimeoutMS.
 	TimeoutMS int
+	// Env is the plugins' whole environment, filtered as command tools'
+	// is (agent.FilterEnv); nil means the process environment without its
+	// secrets (lib/secret's rule).
+	Env []string
 }
 
 // Host holds a run's plugin processes.
@@ -108,6 +112,9 @@ func (h *Host) client(name string) (*Client, error) {
 		return nil, err
 	}
 	c.verbose = h.opts.Verbose
+	if h.opts.Env != nil {
+		c.env = h.opts.Env
+	}
 	h.clients[name] = c
 	return c, nil
 }

@@ -284,19 +284,25 @@ func TestEngineSIGKILL(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	var pid int
-	if _, err := fmt.Fscan(stdout, &pid); err != nil || !alive(pid) {
+	var pid, child int
+	if _, err := fmt.Fscan(stdout, &pid, &child); err != nil || !alive(pid) || !alive(child) {
 		cmd.Process.Kill()
-		t.Fatalf("fake engine did not report a live plugin pid: %d, %v", pid, err)
+		t.Fatalf("fake engine did not report a live plugin and child: %d, %d, %v", pid, child, err)
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
-	for i := 0; i < 500 && alive(pid); i++ { // the kernel delivers Pdeathsig asynchronously
+	// The kernel delivers Pdeathsig asynchronously; the plugin then ends
+	// its whole process group.
+	for i := 0; i < 3000 && (alive(pid) || alive(child)); i++ {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if alive(pid) {
 		syscall.Kill(pid, syscall.SIGKILL)
 		t.Errorf("plugin %d outlived the SIGKILLed engine", pid)
+	}
+	if alive(child) {
+		syscall.Kill(child, syscall.SIGKILL)
+		t.Errorf("the plugin's child %d outlived the SIGKILLed engine", child)
 	}
 }
 
@@ -312,7 +318,8 @@ func fakeEngine() int {
 		return 1
 	}
 	out, _ := tb.Call(context.Background(), engine.RunInfo{}, "c", "pid", nil)
-	fmt.Println(out.Observation)
+	child, _ := tb.Call(context.Background(), engine.RunInfo{}, "c", "spawn", nil)
+	fmt.Println(out.Observation, child.Observation)
 	time.Sleep(time.Hour)
 	return 0
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"syscall"
 	"time"
 
@@ -63,19 +64,38 @@ func pluginSet(p Plugin) plugin.PluginSet {
 	return set
 }
 
-// watchParent ends the plugin when its host died without stopping it (the
-// plugin was re-parented, so getppid changed): a second line of defence
-// behind the host's Pdeathsig, which the kernel ties to the host's thread
-// rather than its process.
+// watchParent ends the plugin, and every process it started, when its
+// host died without stopping it: on the SIGTERM the host asks the kernel
+// to send when it dies (Pdeathsig), or when the plugin was re-parented
+// (getppid changed) — a second line of defence, as the kernel ties
+// Pdeathsig to the host's thread rather than its process.
 func watchParent() {
 	ppid := os.Getppid()
+	term := make(chan os.Signal, 1)
+	signal.Notify(term, syscall.SIGTERM)
 	go func() {
-		for range time.Tick(500 * time.Millisecond) {
-			if os.Getppid() != ppid {
-				_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		tick := time.NewTicker(250 * time.Millisecond)
+		for {
+			select {
+			case <-term:
+				endGroup()
+			case <-tick.C:
+				if os.Getppid() != ppid {
+					endGroup()
+				}
 			}
 		}
 	}()
+}
+
+// endGroup kills the plugin's process group (the host starts each plugin
+// as a group leader, so this is the plugin and what it started), or only
+// the plugin when it leads no group of its own.
+func endGroup() {
+	if syscall.Getpgrp() == os.Getpid() {
+		_ = syscall.Kill(-os.Getpid(), syscall.SIGKILL)
+	}
+	_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 }
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"time"
@@ -25,7 +26,7 @@ func (p *plugin) Configure(_ context.Context, c json.RawMessage) error {
 
 func (p *plugin) Tools(context.Context) ([]sdk.Tool, error) {
 	var tools []sdk.Tool
-	for _, n := range []string{"echo", "fail", "crash", "hang", "pid", "config", "sleep_ctx", "big", "panic"} {
+	for _, n := range []string{"echo", "fail", "crash", "hang", "pid", "config", "sleep_ctx", "big", "panic", "env", "spawn"} {
 		tools = append(tools, sdk.Tool{Name: n, Description: "test tool " + n})
 	}
 	return tools, nil
@@ -52,6 +53,20 @@ func (p *plugin) Call(ctx context.Context, req sdk.CallRequest) (sdk.CallResult,
 		// the panic would end the process before that stream is sent.
 		fmt.Fprintln(os.NewFile(2, "stderr"), "about to panic")
 		panic("boom")
+	case "env":
+		// What the plugin and what it starts see.
+		out, err := exec.Command("env").Output()
+		if err != nil {
+			return sdk.Errorf("env: %v", err), nil
+		}
+		return sdk.Text(strings.Join(os.Environ(), "\n") + "\n--- child ---\n" + string(out)), nil
+	case "spawn":
+		// A child the plugin leaves running: it must not outlive the run.
+		cmd := exec.Command("sleep", "1000")
+		if err := cmd.Start(); err != nil {
+			return sdk.Errorf("spawn: %v", err), nil
+		}
+		return sdk.Text(strconv.Itoa(cmd.Process.Pid)), nil
 	case "sleep_ctx":
 		<-ctx.Done()
 		return sdk.Text("cancelled"), nil
