@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/deltakit/delta/lib/atomicfile"
+	"github.com/deltakit/delta/lib/secret"
 )
 
 // Result is what exec prints (seeds/000 §2.3.2), plus timed_out and
@@ -112,13 +114,91 @@ func shellCommand(dir string, m *Metadata, nonce string) (*exec.Cmd, error) {
 		script = shScript
 	}
 	args = append(args, m.Argv[1:]...)
+	// The caller's secrets, by name: unset before the state is saved.
+	names := callerSecretVarNames(os.Environ())
+	script = strings.Replace(script, callerSecretNames, strings.Join(names, " "), 1)
+	script = strings.Replace(script, callerSecrets, strings.Join(append([]string{"_"}, wrap(names)...), "|"), 1)
 	args = append(args, "-c", script, filepath.Base(m.Argv[0]), dir, nonce)
+	if err := privateSpares(dir); err != nil {
+		return nil, err
+	}
 	cmd := exec.Command(path, args...)
 	cmd.Stdin = nil
+	environ := os.Environ()
 	if _, err := os.Stat(filepath.Join(dir, "env.sh")); err == nil {
-		cmd.Env = []string{}
+		// env.sh restores every variable but the secrets, which it never
+		// holds: those come from the caller, this time as every time.
+		environ = secretVars(environ)
 	}
+	cmd.Env = environ
 	return cmd, nil
+}
+
+// privateSpares makes sure the files the shell writes its state into
+// exist, readable by their owner only, before it runs: a shell creates
+// files with its umask. The first exec of a session creates them; they
+// then stay (see exchange).
+func privateSpares(dir string) error {
+	for _, name := range []string{spare("env.sh"), spare("work_dir.txt")} {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil {
+			if fi.Mode().Perm()&0o077 != 0 {
+				if err := os.Chmod(p, 0o600); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE, 0o600)
+		if err != nil {
+			return err
+		}
+		f.Close()
+	}
+	return nil
+}
+
+// secretVars keeps the NAME=value entries of environ that are secrets.
+func secretVars(environ []string) []string {
+	out := []string{}
+	for _, kv := range environ {
+		if name, value, _ := strings.Cut(kv, "="); secret.IsSecret(name, value) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// callerSecretVarNames are the names of environ's secrets that are shell
+// variable names (letters, digits and _: nothing a shell treats specially,
+// so they can stand in the script).
+func callerSecretVarNames(environ []string) []string {
+	var names []string
+	for _, kv := range secretVars(environ) {
+		if name, _, _ := strings.Cut(kv, "="); validName(name) {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// wrap makes case patterns _NAME_ of names ("_" alone matches none).
+func wrap(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = "_" + n + "_"
+	}
+	return out
+}
+
+// validName reports whether name is a shell variable name.
+func validName(name string) bool {
+	for i, r := range name {
+		if !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return name != ""
 }
 
 // commitState puts the dumped state in place if the dump of this exec
@@ -148,7 +228,13 @@ func commitState(dir, nonce string) (bool, error) {
 	default:
 		return false, nil
 	}
-	if end < len(data) {
+	if kept := withoutSecrets(data[:end]); len(kept) < end {
+		// A variable with a secret name was set inside the session: its
+		// line goes, the rest of the state is saved.
+		if err := overwrite(path, kept); err != nil {
+			return false, fmt.Errorf("save session state: %w", err)
+		}
+	} else if end < len(data) {
 		if err := os.Truncate(path, int64(end)); err != nil {
 			return false, fmt.Errorf("save session state: %w", err)
 		}
@@ -163,4 +249,43 @@ func commitState(dir, nonce string) (bool, error) {
 		return false, fmt.Errorf("save session state: %w", err)
 	}
 	return true, nil
+}
+
+// withoutSecrets drops from a bash state dump the lines that set a
+// variable with a secret name (lib/secret). bash's declare -p prints each
+// variable on one line, starting "declare -FLAGS NAME=" (values with
+// newlines are quoted $'…'); lines of function bodies are indented.
+func withoutSecrets(dump []byte) []byte {
+	lines := bytes.SplitAfter(dump, []byte("\n"))
+	out := dump[:0:0]
+	dropped := false
+	for _, l := range lines {
+		if name, ok := declaredName(l); ok && secret.IsSecretName(name) && name != "PWD" && name != "OLDPWD" {
+			dropped = true
+			continue
+		}
+		out = append(out, l...)
+	}
+	if !dropped {
+		return dump
+	}
+	return out
+}
+
+// declaredName is NAME of a line "declare -FLAGS NAME=…" or "declare
+// -FLAGS NAME".
+func declaredName(line []byte) (string, bool) {
+	rest, ok := bytes.CutPrefix(line, []byte("declare -"))
+	if !ok {
+		return "", false
+	}
+	_, rest, ok = bytes.Cut(rest, []byte(" "))
+	if !ok {
+		return "", false
+	}
+	end := bytes.IndexAny(rest, "=\n")
+	if end < 0 {
+		end = len(rest)
+	}
+	return string(rest[:end]), end > 0
 }

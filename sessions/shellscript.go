@@ -17,6 +17,19 @@ package sessions
 // $1 is the session directory, $2 the nonce; both are cleared before the
 // command runs.
 
+// callerSecretNames is replaced, at each exec, by the names of the
+// caller's secret variables (bash unsets them before it saves its state),
+// and callerSecrets by case patterns _NAME_ for them (sh). See
+// secretPattern.
+const (
+	callerSecretNames = "@CALLER_SECRET_NAMES@"
+	callerSecrets     = "@CALLER_SECRETS@"
+)
+
+// secretNameCase is the same rule as sh case patterns over _NAME_ (upper
+// and lower case spellings; dash cannot change case without forking).
+const secretNameCase = `*[_a-z0-9][Kk][Ee][Yy]_*|*[Ss][Ee][Cc][Rr][Ee][Tt]_*|*[Tt][Oo][Kk][Ee][Nn]_*|*[Pp][Aa][Ss][Ss][Ww][Oo][Rr][Dd]_*|*[Pp][Aa][Ss][Ss][Ww][Dd]_*|*_[Pp][Ww][Dd]_*|*[Cc][Rr][Ee][Dd][Ee][Nn][Tt][Ii][Aa][Ll]*|*_[Aa][Uu][Tt][Hh]_*|*_[Pp][Aa][Tt]_*|*[Cc][Oo][Oo][Kk][Ii][Ee]_*|*_[Ss][Ee][Ss][Ss][Ii][Oo][Nn]_*|_AWS_*|_DATABASE_URL_|_[Nn][Pp][Mm]_[Cc][Oo][Nn][Ff][Ii][Gg]_*[Aa][Uu][Tt][Hh]*`
+
 // stateSaved starts the last line of a complete state dump.
 const stateSaved = "# delta-sessions: state saved "
 
@@ -54,6 +67,7 @@ __delta_save() {
 		# every variable left. The few that cannot be unset (the readonly
 		# BASHOPTS, EUID …, and BASH_SOURCE …) are refused harmlessly when
 		# the state is restored.
+		__delta_unsecret
 		unset -v "${!__delta_@}" "${!BASH_@}" BASH BASHPID _ SHLVL PWD RANDOM SRANDOM SECONDS LINENO HISTCMD FUNCNAME GROUPS DIRSTACK PIPESTATUS EPOCHREALTIME EPOCHSECONDS COMP_WORDBREAKS HOSTNAME HOSTTYPE MACHTYPE OSTYPE
 		declare -p
 		declare -f
@@ -62,6 +76,11 @@ __delta_save() {
 	} 1<> "$__delta_dir/.env.sh.new"
 	exit "$1"
 }
+# Secrets never reach env.sh: the caller's secret variables (named by the
+# Go side, which knows the rule) are unset before the dump, and the Go side
+# drops the lines of any other variable with a secret name as it commits
+# the dump. The next exec gets the caller's secrets from its environment.
+__delta_unsecret() { unset -v ` + callerSecretNames + ` 2>/dev/null; }
 trap '{ __delta_save "$?"; } 2>/dev/null' EXIT
 IFS= read -r -d '' __delta_cmd < "$__delta_dir/.command"
 if [ -n "${__delta_so+set}" ]; then
@@ -93,12 +112,24 @@ __delta_save() {
 		printf '%s\n' '__delta_restore_opts() {'; set +o; printf '%s\n' ':' '}'
 		set +eu
 		if [ "$PWD" != "$__delta_wd" ]; then printf '%s\n' "$PWD" >| "$__delta_dir/.work_dir.txt.new"; __delta_cd=" cd"; fi
+		__delta_unsecret
 		set
 		export -p
 		alias | sed 's/^/alias /'
 		printf '%s\n' "` + stateSaved + `$__delta_nonce$__delta_cd"
 	} 1<> "$__delta_dir/.env.sh.new"
 	exit "$__delta_rc"
+}
+# dash has neither name listing nor regular expressions: the names come
+# from set's output, and case patterns approximate the secret rule.
+__delta_unsecret() {
+	for __delta_v in $(set | sed -n 's/^\([A-Za-z_][A-Za-z0-9_]*\)=.*/\1/p'); do
+		case _${__delta_v}_ in ` + callerSecrets + `) unset -v "$__delta_v" 2>/dev/null; continue ;; esac
+		case _${__delta_v}_ in
+		_PWD_|_OLDPWD_|___delta_*) ;;
+		` + secretNameCase + `) unset -v "$__delta_v" 2>/dev/null ;;
+		esac
+	done
 }
 trap '{ __delta_save "$?"; } 2>/dev/null' EXIT
 if command -v __delta_restore_opts >/dev/null; then __delta_restore_opts 2>/dev/null; fi
