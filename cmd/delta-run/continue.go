@@ -83,7 +83,7 @@ func (c *ContinueCmd) Run() error {
 	if override == "" {
 		override = meta.LLM
 	}
-	provider, llmConfig, err := newProvider(a, override, workDir)
+	provider, llmConfig, providerEnv, err := newProviderEnv(a, override, workDir)
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func (c *ContinueCmd) Run() error {
 	if err := writeMetadata(runDir, meta); err != nil {
 		return err
 	}
-	return drive(driveOpts{ctx: ctx, agent: a, meta: meta, runDir: runDir, provider: provider, llmConfig: llmConfig,
+	return drive(driveOpts{ctx: ctx, agent: a, meta: meta, runDir: runDir, provider: provider, llmConfig: llmConfig, providerEnv: providerEnv,
 		message: message, interactive: c.Interactive, verbose: c.Verbose, format: c.Format, io: io})
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/provider"
+	"github.com/deltakit/delta/lib/redact"
 	"github.com/deltakit/delta/lib/runs"
 	pluginhost "github.com/deltakit/delta/plugins/host"
 )
@@ -25,12 +26,15 @@ import (
 // driveOpts is what drive needs to run the engine over an existing run.
 type driveOpts struct {
 	// ctx is cancelled by the stop signals (stopContext).
-	ctx         context.Context
-	agent       *agent.Agent
-	meta        *runs.Metadata
-	runDir      string
-	provider    llm.Provider
-	llmConfig   agent.LLMConfig // resolved: --llm and DELTA_MODEL applied
+	ctx       context.Context
+	agent     *agent.Agent
+	meta      *runs.Metadata
+	runDir    string
+	provider  llm.Provider
+	llmConfig agent.LLMConfig // resolved: --llm and DELTA_MODEL applied
+	// providerEnv is what the provider read (the environment and .env
+	// files, as NAME=value): its secrets are redacted too.
+	providerEnv []string
 	message     string
 	interactive bool
 	verbose     bool
@@ -60,7 +64,12 @@ func drive(o driveOpts) error {
 
 	run := engine.RunInfo{RunID: o.meta.RunID, RunDir: o.runDir, JournalPath: filepath.Join(o.runDir, engine.JournalFile),
 		AgentHome: o.agent.Home, WorkDir: o.meta.WorkDir, Agent: o.agent}
-	tools := engine.Toolbox(engine.NewCommandTools(o.agent, os.Environ()))
+	// Secret values of the environment and of the provider's settings
+	// (.env files) are redacted from what the run writes and sends.
+	redactor := redact.FromEnv(os.Environ(), o.providerEnv)
+	commandTools := engine.NewCommandTools(o.agent, os.Environ())
+	commandTools.Redact = redactor
+	tools := engine.Toolbox(commandTools)
 	// Plugins (agent.yaml plugins:, hook plugins): one process each for the
 	// run, stopped when it ends. Local tools win over plugin tools.
 	plugins, err := pluginhost.New(o.agent.Plugins, pluginhost.Options{Stderr: o.io.err, Verbose: o.verbose, Env: agent.FilterEnv(os.Environ(), o.agent.Env)})
@@ -85,7 +94,7 @@ func drive(o driveOpts) error {
 	e := &engine.Engine{Run: run, Journal: j, Provider: o.provider, Context: cb,
 		Hooks: hooks.New(o.agent, hooks.Options{Stderr: o.io.err, Plugin: plugins.Hook}), Tools: tools, Params: provider.ParamsOf(o.llmConfig),
 		MaxIterations: o.meta.MaxIterations, Interactive: o.interactive, Message: o.message,
-		Observe: show.event, Log: logger}
+		Observe: show.event, Log: logger, Redact: redactor}
 	if o.interactive {
 		e.Asker = &terminalAsker{in: o.io.in, out: o.io.err, shown: show.showed}
 	}

@@ -23,15 +23,27 @@ const modelVar = "DELTA_MODEL"
 // errNoModel: a real provider was chosen with no usable model name.
 var errNoModel = errors.New("no model for the provider")
 
-// newProvider builds the model provider: the agent's llm block, possibly
-// overridden by --llm PROVIDER[:ARG], with keys from the .env chain of
-// seeds/000 §2.6.7 (never passed to tools). It also returns the resolved
-// llm block (provider and model as used).
-func newProvider(a *agent.Agent, override, workDir string) (llm.Provider, agent.LLMConfig, error) {
+// newProviderEnv builds the model provider: the agent's llm block,
+// possibly overridden by --llm PROVIDER[:ARG], with keys from the .env
+// chain (never passed to tools). It also returns the resolved llm block
+// (provider and model as used) and the variables the provider read
+// (environment and .env files, as NAME=value), whose secrets the run
+// redacts.
+func newProviderEnv(a *agent.Agent, override, workDir string) (llm.Provider, agent.LLMConfig, []string, error) {
 	env, err := provider.LoadEnv(workDir, a.Home, os.Environ())
 	if err != nil {
-		return nil, agent.LLMConfig{}, cli.WithCode(cli.ExitConfig, "", err)
+		return nil, agent.LLMConfig{}, nil, cli.WithCode(cli.ExitConfig, "", err)
 	}
+	environ := make([]string, 0, len(env))
+	for k, v := range env {
+		environ = append(environ, k+"="+v)
+	}
+	p, cfg, err := providerFrom(a, override, env)
+	return p, cfg, environ, err
+}
+
+// providerFrom resolves the provider of a (with --llm override) from env.
+func providerFrom(a *agent.Agent, override string, env map[string]string) (llm.Provider, agent.LLMConfig, error) {
 	cfg, err := resolveLLM(a.LLM, override, env)
 	if err != nil {
 		return nil, cfg, err

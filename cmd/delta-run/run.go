@@ -69,7 +69,7 @@ func (c *RunCmd) Run() error {
 	if err != nil {
 		return err
 	}
-	provider, llmConfig, err := newProvider(a, c.LLM, workDir)
+	provider, llmConfig, providerEnv, err := newProviderEnv(a, c.LLM, workDir)
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func (c *RunCmd) Run() error {
 		return err
 	}
 	defer unlock()
-	err = drive(driveOpts{ctx: ctx, agent: a, meta: meta, runDir: runDir, provider: provider, llmConfig: llmConfig,
+	err = drive(driveOpts{ctx: ctx, agent: a, meta: meta, runDir: runDir, provider: provider, llmConfig: llmConfig, providerEnv: providerEnv,
 		message: c.Message, interactive: c.Interactive, verbose: c.Verbose, format: c.Format, io: io})
 	if err != nil && neverStarted(runDir) {
 		// Refused before its first event (a plugin that does not start, a

@@ -180,6 +180,11 @@ func (e *Engine) runCall(ctx context.Context, it int, call llm.ToolCall) (*Outco
 			res = ToolOutcome{IsError: true, ExitCode: -1, Observation: fmt.Sprintf("error: %v", err)}
 		}
 	}
+	// A tool may print a secret it found (a file, a config): what the
+	// journal, the hooks, the live stream and the model see has it
+	// redacted.
+	res.Observation, res.Stdout, res.Stderr = e.Redact.String(res.Observation), e.Redact.String(res.Stdout), e.Redact.String(res.Stderr)
+	res.Data = e.Redact.Bytes(res.Data)
 	e.Log.Printf("iteration %d: %s (%s) exit %d, error %t, %d ms", it, call.Name, call.ID, res.ExitCode, res.IsError, res.DurationMS)
 	interrupted := ctx.Err() != nil
 	if interrupted {

@@ -13,6 +13,7 @@ import (
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/execute"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/redact"
 	"github.com/deltakit/delta/lib/tool"
 )
 
@@ -35,6 +36,9 @@ type CommandTools struct {
 	tools   []tool.Tool
 	env     []string
 	timeout time.Duration
+	// Redact, when set, replaces secret values in the output files of
+	// each call's record.
+	Redact *redact.Redactor
 }
 
 // NewCommandTools returns the toolbox of a's tools. environ is the process
@@ -155,6 +159,7 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 		spec.Stdin = []byte(*built.Stdin)
 	}
 	res, runErr := execute.Run(ctx, spec)
+	c.redactOutput(spec.OutputDir)
 	rec := execRecord{CallID: callID, ToolName: name, Args: args, Argv: built.Argv, Stdin: built.Stdin, Dir: run.WorkDir,
 		StartedAt: started, DurationMS: res.Duration.Milliseconds(), TimeoutMS: timeout.Milliseconds(),
 		ExitCode: res.ExitCode, Signal: res.Signal, TimedOut: res.TimedOut, Canceled: res.Canceled,
@@ -186,6 +191,30 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 	}
 	out.RecordPath = rel
 	return out, nil
+}
+
+// maxRedactedLog is the largest output file whose secrets are redacted
+// in place; larger ones are left as the tool wrote them.
+const maxRedactedLog = 64 << 20
+
+// redactOutput replaces secret values in the output files of a call's
+// record (stdout.log, stderr.log).
+func (c *CommandTools) redactOutput(dir string) {
+	if c.Redact == nil {
+		return
+	}
+	for _, name := range []string{"stdout.log", "stderr.log"} {
+		p := filepath.Join(dir, name)
+		fi, err := os.Stat(p)
+		if err != nil || fi.Size() == 0 || fi.Size() > maxRedactedLog {
+			continue
+		}
+		data, err := os.ReadFile(p)
+		if err != nil || !c.Redact.Contains(data) {
+			continue
+		}
+		_ = os.WriteFile(p, c.Redact.Bytes(data), fi.Mode().Perm())
+	}
 }
 
 // formatObservation is what the model reads of a finished command: stdout,

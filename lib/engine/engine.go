@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/deltakit/delta/lib/agent"
 	"io"
 	"log"
 	"sync"
 	"time"
+
+	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/redact"
 
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
@@ -59,6 +61,9 @@ type Engine struct {
 	// Observe, when set, sees every event as it is journaled (the live
 	// stream on stderr).
 	Observe func(ev journal.Event)
+	// Redact replaces secret values in what the engine journals and sends:
+	// tool results and the requests to the model. nil redacts nothing.
+	Redact *redact.Redactor
 	// Log is engine.log; nil discards.
 	Log *log.Logger
 	// OnIteration is called when an iteration starts (metadata updates).
@@ -209,6 +214,11 @@ func (e *Engine) think(ctx context.Context, it int) (llm.Response, *Outcome, err
 		}
 		out, jerr := e.fail(ctx, it, ErrTypeContext, fmt.Errorf("build context: %w", err))
 		return llm.Response{}, out, jerr
+	}
+	for i := range msgs {
+		// A context file or generator may hold a secret the journal never
+		// did: the model, the hooks and the record get it redacted.
+		msgs[i].Content = e.Redact.String(msgs[i].Content)
 	}
 	req := llm.Request{Params: e.Params, Messages: msgs, Tools: e.toolSpecs(), Turn: it - 1}
 	// Encoded once: the hook's payload and the io/invocations record.

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/llm/llmtest"
+)
+
+// TestSecretsRedacted: a tool that finds secret values (in a file of the
+// workspace, as one might in a config) and prints them, and a context file
+// holding one, never put them into anything the run writes or sends: no
+// file under .delta/, no request the model received, neither stdout nor
+// stderr. [REDACTED:NAME] stands in their place.
+func TestSecretsRedacted(t *testing.T) {
+	const apiKey = "sk-canary-api-key-0123456789"
+	const token = "canary-service-token-0123456789"
+	srv := llmtest.NewServer(t)
+	srv.ReplyToolCalls(tc("read_config", `{}`))
+	srv.ReplyToolCalls(tc("read_config", `{}`))
+	srv.ReplyText("done")
+	agentDir := writeAgent(t, "llm:\n  model: test-model\ntools:\n"+
+		"  - name: read_config\n    shell: 'cat config.txt; echo \"stderr: $(cat config.txt)\" >&2'\n",
+		map[string]string{"context.yaml": "sources:\n  - type: file\n    path: '${CWD}/notes.md'\n  - type: journal\n"})
+	ws := t.TempDir()
+	config := "api_key=" + apiKey + "\nservice_token=" + token + "\n"
+	if err := os.WriteFile(filepath.Join(ws, "config.txt"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "notes.md"), []byte("the token is "+token+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"DELTA_BASE_URL=" + srv.URL, "DELTA_API_KEY=" + apiKey, "MY_SERVICE_TOKEN=" + token}
+	stdout, stderr, code := runDelta(t, env, "run", "-v", "--agent", agentDir, "-w", ws, "-m", "read the config", "--run-id", "r", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	check := func(where, text string) {
+		t.Helper()
+		for _, canary := range []string{apiKey, token} {
+			if strings.Contains(text, canary) {
+				t.Errorf("%s contains the secret %s", where, canary)
+			}
+		}
+	}
+	check("stdout", stdout)
+	check("stderr", stderr)
+	for i, r := range srv.Requests() {
+		check("request "+string(rune('1'+i))+" to the model", string(r.Body))
+	}
+	sawRedacted := false
+	err := filepath.WalkDir(filepath.Join(ws, ".delta"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		check(p, string(data))
+		sawRedacted = sawRedacted || strings.Contains(string(data), "[REDACTED:MY_SERVICE_TOKEN]")
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sawRedacted {
+		t.Error("no file under .delta shows [REDACTED:MY_SERVICE_TOKEN]")
+	}
+	last := srv.Requests()[len(srv.Requests())-1]
+	var sawTool, sawContext bool
+	for _, m := range last.Messages {
+		sawTool = sawTool || (m.Role == llm.RoleTool && strings.Contains(m.Content, "service_token=[REDACTED:MY_SERVICE_TOKEN]"))
+		sawContext = sawContext || strings.Contains(m.Content, "the token is [REDACTED:MY_SERVICE_TOKEN]")
+	}
+	if !sawTool || !sawContext {
+		t.Errorf("the model's last request lacks the redacted tool output (%v) or context file (%v)", sawTool, sawContext)
+	}
+}
