@@ -174,8 +174,13 @@ func exitFor(o driveOpts, out engine.Outcome) error {
 			Err: fmt.Errorf("run %s stopped; resume with: delta continue --run-id %s -w %s", id, id, ws)}
 	default:
 		msg := "unknown error"
-		if out.Error != nil {
+		switch {
+		case out.Error != nil && out.Error.Type == engine.ErrTypeEngine:
 			msg = out.Error.Type + ": " + out.Error.Message
+		case out.Error != nil:
+			// The live stream showed the journaled ERROR just above: the
+			// message is not repeated.
+			msg = out.Error.Type + " (the error is shown above)"
 		}
 		return cli.Errorf(cli.ExitFailed, fmt.Sprintf("see %s; retry with: delta continue --run-id %s -w %s -m \"…\"",
 			filepath.Join(ws, runs.ControlDir, id, engine.JournalFile), id, ws), "run %s failed: %s", id, msg)
