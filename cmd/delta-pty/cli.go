@@ -38,7 +38,7 @@ A detached holder process (its own session; this binary re-executed) owns the ps
 
 read prints the output since the previous read with escape sequences stripped, as the line would look on the terminal: CR LF becomes LF; a bare CR returns to the start of the line (of its row, when a long line wrapped at the terminal width) and what follows overwrites it, so "abcdef\rXY" reads "XYcdef"; backspace at the end of a line erases, cursor left/right and erase-in-line are followed. Each session has one read cursor. The scrollback keeps the last 1 MiB: when unread output was dropped, the text starts with "[… N bytes of older output dropped …]". read --screen prints the terminal screen as plain text, trailing blanks trimmed, which is what full-screen programs need. read --raw prints the bytes as written. --until REGEX waits until the output (with --screen, the screen) matches the Go regular expression; --idle DURATION waits until the program has written nothing for that long; --timeout DURATION caps either wait (default 10s). In --until, ^ and $ match at the start and end of every line ((?m) is implied). Without --until or --idle read returns at once. write --read and keys --read do the write and return what followed it (output from before the write that was never read is skipped), honouring the same flags; without --until or --idle they wait until the program has been quiet for 300ms (at most 5s, or --timeout). Right after start, first read --until the prompt: text written before the program is ready is echoed before its prompt.
 
-read prints {"output": "...", "matched": false, "timed_out": false, "exited": false, "exit_code": null} (exited and exit_code once the program has ended); --text prints only the output. start, write, keys, end and list print JSON; errors print {"error": "...", "hint": "..."} on stdout with a non-zero exit status, and a line on stderr.
+read prints {"output": "...", "matched": false, "timed_out": false, "exited": false, "exit_code": null} (exited and exit_code once the program has ended); --text prints only the output, and exits 1 with a message on stderr when --until did not match before the timeout. start, write, keys, end and list print JSON; errors print {"error": "...", "hint": "..."} on stdout with a non-zero exit status, and a line on stderr.
 
 write types its text exactly (arguments joined with spaces, else stdin); a newline submits a line as Enter would, or add --enter. keys presses named keys: Enter, Tab, Esc, Space, Backspace, Delete, Insert, Up, Down, Left, Right, Home, End, PageUp, PageDown, F1 to F12, and C-a to C-z (Ctrl; also C-@ C-[ C-\ C-] C-^ C-_); names are case-insensitive and arrow keys follow the application cursor mode the program has set.
 
@@ -124,8 +124,15 @@ func (f *readFlags) options() *pty.ReadOptions {
 
 func (f *readFlags) print(w io.Writer, r *pty.ReadResult) error {
 	if f.Text {
-		_, err := io.WriteString(w, r.Output)
-		return err
+		if _, err := io.WriteString(w, r.Output); err != nil {
+			return err
+		}
+		if f.Until != "" && !r.Matched && r.TimedOut {
+			// Plain text has no "matched": the exit status says it.
+			return cli.Errorf(cli.ExitFailed, "the output so far is above; read again, or wait longer with --timeout",
+				"--until %q did not match before the timeout", f.Until)
+		}
+		return nil
 	}
 	return jsonout.Print(w, r)
 }
@@ -202,7 +209,7 @@ func writeAndRead(w io.Writer, st *pty.Store, id string, data []byte, readBack b
 
 type keysCmd struct {
 	ID       string   `arg:"" name:"session_id" help:"Session id from start."`
-	Keys     []string `arg:"" name:"key" help:"Keys to press: Enter, Tab, Esc, Space, Backspace, Delete, Insert, Up, Down, Left, Right, Home, End, PageUp, PageDown, F1–F12, C-a … C-z."`
+	Keys     []string `arg:"" name:"key" help:"Keys to press: Enter, Tab, Esc, Space, Backspace, Delete, Insert, Up, Down, Left, Right, Home, End, PageUp, PageDown, F1–F12, C-a … C-z, or any single character (q, y, :)."`
 	ReadBack bool     `name:"read" help:"Then read, as the read command does, with the read flags below."`
 	readFlags
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // ErrUnknownKey is returned for a key name Keys does not know.
@@ -33,7 +34,7 @@ var appCursorKeys = map[string]string{
 
 // Keys returns the bytes a terminal sends for the named keys, in order;
 // appCursor selects application cursor mode. Names are case-insensitive;
-// C-x is Ctrl+x.
+// C-x is Ctrl+x; a single character stands for itself.
 func Keys(names []string, appCursor bool) ([]byte, error) {
 	var out []byte
 	for _, n := range names {
@@ -65,5 +66,9 @@ func key(name string) (string, error) {
 			return string(rune(c - '@')), nil
 		}
 	}
-	return "", fmt.Errorf("%w %q (known: %s)", ErrUnknownKey, name, KeyNames)
+	if utf8.RuneCountInString(name) == 1 {
+		// A single character is that key: keys q, keys y, keys :
+		return name, nil
+	}
+	return "", fmt.Errorf("%w %q (known: %s, or any single character)", ErrUnknownKey, name, KeyNames)
 }
