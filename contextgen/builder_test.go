@@ -230,10 +230,11 @@ func TestComputedFileGenerator(t *testing.T) {
 	run := testRun(t, nil, src)
 	t.Setenv("DEMO_API_KEY", "sk-secret")
 	writeFile(t, filepath.Join(run.AgentHome, "gen.sh"), `#!/bin/sh
-out=.delta/context_artifacts/summary.md
+out=$OUTPUT_PATH
 mkdir -p "$(dirname $out)"
 {
   echo "arg=$1"
+  echo "agent_home=$AGENT_HOME run_dir=$RUN_DIR"
   echo "pwd=$(pwd)"
   echo "run=$DELTA_RUN_ID"
   echo "home=$DELTA_AGENT_HOME"
@@ -247,7 +248,7 @@ mkdir -p "$(dirname $out)"
 		t.Fatal(err)
 	}
 	want := "# Context Block: env\n\n" + strings.Join([]string{
-		"arg=" + run.WorkDir, "pwd=" + run.WorkDir, "run=r1", "home=" + run.AgentHome,
+		"arg=" + run.WorkDir, "agent_home=" + run.AgentHome + " run_dir=" + run.RunDir, "pwd=" + run.WorkDir, "run=r1", "home=" + run.AgentHome,
 		"cwd=" + run.WorkDir, "journal=" + run.JournalPath, "secret=filtered"}, "\n") + "\n"
 	if len(got) != 1 {
 		t.Fatalf("Build() = %d messages, want 1", len(got))

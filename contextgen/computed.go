@@ -55,7 +55,7 @@ func (b *Builder) computedSource(ctx context.Context, run engine.RunInfo, src ag
 	if err := os.Remove(outPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return Part{}, fmt.Errorf("remove the previous output %q before running the generator: %w", outPath, err)
 	}
-	if err := runGenerator(ctx, argv, run, generatorEnv(b.environ(run.Agent), run), timeout); err != nil {
+	if err := runGenerator(ctx, argv, run, generatorEnv(b.environ(run.Agent), run, outPath), timeout); err != nil {
 		return Part{}, err
 	}
 	content, ok, err := readMaybe(outPath, src.OnMissing)
@@ -71,16 +71,20 @@ func (b *Builder) computedSource(ctx context.Context, run engine.RunInfo, src ag
 	return textPart(src, content), nil
 }
 
-// generatorEnv is the inherited environment plus the variables of
-// seeds/000 §2.4.3. DELTA_RUN_ID is the run's id; DELTA_RUN_DIR its
-// directory.
-func generatorEnv(environ []string, run engine.RunInfo) []string {
+// generatorEnv is the inherited environment plus the run's variables:
+// DELTA_RUN_ID, DELTA_RUN_DIR (and RUN_DIR), DELTA_AGENT_HOME (and
+// AGENT_HOME), DELTA_CWD, JOURNAL_PATH, and OUTPUT_PATH, the file the
+// generator writes.
+func generatorEnv(environ []string, run engine.RunInfo, outPath string) []string {
 	return append(append([]string(nil), environ...),
 		"DELTA_RUN_ID="+run.RunID,
 		"DELTA_RUN_DIR="+run.RunDir,
+		"RUN_DIR="+run.RunDir,
 		"DELTA_AGENT_HOME="+run.AgentHome,
+		"AGENT_HOME="+run.AgentHome,
 		"DELTA_CWD="+run.WorkDir,
 		"JOURNAL_PATH="+run.JournalPath,
+		"OUTPUT_PATH="+outPath,
 	)
 }
 

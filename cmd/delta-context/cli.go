@@ -21,7 +21,7 @@ func (CLI) Help() string {
 
 Run selection: with --run-id the run's journal names its agent and workspace; without it the most recent run in the workspace (-w, default the current directory) is used; with --agent and no run, the context is built with an empty journal.
 
-Generators of computed_file sources run exactly as the engine runs them (in the workspace, with DELTA_RUN_ID, DELTA_AGENT_HOME, DELTA_CWD and JOURNAL_PATH set), so their output files are rewritten.
+Generators of computed_file sources run exactly as the engine runs them (in the workspace, with DELTA_RUN_ID, DELTA_RUN_DIR, DELTA_AGENT_HOME, DELTA_CWD, JOURNAL_PATH and OUTPUT_PATH set), so their output files are rewritten.
 
 Sources (man 5 delta-agent, CONTEXT): file and computed_file contents become system messages "# Context Block: ID" followed by the content; the journal source becomes the native conversation (user, assistant with tool calls, tool results), the last max_iterations iterations of it with every user message kept. A source's max_tokens cuts it to fit (4 characters per token) with a visible marker.
 

@@ -32,7 +32,7 @@ type CLI struct {
 
 // Help is the description at the top of --help and the man page.
 func (CLI) Help() string {
-	return `delta-pty runs interactive programs (bash, vi, less, top, curses applications) in pseudo-terminals for agents and people. These are the experimental PTY sessions of seeds/000 §2.3.1, with the two reasons they were deprecated fixed: reads are plain text or the rendered screen, never raw escape codes, and a read waits for the program instead of the agent sleeping and polling. For plain command execution prefer delta-sessions.
+	return `delta-pty runs interactive programs (bash, vi, less, top, curses applications) in pseudo-terminals for agents and people. Unlike the experimental PTY sessions of the original Delta Engine design, the two reasons those were deprecated are fixed: reads are plain text or the rendered screen, never raw escape codes, and a read waits for the program instead of the agent sleeping and polling. For plain command execution prefer delta-sessions.
 
 A detached holder process (its own session; this binary re-executed) owns the pseudo-terminal (creack/pty), 1 MiB of scrollback, a terminal emulator (hinshun/vt10x) and a unix socket in the session directory. The program runs with TERM=xterm-256color in a COLSxROWS terminal (default 80x24).
 
