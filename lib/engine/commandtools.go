@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -170,7 +171,7 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 		out.ExitCode, rec.ExitCode = 127, 127
 		out.IsError = true
 		out.Observation = fmt.Sprintf("error: could not start %s: %v", name, runErr)
-		if !errors.Is(runErr, os.ErrNotExist) && !strings.Contains(runErr.Error(), "not found") {
+		if !errors.Is(runErr, os.ErrNotExist) && !errors.Is(runErr, exec.ErrNotFound) && !strings.Contains(runErr.Error(), "not found") {
 			out.ExitCode, rec.ExitCode = -1, -1
 		}
 	} else {

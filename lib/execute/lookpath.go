@@ -1,6 +1,7 @@
 package execute
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -20,7 +21,8 @@ func lookPath(name, dir string, env []string) (string, error) {
 			p = filepath.Join(dir, p)
 		}
 		if err := isExecutable(p); err != nil {
-			return "", &exec.Error{Name: name, Err: fmt.Errorf("%w: %w", exec.ErrNotFound, err)}
+			abs, _ := filepath.Abs(p)
+			return "", &notRunnable{path: abs, err: err}
 		}
 		return filepath.Abs(p)
 	}
@@ -45,11 +47,38 @@ func isExecutable(p string) error {
 	if err != nil {
 		return err
 	}
-	if fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
+	if fi.IsDir() {
+		return errIsDir
+	}
+	if fi.Mode().Perm()&0o111 == 0 {
 		return fs.ErrPermission
 	}
 	return nil
 }
+
+var errIsDir = errors.New("is a directory")
+
+// notRunnable is a command named by its path that cannot run: it says
+// what to do about it ("not executable: chmod +x PATH"). It matches
+// exec.ErrNotFound and the cause.
+type notRunnable struct {
+	path string
+	err  error
+}
+
+func (e *notRunnable) Error() string {
+	switch {
+	case errors.Is(e.err, fs.ErrNotExist):
+		return "no such file: " + e.path
+	case errors.Is(e.err, errIsDir):
+		return e.path + " is a directory, not a program"
+	case errors.Is(e.err, fs.ErrPermission):
+		return "not executable: chmod +x " + e.path
+	}
+	return fmt.Sprintf("cannot run %s: %v", e.path, e.err)
+}
+
+func (e *notRunnable) Unwrap() []error { return []error{exec.ErrNotFound, e.err} }
 
 // envLookup finds the last NAME=value of env, as getenv would.
 func envLookup(env []string, name string) (string, bool) {
