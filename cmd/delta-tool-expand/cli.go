@@ -34,7 +34,7 @@ type CLI struct {
 func (CLI) Help() string {
 	return `delta-tool-expand loads an agent exactly as delta-run does (agent.yaml, imports, hooks.yaml, context.yaml) and prints every tool after imports are merged, in the expanded form: each tool as command: (the fixed argv) plus parameters:, each parameter with its type, whether it is required, its default, how it is injected (inject_as: argument, stdin or option) and, for arguments, its position. An exec: tool shows its argv with ${name} where a value goes (inside that one element, never re-split); a shell: tool shows sh -c SCRIPT -- with the script using "$1", "$2" …, so you can check the quoting; raw: true marks a ${name:raw} value the script uses unquoted. Plugin tools are listed with plugin: NAME and no argv; to list them, delta-tool-expand runs delta-plugin (found next to it, then on PATH), which starts each plugin once with its checksum verified.
 The expanded form is itself valid agent.yaml: its command: tools pasted into tools: load back and build the same calls (see delta-agent(5), TOOLS); plugin tools come from plugins: instead.
-With --call TOOL --args JSON it prints {"argv": [...], "stdin": "..." | null}: exactly what would be executed, without running it. With --schema it prints the JSON Schemas the model sees. With --check it validates only: besides load problems it finds what would break a run, a hook or generator script that is missing or not executable, a hook naming a plugin agent.yaml does not list, a jq generator that does not compile (exit 126), and warns of programs not on PATH. Load problems are listed as file:line:column: message, each with a hint. Deprecation warnings go to stderr. The tool syntax is documented in delta-agent(5).
+With --call TOOL --args JSON it prints {"argv": [...], "stdin": "..." | null}: exactly what would be executed, without running it. With --schema it prints the JSON Schemas the model sees. With --check it validates only: besides load problems it finds what would break a run, a hook or generator script that is missing or not executable, a hook naming a plugin agent.yaml does not list, a jq generator that does not compile, a plugin that is missing or whose binary no longer has its locked checksum (exit 126), and warns of programs not on PATH and of local tools that hide a plugin's tool. Load problems are listed as file:line:column: message, each with a hint. Deprecation warnings go to stderr. The tool syntax is documented in delta-agent(5).
 Exit codes: 0 ok; 1 the --call arguments or tool name are wrong; 2 bad command line; 126 the agent does not load (every problem is listed on stderr).`
 }
 
@@ -61,6 +61,15 @@ func (c *CLI) Run(ctx *kong.Context) error {
 	case c.Check:
 		if err := lint(a, stderr); err != nil {
 			return err
+		}
+		// Plugins start once, as in a run: a missing binary or a checksum
+		// that no longer matches is a configuration error now.
+		_, shadowed, err := pluginToolsShadowed(a, stderr)
+		if err != nil {
+			return err
+		}
+		for _, s := range shadowed {
+			fmt.Fprintf(stderr, "[WARNING] local tool %s hides the plugin's tool of that name\n", s)
 		}
 		fmt.Fprintf(stderr, "delta-tool-expand: ok: agent %s, %d tools\n", a.Name, len(a.Tools))
 		return nil

@@ -45,23 +45,32 @@ type toolsReply struct {
 // verified, as delta-run does) and list the tools they add; a local tool of
 // the same name wins, as in a run. Plugins' stderr reaches stderr.
 func pluginTools(a *agent.Agent, stderr io.Writer) ([]pluginTool, error) {
+	tools, _, err := pluginToolsShadowed(a, stderr)
+	return tools, err
+}
+
+// pluginToolsShadowed is pluginTools that also names the plugin tools a
+// local tool of the same name hides, as "TOOL (plugin NAME)".
+func pluginToolsShadowed(a *agent.Agent, stderr io.Writer) ([]pluginTool, []string, error) {
 	if len(a.Plugins) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	reply, err := listPluginTools(a.Plugins, stderr)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []pluginTool
+	var shadowed []string
 	for _, s := range reply.Tools {
 		if slices.ContainsFunc(a.Tools, func(t tool.Tool) bool { return t.Name == s.Name }) {
+			shadowed = append(shadowed, fmt.Sprintf("%s (plugin %s)", s.Name, s.Plugin))
 			continue
 		}
 		var params any
 		_ = json.Unmarshal(s.Parameters, &params)
 		out = append(out, pluginTool{Name: s.Name, Description: s.Description, Plugin: s.Plugin, Parameters: params, raw: s.Parameters})
 	}
-	return out, nil
+	return out, shadowed, nil
 }
 
 // listPluginTools runs `delta-plugin tools` with the plugins entries on
