@@ -39,7 +39,7 @@ Files: sessions live in $DELTA_SESSIONS_DIR, else ./.sessions, one directory per
 
 Working directory: start --cwd needs an existing directory. If the directory a shell session was left in disappears, the next exec runs in the session's start directory (and stays there) with a warning on stderr; if that is gone too, exec fails with a JSON error. A command never runs in the session's own state directory.
 
-Errors are printed as JSON on stdout, {"error": "...", "hint": "..."}, so an agent can read them, and as "delta-sessions: error: …" on stderr.
+Errors are printed once, as JSON on stdout, {"error": "...", "hint": "..."}, so an agent can read them (its tool observation holds stdout and stderr: a second copy on stderr would show every error twice); the exit status is non-zero.
 
 Examples: "delta-sessions start" → {"session_id": "sess_…", "command": "bash", "work_dir": "…", "status": "active"}; "delta-sessions exec sess_… 'cd /tmp; export A=1'"; "echo 'echo $A; pwd' | delta-sessions exec sess_…"; "delta-sessions start --id sess_py python3"; "delta-sessions exec sess_py 'x = 41'"; "delta-sessions exec sess_py 'x + 1'"; "delta-sessions end sess_py". Agents call these as tools: see examples/interactive-shell and examples/python-repl.
 

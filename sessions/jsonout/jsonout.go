@@ -1,7 +1,8 @@
 // Package jsonout is the output side shared by delta-sessions and
 // delta-pty: both print results, session lists and errors as JSON on
-// stdout, because their reader is an agent, and errors also as a line on
-// stderr for the human.
+// stdout, because their reader is an agent. An error is printed once,
+// there: a tool's observation holds its stdout and stderr, so a second
+// copy on stderr would show the agent every error twice.
 package jsonout
 
 import (
@@ -24,9 +25,9 @@ func Print(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// Fail prints err as {"error": …, "hint": …} for the agent, with
-// "status": "dead" when the session's holder is gone, and returns err
-// with the exit code and hint cli prints for the human.
+// Fail prints err as {"error": …, "hint": …}, with "status": "dead"
+// when the session's holder is gone, and returns err with its exit code,
+// silent: nothing more is printed.
 func Fail(w io.Writer, code int, hint string, err error) error {
 	out := map[string]string{"error": err.Error()}
 	if hint != "" {
@@ -36,7 +37,7 @@ func Fail(w io.Writer, code int, hint string, err error) error {
 		out["status"] = sessions.StatusDead
 	}
 	_ = Print(w, out)
-	return cli.WithCode(code, hint, err)
+	return &cli.Error{Code: code, Err: err, Hint: hint, Silent: true}
 }
 
 // ParseErrors is the cli.Run option that prints command-line errors (a
