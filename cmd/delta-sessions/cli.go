@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"time"
@@ -16,11 +17,22 @@ import (
 type CLI struct {
 	cli.ManFlag
 
+	Dir string `name:"dir" placeholder:"DIR" help:"Directory of the sessions (default $DELTA_SESSIONS_DIR, else ./.sessions)."`
+
 	Start startCmd `cmd:"" help:"Start a session and print its id as JSON. COMMAND is bash (default), sh, python3 or node."`
 	Exec  execCmd  `cmd:"" help:"Run a command (argument or stdin) in a session; print stdout, stderr, exit_code and execution_time_ms as JSON."`
 	End   endCmd   `cmd:"" help:"Terminate a session (stops its interpreter, if any)."`
 	List  listCmd  `cmd:"" help:"List sessions as a JSON array."`
 	Hold  holdCmd  `cmd:"" name:"__hold" hidden:"" help:"Run the holder of an interpreter session (internal)."`
+}
+
+// AfterApply makes --dir the sessions directory of every command (and of
+// the holders they start, which read $DELTA_SESSIONS_DIR).
+func (c *CLI) AfterApply() error {
+	if c.Dir != "" {
+		return os.Setenv("DELTA_SESSIONS_DIR", c.Dir)
+	}
+	return nil
 }
 
 // Help is the description at the top of --help and the man page.
@@ -101,11 +113,16 @@ type execCmd struct {
 	Command   []string      `arg:"" optional:"" help:"The command; joined with spaces. Read from stdin when absent."`
 	Timeout   time.Duration `default:"10s" help:"Kill the command after this long (0: no limit)."`
 	MaxOutput int           `name:"max-output" default:"30000" help:"Return at most this many bytes of each of stdout and stderr: the first and last halves, with a marker saying how much was cut (0: no limit)." placeholder:"BYTES"`
+	Text      bool          `help:"Print the command's stdout and stderr as they are, on stdout and stderr, and exit with its exit code, instead of JSON (for people)."`
 
-	In io.Reader `kong:"-"`
+	In     io.Reader `kong:"-"`
+	stderr io.Writer
 }
 
-func (c *execCmd) Run(k *kong.Context) error { return c.run(k.Stdout) }
+func (c *execCmd) Run(k *kong.Context) error {
+	c.stderr = k.Stderr
+	return c.run(k.Stdout)
+}
 
 // run is the exec itself, reached through kong or through fastExec.
 func (c *execCmd) run(stdout io.Writer) error {
@@ -122,7 +139,26 @@ func (c *execCmd) run(stdout io.Writer) error {
 	if err != nil {
 		return classify(stdout, err)
 	}
+	if c.Text {
+		return printText(stdout, c.stderr, res)
+	}
 	return jsonout.Print(stdout, res)
+}
+
+// printText is exec --text: the command's output as it is, and its exit
+// code as ours.
+func printText(stdout, stderr io.Writer, res *sessions.Result) error {
+	if _, err := io.WriteString(stdout, res.Stdout); err != nil {
+		return err
+	}
+	if stderr == nil {
+		stderr = os.Stderr
+	}
+	io.WriteString(stderr, res.Stderr)
+	if res.ExitCode != 0 {
+		return &cli.Error{Code: res.ExitCode, Silent: true, Err: fmt.Errorf("exit code %d", res.ExitCode)}
+	}
+	return nil
 }
 
 type endCmd struct {
