@@ -16,6 +16,7 @@ import (
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/provider"
 	"github.com/deltakit/delta/lib/redact"
@@ -32,6 +33,10 @@ type driveOpts struct {
 	runDir    string
 	provider  llm.Provider
 	llmConfig agent.LLMConfig // resolved: --llm and DELTA_MODEL applied
+	// priorIterations are the iterations the run had before this
+	// invocation (continue), so that the summary's duration and
+	// iteration count describe the same span.
+	priorIterations int
 	// providerEnv is what the provider read (the environment and .env
 	// files, as NAME=value): its secrets are redacted too.
 	providerEnv []string
@@ -88,6 +93,7 @@ func drive(o driveOpts) error {
 	show := newDisplay(o.io.err, o.verbose)
 	if past, err := j.Events(); err == nil {
 		show.remember(past) // sensitive questions asked before a resume
+		o.priorIterations = countThoughts(past)
 	}
 	cb := contextgen.New()
 	cb.Stderr = o.io.err
@@ -224,4 +230,15 @@ func (u *iterationUpdates) update(it int) error {
 func updateIteration(runDir string, m *runs.Metadata) error {
 	m.UpdatedAt = time.Now().UTC()
 	return runs.WriteMetadataNoSync(runDir, m)
+}
+
+// countThoughts counts the iterations (THOUGHT events) of events.
+func countThoughts(events []journal.Event) int {
+	n := 0
+	for _, ev := range events {
+		if ev.Type == journal.Thought {
+			n++
+		}
+	}
+	return n
 }

@@ -115,7 +115,12 @@ func textSummary(o driveOpts, out engine.Outcome, d time.Duration) string {
 	fmt.Fprintf(&b, "Run ID:     %s\n", o.meta.RunID)
 	fmt.Fprintf(&b, "Status:     %s\n", out.Status)
 	fmt.Fprintf(&b, "Duration:   %s\n", humanDuration(d))
-	fmt.Fprintf(&b, "Iterations: %d\n", out.Iterations)
+	if o.priorIterations > 0 {
+		// Duration is this invocation's: so is the count, with the run's.
+		fmt.Fprintf(&b, "Iterations: %d (%d in the whole run)\n", out.Iterations-o.priorIterations, out.Iterations)
+	} else {
+		fmt.Fprintf(&b, "Iterations: %d\n", out.Iterations)
+	}
 	fmt.Fprintf(&b, "Workspace:  %s\n", o.meta.WorkDir)
 	b.WriteString("-------------------\n")
 	switch out.Status {
