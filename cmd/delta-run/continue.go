@@ -57,6 +57,11 @@ func (c *ContinueCmd) Run() error {
 		return err
 	}
 	defer unlock()
+	if imported, err := runs.ImportDeltaEngine(runDir, workDir); err != nil {
+		return err
+	} else if imported {
+		fmt.Fprintf(io.err, "delta-run: converted run %s, written by delta-engine, to Delta's files; the originals are kept with the suffix %s\n", c.RunID, runs.DeltaEngineSuffix)
+	}
 	meta, err := runs.ReadMetadata(runDir) // read under the lock
 	if err != nil {
 		return err
