@@ -16,7 +16,6 @@ import (
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/engine"
-	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/provider"
 	"github.com/deltakit/delta/lib/redact"
@@ -93,7 +92,7 @@ func drive(o driveOpts) error {
 	show := newDisplay(o.io.err, o.verbose)
 	if past, err := j.Events(); err == nil {
 		show.remember(past) // sensitive questions asked before a resume
-		o.priorIterations = countThoughts(past)
+		o.priorIterations = engine.CountThoughts(past)
 	}
 	cb := contextgen.New()
 	cb.Stderr = o.io.err
@@ -230,15 +229,4 @@ func (u *iterationUpdates) update(it int) error {
 func updateIteration(runDir string, m *runs.Metadata) error {
 	m.UpdatedAt = time.Now().UTC()
 	return runs.WriteMetadataNoSync(runDir, m)
-}
-
-// countThoughts counts the iterations (THOUGHT events) of events.
-func countThoughts(events []journal.Event) int {
-	n := 0
-	for _, ev := range events {
-		if ev.Type == journal.Thought {
-			n++
-		}
-	}
-	return n
 }

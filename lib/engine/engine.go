@@ -143,7 +143,7 @@ func (e *Engine) loop(ctx context.Context) (Outcome, error) {
 		if err != nil {
 			return Outcome{}, err
 		}
-		turn := countThoughts(events)
+		turn := CountThoughts(events)
 		if ctx.Err() != nil {
 			return e.outcome(StatusInterrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted by signal"}), nil
 		}
@@ -346,7 +346,7 @@ func (e *Engine) finish(out Outcome) (Outcome, error) {
 func (e *Engine) outcome(status string, rerr *RunError) Outcome {
 	it := e.Run.Iteration
 	if events, err := e.Journal.Events(); err == nil {
-		it = countThoughts(events)
+		it = CountThoughts(events)
 	}
 	// A failure inside an iteration (the model call of iteration 1 gets a
 	// 401) ends in that iteration, though it journaled no THOUGHT.
@@ -459,8 +459,9 @@ func (e *Engine) toolSpecs() []llm.ToolSpec {
 	return append(specs, AskHumanSpec())
 }
 
-// countThoughts is the number of model turns already journaled.
-func countThoughts(events []journal.Event) int {
+// CountThoughts is the number of model turns (iterations) already
+// journaled.
+func CountThoughts(events []journal.Event) int {
 	n := 0
 	for _, ev := range events {
 		if ev.Type == journal.Thought {
