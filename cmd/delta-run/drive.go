@@ -71,9 +71,7 @@ func drive(o driveOpts) error {
 	// Secret values of the environment and of the provider's settings
 	// (.env files) are redacted from what the run writes and sends.
 	redactor := redact.FromEnv(os.Environ(), o.providerEnv)
-	commandTools := engine.NewCommandTools(o.agent, os.Environ())
-	commandTools.Redact = redactor
-	tools := engine.Toolbox(commandTools)
+	tools := engine.Toolbox(engine.NewCommandTools(o.agent, os.Environ()))
 	// Plugins (agent.yaml plugins:, hook plugins): one process each for the
 	// run, stopped when it ends. Local tools win over plugin tools.
 	plugins, err := pluginhost.New(o.agent.Plugins, pluginhost.Options{Stderr: o.io.err, Verbose: o.verbose, Env: agent.FilterEnv(os.Environ(), o.agent.Env)})

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
@@ -185,6 +188,7 @@ func (e *Engine) runCall(ctx context.Context, it int, call llm.ToolCall) (*Outco
 	// redacted.
 	res.Observation, res.Stdout, res.Stderr = e.Redact.String(res.Observation), e.Redact.String(res.Stdout), e.Redact.String(res.Stderr)
 	res.Data = e.Redact.Bytes(res.Data)
+	e.redactRecordOutput(res.RecordPath)
 	e.Log.Printf("iteration %d: %s (%s) exit %d, error %t, %d ms", it, call.Name, call.ID, res.ExitCode, res.IsError, res.DurationMS)
 	interrupted := ctx.Err() != nil
 	if interrupted {
@@ -250,4 +254,30 @@ func orEmptyObject(s string) string {
 		}
 	}
 	return "{}"
+}
+
+// maxRedactedLog is the largest output file whose secrets are redacted
+// in place; larger ones are left as the tool wrote them.
+const maxRedactedLog = 64 << 20
+
+// redactRecordOutput replaces secret values in the output files kept
+// beside a call's record (stdout.log, stderr.log in the folder named like
+// the record), for command and plugin tools alike.
+func (e *Engine) redactRecordOutput(recordPath string) {
+	if e.Redact == nil || recordPath == "" {
+		return
+	}
+	dir := filepath.Join(e.Run.RunDir, strings.TrimSuffix(recordPath, ".json"))
+	for _, name := range []string{"stdout.log", "stderr.log"} {
+		p := filepath.Join(dir, name)
+		fi, err := os.Stat(p)
+		if err != nil || fi.Size() == 0 || fi.Size() > maxRedactedLog {
+			continue
+		}
+		data, err := os.ReadFile(p)
+		if err != nil || !e.Redact.Contains(data) {
+			continue
+		}
+		_ = os.WriteFile(p, e.Redact.Bytes(data), fi.Mode().Perm())
+	}
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/execute"
 	"github.com/deltakit/delta/lib/llm"
-	"github.com/deltakit/delta/lib/redact"
 	"github.com/deltakit/delta/lib/tool"
 )
 
@@ -37,9 +36,6 @@ type CommandTools struct {
 	tools   []tool.Tool
 	env     []string
 	timeout time.Duration
-	// Redact, when set, replaces secret values in the output files of
-	// each call's record.
-	Redact *redact.Redactor
 }
 
 // NewCommandTools returns the toolbox of a's tools. environ is the process
@@ -149,7 +145,7 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 		timeout = time.Duration(t.TimeoutMS) * time.Millisecond
 	}
 	started := time.Now().UTC()
-	base := fmt.Sprintf("%s_%s_%s", started.Format("20060102T150405.000000000Z"), safeName(name), safeName(callID))
+	base := ToolRecordBase(started, name, callID)
 	recDir := filepath.Join(run.RunDir, ToolExecutionsDir)
 	// AGENT_HOME and DELTA_RUN_ID, as delta-engine gave tools: a tool finds
 	// its agent's files, and can keep per-run state apart.
@@ -160,7 +156,6 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 		spec.Stdin = []byte(*built.Stdin)
 	}
 	res, runErr := execute.Run(ctx, spec)
-	c.redactOutput(spec.OutputDir)
 	rec := execRecord{CallID: callID, ToolName: name, Args: args, Argv: built.Argv, Stdin: built.Stdin, Dir: run.WorkDir,
 		StartedAt: started, DurationMS: res.Duration.Milliseconds(), TimeoutMS: timeout.Milliseconds(),
 		ExitCode: res.ExitCode, Signal: res.Signal, TimedOut: res.TimedOut, Canceled: res.Canceled,
@@ -182,40 +177,12 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 		hidden := res.StdoutBytes + res.StderrBytes - int64(len(res.Stdout)+len(res.Stderr))
 		out.Observation = execute.TruncateCaptured(formatObservation(res, timeout), hidden, ObservationMaxChars, ObservationMaxLines)
 	}
-	rel := filepath.Join(ToolExecutionsDir, base+".json")
-	data, _ := json.MarshalIndent(rec, "", "  ")
-	if err := os.MkdirAll(recDir, 0o755); err != nil {
-		return out, fmt.Errorf("create tool execution records: %w", err)
-	}
-	if err := writeRecord(filepath.Join(run.RunDir, rel), append(data, '\n')); err != nil {
-		return out, fmt.Errorf("write tool execution record: %w", err)
+	rel, err := WriteToolRecord(run.RunDir, base, rec)
+	if err != nil {
+		return out, err
 	}
 	out.RecordPath = rel
 	return out, nil
-}
-
-// maxRedactedLog is the largest output file whose secrets are redacted
-// in place; larger ones are left as the tool wrote them.
-const maxRedactedLog = 64 << 20
-
-// redactOutput replaces secret values in the output files of a call's
-// record (stdout.log, stderr.log).
-func (c *CommandTools) redactOutput(dir string) {
-	if c.Redact == nil {
-		return
-	}
-	for _, name := range []string{"stdout.log", "stderr.log"} {
-		p := filepath.Join(dir, name)
-		fi, err := os.Stat(p)
-		if err != nil || fi.Size() == 0 || fi.Size() > maxRedactedLog {
-			continue
-		}
-		data, err := os.ReadFile(p)
-		if err != nil || !c.Redact.Contains(data) {
-			continue
-		}
-		_ = os.WriteFile(p, c.Redact.Bytes(data), fi.Mode().Perm())
-	}
 }
 
 // formatObservation is what the model reads of a finished command: stdout,

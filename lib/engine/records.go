@@ -46,6 +46,28 @@ func invocationRecord(it int, request json.RawMessage, resp llm.Response, callEr
 	return filepath.Join(InvocationsDir, fmt.Sprintf("%s_%d.json", now.Format("20060102T150405.000000000Z"), it)), data, nil
 }
 
+// ToolRecordBase names the record of one tool call, under
+// ToolExecutionsDir: the start time, the tool and the call id, so records
+// sort in time and say what they hold. Command and plugin tools share it.
+func ToolRecordBase(started time.Time, tool, callID string) string {
+	return fmt.Sprintf("%s_%s_%s", started.UTC().Format("20060102T150405.000000000Z"), safeName(tool), safeName(callID))
+}
+
+// WriteToolRecord writes a tool call's record (rec as indented JSON) as
+// ToolExecutionsDir/BASE.json under runDir and returns its path relative
+// to runDir.
+func WriteToolRecord(runDir, base string, rec any) (string, error) {
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("encode tool execution record: %w", err)
+	}
+	rel := filepath.Join(ToolExecutionsDir, base+".json")
+	if err := writeRecordIn(runDir, rel, append(data, '\n')); err != nil {
+		return "", fmt.Errorf("write tool execution record: %w", err)
+	}
+	return rel, nil
+}
+
 // writeRecordIn writes a record at rel under runDir, creating its folder.
 func writeRecordIn(runDir, rel string, data []byte) error {
 	path := filepath.Join(runDir, rel)

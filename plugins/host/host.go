@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/engine"
@@ -20,7 +21,7 @@ import (
 
 // DefaultTimeoutMS bounds a plugin tool call when neither the agent nor
 // Options set a timeout.
-const DefaultTimeoutMS = 60000
+const DefaultTimeoutMS = int(engine.DefaultToolTimeout / time.Millisecond)
 
 // Options configure a Host.
 type Options struct {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -131,16 +133,68 @@ func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 		Name: name, ArgumentsJson: args, Workdir: run.WorkDir, CallId: callID, RunId: run.RunID,
 	})
 	out := engine.ToolOutcome{DurationMS: time.Since(start).Milliseconds()}
+	rec := pluginRecord{CallID: callID, ToolName: name, Plugin: t.plugin[name], Args: args, StartedAt: start.UTC(),
+		DurationMS: out.DurationMS, TimeoutMS: int64(timeout)}
 	switch {
 	case err != nil:
 		out.Observation, out.IsError, out.ExitCode = "error: "+err.Error(), true, 1
+		rec.Error = err.Error()
 	default:
 		out.Observation, out.IsError, out.Data = execute.Truncate(res.Output, MaxObservationChars, 0), res.IsError, res.Data
 		if res.IsError {
 			out.ExitCode = 1
 		}
+		rec.OutputBytes, rec.Data = len(res.Output), json.RawMessage(res.Data)
+		if len(rec.Data) == 0 {
+			rec.Data = nil
+		}
+	}
+	rec.ExitCode, rec.IsError = out.ExitCode, out.IsError
+	if run.RunDir != "" {
+		// The same io/tool_executions record a command tool gets: the
+		// full output beside it, whatever the model was shown.
+		base := engine.ToolRecordBase(start, name, callID)
+		if err == nil {
+			rec.OutputFile = filepath.Join(engine.ToolExecutionsDir, base, "stdout.log")
+			if werr := writeOutput(filepath.Join(run.RunDir, rec.OutputFile), res.Output); werr != nil {
+				return out, werr
+			}
+		}
+		rel, werr := engine.WriteToolRecord(run.RunDir, base, rec)
+		if werr != nil {
+			return out, werr
+		}
+		out.RecordPath = rel
 	}
 	return out, nil
+}
+
+// pluginRecord is the io/tool_executions record of a plugin tool call.
+type pluginRecord struct {
+	CallID      string          `json:"call_id"`
+	ToolName    string          `json:"tool_name"`
+	Plugin      string          `json:"plugin"`
+	Args        json.RawMessage `json:"args"`
+	StartedAt   time.Time       `json:"started_at"`
+	DurationMS  int64           `json:"duration_ms"`
+	TimeoutMS   int64           `json:"timeout_ms"`
+	ExitCode    int             `json:"exit_code"`
+	IsError     bool            `json:"is_error,omitempty"`
+	OutputBytes int             `json:"output_bytes"`
+	OutputFile  string          `json:"output_file,omitempty"`
+	Data        json.RawMessage `json:"data,omitempty"`
+	Error       string          `json:"error,omitempty"`
+}
+
+// writeOutput writes a plugin call's full output, creating its folder.
+func writeOutput(path, output string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("write plugin output record: %w", err)
+	}
+	if err := os.WriteFile(path, []byte(output), 0o644); err != nil {
+		return fmt.Errorf("write plugin output record: %w", err)
+	}
+	return nil
 }
 
 // Close stops the plugin processes when the toolbox owns its Host (made by
