@@ -81,3 +81,33 @@ func TestSecretsRedacted(t *testing.T) {
 		t.Errorf("the model's last request lacks the redacted tool output (%v) or context file (%v)", sawTool, sawContext)
 	}
 }
+
+// TestFailureRedacted: a run that fails on a context file's generator
+// quoting a secret keeps it out of the journal, metadata.json and the
+// result.
+func TestFailureRedacted(t *testing.T) {
+	const token = "canary-failure-token-0123456789"
+	agentDir := writeAgent(t, "llm:\n  provider: scripted\n  script: s.yaml\n",
+		map[string]string{"s.yaml": "turns:\n  - content: done\n",
+			"gen.sh":       "#!/bin/sh\necho \"cannot read: $(cat secret.txt)\" >&2\nexit 3\n",
+			"context.yaml": "sources:\n  - type: computed_file\n    generator: {command: ['sh', '${AGENT_HOME}/gen.sh']}\n    output_path: '${CWD}/out.md'\n  - type: journal\n"})
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "secret.txt"), []byte(token), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runDelta(t, []string{"MY_SERVICE_TOKEN=" + token}, "run", "--agent", agentDir, "-w", ws, "-m", "go", "--run-id", "f", "--format", "json")
+	if code == 0 {
+		t.Fatalf("run succeeded, want a context failure\n%s", stderr)
+	}
+	for where, text := range map[string]string{"stdout": stdout, "stderr": stderr} {
+		if strings.Contains(text, token) {
+			t.Errorf("%s contains the secret:\n%s", where, text)
+		}
+	}
+	for _, name := range []string{"journal.jsonl", "metadata.json"} {
+		data, _ := os.ReadFile(filepath.Join(ws, ".delta", "f", name))
+		if strings.Contains(string(data), token) {
+			t.Errorf("%s contains the secret", name)
+		}
+	}
+}

@@ -303,6 +303,10 @@ func (e *Engine) fail(ctx context.Context, it int, typ string, cause error) (*Ou
 // failDetails is fail with details for the user (what to do next), kept
 // in the ERROR event's error_details and the outcome.
 func (e *Engine) failDetails(ctx context.Context, it int, typ string, cause error, hint string) (*Outcome, error) {
+	// A failure's text may quote what a generator or the endpoint said: it
+	// is redacted once here for the journal, the on_error hook, metadata.json
+	// and the result.
+	cause = errors.New(e.Redact.String(cause.Error()))
 	e.Log.Printf("iteration %d: %s: %v", it, typ, cause)
 	doc := map[string]string{"type": typ}
 	if hint != "" {
