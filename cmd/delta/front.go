@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -107,25 +106,7 @@ func find(bin string) (path, dir string, err error) {
 			self = resolved
 		}
 		dir = filepath.Dir(self)
-		candidate := filepath.Join(dir, bin)
-		if isExecutable(candidate) {
-			return candidate, dir, nil
-		}
 	}
-	path, err = exec.LookPath(bin)
-	if err != nil {
-		return "", dir, err
-	}
-	if abs, err := filepath.Abs(path); err == nil {
-		path = abs
-	}
-	return path, dir, nil
-}
-
-func isExecutable(p string) bool {
-	info, err := os.Stat(p)
-	if err != nil {
-		return false
-	}
-	return info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0
+	path, err = cli.FindCommand(bin)
+	return path, dir, err
 }

@@ -148,5 +148,9 @@ func FindCommand(name string) (string, error) {
 			return p, nil
 		}
 	}
-	return exec.LookPath(name)
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Abs(p)
 }
