@@ -238,3 +238,16 @@ func anthropicResponse(m *anthropic.Message) llm.Response {
 	}
 	return r
 }
+
+// schemaMap decodes a tool's JSON Schema; an absent schema means an object
+// without properties.
+func schemaMap(raw json.RawMessage) (map[string]any, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return map[string]any{"type": "object", "properties": map[string]any{}}, nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("parameters schema is not a JSON object: %w", err)
+	}
+	return m, nil
+}
