@@ -55,6 +55,15 @@ type LLMConfig struct {
 	// Price overrides the built-in price table (llm.Prices) for the
 	// run's cost; nil uses the table.
 	Price *llm.Price
+	// TimeoutMS bounds one model request (each retry gets its own); nil
+	// uses the provider default.
+	TimeoutMS *int64
+	// ContextWindow is the model's context size in tokens; nil uses the
+	// known size of the model, if any (llm.ContextWindowOf).
+	ContextWindow *int64
+	// ReasoningEffort is "", "low", "medium" or "high", mapped per
+	// provider (OpenAI's reasoning_effort, Anthropic's thinking budget).
+	ReasoningEffort string
 }
 
 // EnvConfig controls secret filtering (seeds/001 §4.2).

@@ -10,13 +10,13 @@ import (
 // Keys of agent.yaml and its blocks.
 var (
 	agentKeys  = []string{"name", "version", "description", "llm", "system_prompt", "max_iterations", "tool_timeout_ms", "env", "imports", "tools", "plugins", "lifecycle_hooks", "hooks"}
-	llmKeys    = []string{"provider", "model", "base_url", "script", "temperature", "max_tokens", "top_p", "frequency_penalty", "presence_penalty", "stop", "seed", "price"}
+	llmKeys    = []string{"provider", "model", "base_url", "script", "temperature", "max_tokens", "top_p", "frequency_penalty", "presence_penalty", "stop", "seed", "price", "timeout_ms", "context_window", "reasoning_effort"}
 	envKeys    = []string{"passthrough", "deny", "inherit_secrets"}
 	pluginKeys = []string{"name", "path", "tools", "config", "allow_path"}
 	providers  = []string{"openai", "anthropic", "scripted"}
 	// passThroughKeys are well-known provider parameters that look like
 	// typos of llmKeys but are not.
-	passThroughKeys = []string{"top_k", "n", "user", "logprobs", "top_logprobs", "logit_bias", "response_format", "reasoning_effort", "parallel_tool_calls", "tool_choice", "service_tier", "max_completion_tokens", "metadata"}
+	passThroughKeys = []string{"top_k", "n", "user", "logprobs", "top_logprobs", "logit_bias", "response_format", "parallel_tool_calls", "tool_choice", "service_tier", "max_completion_tokens", "metadata"}
 )
 
 // decodeAgent fills a from agent.yaml (or config.yaml) and returns the
@@ -113,6 +113,18 @@ func (l *loader) decodeLLM(d *doc, fl field, a *Agent) {
 	}
 	a.LLM.Seed = d.intPtr(f["seed"], "llm.seed")
 	a.LLM.Price = decodePrice(d, f["price"])
+	a.LLM.TimeoutMS = d.intPtr(f["timeout_ms"], "llm.timeout_ms")
+	if t := a.LLM.TimeoutMS; t != nil && *t <= 0 {
+		d.problem(f["timeout_ms"].value, ErrInvalid, "for example  timeout_ms: 600000  (ten minutes)", "llm.timeout_ms must be a positive number of milliseconds")
+	}
+	a.LLM.ContextWindow = d.intPtr(f["context_window"], "llm.context_window")
+	if w := a.LLM.ContextWindow; w != nil && *w <= 0 {
+		d.problem(f["context_window"].value, ErrInvalid, "for example  context_window: 128000", "llm.context_window must be a positive number of tokens")
+	}
+	a.LLM.ReasoningEffort = d.str(f["reasoning_effort"], "llm.reasoning_effort")
+	if e := a.LLM.ReasoningEffort; e != "" && e != "low" && e != "medium" && e != "high" {
+		d.problem(f["reasoning_effort"].value, ErrInvalid, "reasoning_effort: low, medium or high", "unknown llm.reasoning_effort %q", e)
+	}
 	for k, v := range f {
 		if contains(llmKeys, k) {
 			continue

@@ -40,8 +40,9 @@ func newAnthropic(cfg agent.LLMConfig, env map[string]string) (llm.Provider, err
 		option.WithAPIKey(r.ep.key),
 		option.WithBaseURL(r.base),
 		option.WithMaxRetries(0), // retries are ours: see Retry
+		option.WithHTTPClient(r.http),
 		option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-			return r.pageGuard(req, next)
+			return r.send(req, next)
 		}),
 	)
 	return &anthropicProvider{remote: r, client: client}, nil

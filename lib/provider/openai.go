@@ -31,8 +31,9 @@ func newOpenAI(cfg agent.LLMConfig, env map[string]string) (llm.Provider, error)
 		option.WithAPIKey(r.ep.key),
 		option.WithBaseURL(r.base),
 		option.WithMaxRetries(0), // retries are ours: see Retry
+		option.WithHTTPClient(r.http),
 		option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-			return r.pageGuard(req, next)
+			return r.send(req, next)
 		}),
 	)
 	return &openAIProvider{remote: r, client: client}, nil

@@ -85,14 +85,17 @@ type endpoint struct {
 func resolveEndpoint(name string, cfg agent.LLMConfig, env map[string]string, keyVar, urlVar string) (endpoint, error) {
 	ep := endpoint{name: name, keyVars: []string{"DELTA_API_KEY", keyVar}}
 	ep.key = firstSet(env, ep.keyVars...)
-	if ep.key == "" {
-		return ep, fmt.Errorf("%s provider: %w: set DELTA_API_KEY (or %s) in the environment or in a .env file "+
-			"(workspace, agent or project root); for offline runs use the scripted provider (--llm scripted:FILE)",
-			name, ErrNoAPIKey, keyVar)
-	}
 	ep.baseURL, ep.urlFrom = cfg.BaseURL, "llm.base_url in agent.yaml"
 	if ep.baseURL == "" {
 		ep.baseURL, ep.urlFrom = firstSetFrom(env, "DELTA_BASE_URL", urlVar)
+	}
+	// A server of one's own (Ollama, a local vLLM) often needs no key:
+	// with a base URL set, requests go without one.
+	if ep.key == "" && ep.baseURL == "" {
+		return ep, fmt.Errorf("%s provider: %w: set DELTA_API_KEY (or %s) in the environment or in a .env file "+
+			"(workspace, agent or project root), or point DELTA_BASE_URL at a server that needs no key; "+
+			"for offline runs use the scripted provider (--llm scripted:FILE)",
+			name, ErrNoAPIKey, keyVar)
 	}
 	return ep, nil
 }

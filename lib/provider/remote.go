@@ -2,7 +2,9 @@ package provider
 
 import (
 	"fmt"
+	"net"
 	"net/http"
+	"time"
 
 	"github.com/deltakit/delta/lib/agent"
 )
@@ -14,6 +16,26 @@ type remote struct {
 	ep    endpoint
 	base  string // ep.baseURL, or the provider's default when unset
 	retry Retry
+	// http is the client the SDK sends with: it gives up connecting after
+	// ConnectTimeout, so a dead host fails instead of hanging.
+	http *http.Client
+}
+
+// DefaultTimeout bounds one model request when llm.timeout_ms is unset:
+// generous, since a long answer from a slow model can take minutes, but
+// finite, so an endpoint that never answers fails the run with a clear
+// error instead of hanging it.
+const DefaultTimeout = 10 * time.Minute
+
+// ConnectTimeout bounds connecting to the endpoint (TCP and TLS).
+const ConnectTimeout = 30 * time.Second
+
+// newHTTPClient is the client of every HTTP provider.
+func newHTTPClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DialContext = (&net.Dialer{Timeout: ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext
+	t.TLSHandshakeTimeout = ConnectTimeout
+	return &http.Client{Transport: t}
 }
 
 // newRemote resolves key, base URL (defaultBase when neither agent.yaml
@@ -27,11 +49,26 @@ func newRemote(name string, cfg agent.LLMConfig, env map[string]string, keyVar, 
 	if err != nil {
 		return remote{}, fmt.Errorf("%s provider: %w", ep.name, err)
 	}
+	retry.Timeout = DefaultTimeout
+	if cfg.TimeoutMS != nil {
+		retry.Timeout = time.Duration(*cfg.TimeoutMS) * time.Millisecond
+	}
 	base := ep.baseURL
 	if base == "" {
 		base = defaultBase
 	}
-	return remote{ep: ep, base: base, retry: retry}, nil
+	return remote{ep: ep, base: base, retry: retry, http: newHTTPClient()}, nil
+}
+
+// send is the SDK middleware of every HTTP provider: without a key (a
+// local server that needs none) no credential header is sent at all, and
+// answers that are web pages become clear errors (pageGuard).
+func (r remote) send(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+	if r.ep.key == "" {
+		req.Header.Del("Authorization")
+		req.Header.Del("X-Api-Key")
+	}
+	return r.pageGuard(req, next)
 }
 
 // apiError is an HTTP error answer as APIError; resp may be nil.

@@ -25,6 +25,9 @@ type Retry struct {
 	Base          time.Duration // first wait; doubles after every failure
 	Max           time.Duration // cap on one computed wait
 	MaxRetryAfter time.Duration // cap on a server's Retry-After
+	// Timeout bounds each attempt; 0 means none. An attempt that times
+	// out is retried like a broken connection.
+	Timeout time.Duration
 	// Sleep waits d or until ctx ends. Tests swap it to record the waits
 	// instead of sleeping.
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -193,7 +196,7 @@ func (r Retry) do(ctx context.Context, ep endpoint, call func(context.Context) (
 	attempts := max(1, r.Attempts)
 	var last error
 	for i := range attempts {
-		resp, err := call(ctx)
+		resp, err := r.attempt(ctx, ep, call)
 		if err == nil {
 			return resp, nil
 		}
@@ -218,6 +221,36 @@ func (r Retry) do(ctx context.Context, ep endpoint, call func(context.Context) (
 	return llm.Response{}, fmt.Errorf("%s: giving up after %d attempts: %w", ep.name, attempts, last)
 }
 
+// attempt makes one call, bounded by r.Timeout.
+func (r Retry) attempt(ctx context.Context, ep endpoint, call func(context.Context) (llm.Response, error)) (llm.Response, error) {
+	if r.Timeout <= 0 {
+		return call(ctx)
+	}
+	actx, cancel := context.WithTimeout(ctx, r.Timeout)
+	defer cancel()
+	resp, err := call(actx)
+	if err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
+		return resp, &TimeoutError{Provider: ep.name, URL: ep.baseURL, After: r.Timeout}
+	}
+	return resp, err
+}
+
+// TimeoutError is a request that got no complete answer in time.
+type TimeoutError struct {
+	Provider string
+	URL      string // the base URL, "" for the provider's default
+	After    time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	where := e.URL
+	if where == "" {
+		where = "the " + e.Provider + " API"
+	}
+	return fmt.Sprintf("%s: no answer from %s within %v (llm.timeout_ms): check that the endpoint is up, or raise llm.timeout_ms for a slow model",
+		e.Provider, where, e.After)
+}
+
 // retryable decides whether err deserves another try after failure number
 // i (0-based), and how long to wait first.
 func (r Retry) retryable(err error, i int) (time.Duration, bool) {
@@ -231,7 +264,8 @@ func (r Retry) retryable(err error, i int) (time.Duration, bool) {
 		}
 		return r.backoff(i), true
 	}
-	if networkError(err) {
+	var te *TimeoutError
+	if networkError(err) || errors.As(err, &te) {
 		return r.backoff(i), true
 	}
 	return 0, false
