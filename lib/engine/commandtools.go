@@ -14,6 +14,7 @@ import (
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/execute"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/observe"
 	"github.com/deltakit/delta/lib/tool"
 )
 
@@ -23,10 +24,10 @@ import (
 // suites, sub-agents), so the default is 120 s.
 const DefaultToolTimeout = 120 * time.Second
 
-// Observation limits (seeds/001 §5: the shell defaults).
+// Observation limits of command tools (lib/observe's defaults).
 const (
-	ObservationMaxChars = 30000
-	ObservationMaxLines = 256
+	ObservationMaxChars = observe.MaxChars
+	ObservationMaxLines = observe.MaxLines
 )
 
 // CommandTools is the Toolbox of an agent's command tools: each call is
@@ -175,7 +176,7 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 		out.IsError = res.ExitCode != 0 || res.TimedOut || res.Canceled
 		// Bytes the capture left out of Stdout/Stderr count as removed.
 		hidden := res.StdoutBytes + res.StderrBytes - int64(len(res.Stdout)+len(res.Stderr))
-		out.Observation = execute.TruncateCaptured(formatObservation(res, timeout), hidden, ObservationMaxChars, ObservationMaxLines)
+		out.Observation = observe.TruncateCaptured(formatObservation(res, timeout), hidden, ObservationMaxChars, ObservationMaxLines)
 	}
 	rel, err := WriteToolRecord(run.RunDir, base, rec)
 	if err != nil {
@@ -202,7 +203,7 @@ func formatObservation(res execute.Result, timeout time.Duration) string {
 		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
 			b.WriteByte('\n')
 		}
-		b.WriteString(execute.TimeoutNote(timeout.Milliseconds(), b.Len() > 0))
+		b.WriteString(observe.TimeoutNote(timeout.Milliseconds(), b.Len() > 0))
 	case res.ExitCode != 0:
 		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
 			b.WriteByte('\n')

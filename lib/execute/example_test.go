@@ -23,11 +23,3 @@ func ExampleRun() {
 	fmt.Printf("exit %d: %s", res.ExitCode, res.Stdout)
 	// Output: exit 2: hello world
 }
-
-func ExampleTruncate() {
-	fmt.Println(execute.Truncate("one\ntwo\nthree\nfour\nfive", 0, 2))
-	// Output:
-	// one
-	// [... 3 lines omitted ...]
-	// five
-}

@@ -1,10 +1,6 @@
 package coding
 
-import (
-	"fmt"
-
-	"github.com/deltakit/delta/lib/execute"
-)
+import "github.com/deltakit/delta/lib/observe"
 
 // Truncation modes of seeds/001 §5.1.
 const (
@@ -43,23 +39,17 @@ func TruncateTool(tool, out string) string {
 }
 
 // TruncateChars is seeds/001 §5.1 truncate_output, counting characters
-// (runes), with the warning that tells the model output is missing. The
-// head_tail mode is the runtime's own (execute.Truncate); tail, which
-// keeps the end of search results, exists only here.
+// (runes), with the warning that tells the model output is missing: the
+// head_tail mode is the one every tool gets (lib/observe); tail keeps the
+// end of search results.
 func TruncateChars(out string, maxChars int, mode string) string {
 	if mode == HeadTail {
-		return execute.Truncate(out, maxChars, 0)
+		return observe.Truncate(out, maxChars, 0)
 	}
-	r := []rune(out)
-	if len(r) <= maxChars {
-		return out
-	}
-	removed := len(r) - maxChars
-	return fmt.Sprintf("[WARNING: Tool output was truncated. First %d characters were removed. "+
-		"The full output is available in the event stream.]\n\n", removed) + string(r[len(r)-maxChars:])
+	return observe.TruncateTail(out, maxChars)
 }
 
-// TruncateLines is seeds/001 §5.3 truncate_lines, as the runtime applies it.
+// TruncateLines is seeds/001 §5.3 truncate_lines, as every tool gets it.
 func TruncateLines(out string, maxLines int) string {
-	return execute.Truncate(out, 0, maxLines)
+	return observe.Truncate(out, 0, maxLines)
 }

@@ -11,16 +11,14 @@ import (
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/engine"
-	"github.com/deltakit/delta/lib/execute"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/observe"
 	"github.com/deltakit/delta/plugins/proto"
 )
 
 // MaxObservationChars caps a plugin tool's output as the model sees it
-// (head/tail split with a warning, seeds/001 §5.1). It is the largest
-// per-tool limit of seeds/001 §5.2 (read_file): plugins apply their own
-// tighter per-tool limits, this is the safety net for those that do not.
-const MaxObservationChars = 50000
+// (lib/observe's PluginMaxChars).
+const MaxObservationChars = observe.PluginMaxChars
 
 // Toolbox is the engine.Toolbox of a run's tool plugins.
 type Toolbox struct {
@@ -140,7 +138,7 @@ func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 		out.Observation, out.IsError, out.ExitCode = "error: "+err.Error(), true, 1
 		rec.Error = err.Error()
 	default:
-		out.Observation, out.IsError, out.Data = execute.Truncate(res.Output, MaxObservationChars, 0), res.IsError, res.Data
+		out.Observation, out.IsError, out.Data = observe.Truncate(res.Output, MaxObservationChars, 0), res.IsError, res.Data
 		if res.IsError {
 			out.ExitCode = 1
 		}

@@ -1,10 +1,33 @@
-package execute
+// Package observe turns what a tool produced into what the model sees: the
+// truncation rules, their markers, and the note on a timed-out command.
+// Command tools, the plugin host and the coding plugin all go through it,
+// so an observation is cut the same way whichever kind of tool made it.
+//
+// Why cut at all: a tool's output goes back into the conversation on
+// every later model call, so one huge listing would crowd out the rest of
+// the context and cost tokens on every turn. The full output is never
+// lost: it stays in the run's io/tool_executions record. The markers say
+// how much was removed, so the model knows to ask more narrowly.
+package observe
 
 import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
 )
+
+// The default limits of a command tool's observation (the shell tool's
+// limits): characters first, then lines.
+const (
+	MaxChars = 30000
+	MaxLines = 256
+)
+
+// PluginMaxChars is the limit the plugin host applies to every plugin
+// tool's output. It is the largest per-tool limit (read_file's): plugins
+// apply their own tighter per-tool limits, this is the safety net for
+// those that do not.
+const PluginMaxChars = 50000
 
 // Truncate shortens a tool's output for the model exactly as seeds/001 §5
 // says: first by characters (head/tail split with an explicit warning that
@@ -16,8 +39,8 @@ func Truncate(output string, maxChars, maxLines int) string {
 }
 
 // TruncateCaptured is Truncate for output whose in-memory capture already
-// left hidden bytes out (Result.StdoutBytes+StderrBytes minus the length of
-// Stdout+Stderr, see Result): the warning then counts them too, so the
+// left hidden bytes out (execute.Result's StdoutBytes+StderrBytes minus the
+// length of Stdout+Stderr): the warning then counts them too, so the
 // model learns how much of the real output it does not see, not how much
 // of the capture. The capture's own "[... N bytes omitted ...]" marker is
 // in the removed middle, and its length is what hidden falls short of the
@@ -60,6 +83,22 @@ func runeOffset(s string, i int) int {
 		i--
 	}
 	return len(s)
+}
+
+// TruncateTail keeps the last maxChars characters (the tail mode, for
+// results whose end matters most, such as search hits), with a warning
+// saying how many were removed. maxChars <= 0 disables it.
+func TruncateTail(output string, maxChars int) string {
+	if maxChars <= 0 {
+		return output
+	}
+	r := []rune(output)
+	if len(r) <= maxChars {
+		return output
+	}
+	removed := len(r) - maxChars
+	return fmt.Sprintf("[WARNING: Tool output was truncated. First %d characters were removed. "+
+		"The full output is available in the event stream.]\n\n", removed) + string(r[len(r)-maxChars:])
 }
 
 // truncateLines is seeds/001 §5.3 truncate_lines.

@@ -1,4 +1,4 @@
-package execute
+package observe
 
 import (
 	"strconv"
@@ -90,5 +90,19 @@ func TestTruncateCapturedCountsHiddenBytes(t *testing.T) {
 	}
 	if !strings.HasPrefix(got, strings.Repeat("h", 50)+"\n\n[WARNING") || !strings.HasSuffix(got, "]\n\n"+strings.Repeat("t", 50)) {
 		t.Errorf("TruncateCaptured = %q, want 50 head and 50 tail characters", got)
+	}
+}
+
+func TestTruncateTail(t *testing.T) {
+	if got := TruncateTail("short", 10); got != "short" {
+		t.Errorf("under the limit: %q", got)
+	}
+	if got := TruncateTail("anything", 0); got != "anything" {
+		t.Errorf("limit 0 disables: %q", got)
+	}
+	want := "[WARNING: Tool output was truncated. First 3 characters were removed. " +
+		"The full output is available in the event stream.]\n\nδεζ"
+	if got := TruncateTail("αβγδεζ", 3); got != want {
+		t.Errorf("TruncateTail = %q, want %q (characters, not bytes)", got, want)
 	}
 }
