@@ -71,21 +71,10 @@ func (b *Builder) computedSource(ctx context.Context, run engine.RunInfo, src ag
 	return textPart(src, content), nil
 }
 
-// generatorEnv is the inherited environment plus the run's variables:
-// DELTA_RUN_ID, DELTA_RUN_DIR (and RUN_DIR), DELTA_AGENT_HOME (and
-// AGENT_HOME), DELTA_CWD, JOURNAL_PATH, and OUTPUT_PATH, the file the
-// generator writes.
+// generatorEnv is the inherited environment, the run's variables
+// (engine.RunInfo.Env) and OUTPUT_PATH, the file the generator writes.
 func generatorEnv(environ []string, run engine.RunInfo, outPath string) []string {
-	return append(append([]string(nil), environ...),
-		"DELTA_RUN_ID="+run.RunID,
-		"DELTA_RUN_DIR="+run.RunDir,
-		"RUN_DIR="+run.RunDir,
-		"DELTA_AGENT_HOME="+run.AgentHome,
-		"AGENT_HOME="+run.AgentHome,
-		"DELTA_CWD="+run.WorkDir,
-		"JOURNAL_PATH="+run.JournalPath,
-		"OUTPUT_PATH="+outPath,
-	)
+	return append(append(append([]string(nil), environ...), run.Env()...), "OUTPUT_PATH="+outPath)
 }
 
 func writeOutput(path, content string) error {

@@ -176,18 +176,13 @@ func writeMeta(dir string, argv []string, res result) error {
 	return nil
 }
 
-// hookEnv is the inherited environment plus the hook variables of
-// seeds/000 §2.7.3 and Delta's own.
+// hookEnv is the inherited environment, the run's variables
+// (engine.RunInfo.Env) and the hook's own.
 func (r *Runner) hookEnv(dir string, req engine.HookRequest) []string {
 	run := req.Run
-	env := append([]string(nil), r.environ()...)
+	env := append(append([]string(nil), r.environ()...), run.Env()...)
 	env = append(env,
-		"DELTA_RUN_ID="+run.RunID,
 		"DELTA_HOOK_IO_PATH="+dir,
-		"DELTA_AGENT_HOME="+run.AgentHome,
-		"DELTA_CWD="+run.WorkDir,
-		"RUN_DIR="+run.RunDir,
-		"JOURNAL_PATH="+run.JournalPath,
 		"ITERATION_COUNT="+strconv.Itoa(run.Iteration),
 		"HOOK_NAME="+string(req.Name),
 	)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -148,9 +149,10 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 	started := time.Now().UTC()
 	base := ToolRecordBase(started, name, callID)
 	recDir := filepath.Join(run.RunDir, ToolExecutionsDir)
-	// AGENT_HOME and DELTA_RUN_ID, as delta-engine gave tools: a tool finds
-	// its agent's files, and can keep per-run state apart.
-	env := append(c.env[:len(c.env):len(c.env)], "AGENT_HOME="+run.AgentHome, "DELTA_RUN_ID="+run.RunID)
+	// The run's variables (RunInfo.Env) and the call's: a tool finds its
+	// agent's files and can keep per-run or per-call state apart.
+	env := append(append(c.env[:len(c.env):len(c.env)], run.Env()...),
+		"DELTA_CALL_ID="+callID, "DELTA_ITERATION="+strconv.Itoa(run.Iteration))
 	spec := execute.Spec{Argv: built.Argv, Dir: run.WorkDir, Env: env, Timeout: timeout,
 		OutputDir: filepath.Join(recDir, base)}
 	if built.Stdin != nil {

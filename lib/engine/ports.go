@@ -33,6 +33,33 @@ type RunInfo struct {
 	Events func() ([]journal.Event, error)
 }
 
+// Env is the run's variables, the same for every command Delta runs for
+// the run: tools, lifecycle hooks and computed_file generators.
+//
+//	DELTA_RUN_ID      the run's id
+//	DELTA_RUN_DIR     the run directory, <workspace>/.delta/<run_id>
+//	DELTA_WORKSPACE   the workspace (also the command's working directory)
+//	DELTA_AGENT_HOME  the agent's directory
+//	AGENT_HOME        the same, the name delta-engine 1.10 gave its tools
+//	DELTA_CWD         the workspace, the name hooks have always had
+//	JOURNAL_PATH      the run's journal.jsonl
+//	RUN_DIR           the run directory, the name the hook protocol shows
+//
+// Callers add their own on top: DELTA_CALL_ID and DELTA_ITERATION for
+// tools, the hook and generator variables for those.
+func (r RunInfo) Env() []string {
+	return []string{
+		"DELTA_RUN_ID=" + r.RunID,
+		"DELTA_RUN_DIR=" + r.RunDir,
+		"DELTA_WORKSPACE=" + r.WorkDir,
+		"DELTA_AGENT_HOME=" + r.AgentHome,
+		"AGENT_HOME=" + r.AgentHome,
+		"DELTA_CWD=" + r.WorkDir,
+		"JOURNAL_PATH=" + r.JournalPath,
+		"RUN_DIR=" + r.RunDir,
+	}
+}
+
 // ContextBuilder rebuilds, from the run's files, the messages the model
 // receives next (seeds/000 §2.4). contextgen implements it; the engine calls
 // it once per iteration and keeps nothing between calls.
