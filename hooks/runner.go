@@ -128,16 +128,10 @@ func interrupted(name agent.HookName, ref string) engine.HookDecision {
 	return d
 }
 
-// failed is the decision of a hook that could not give a verdict:
-// pre_tool_execution fails closed (block), every other hook lets the run
-// go on.
+// failed is the decision of a hook that could not give a verdict: the
+// engine's one fail-closed rule.
 func failed(name agent.HookName, ref, failure string) engine.HookDecision {
-	d := engine.HookDecision{Action: engine.HookContinue, Ref: ref, Failure: failure}
-	if name == agent.PreToolExecution {
-		d.Action = engine.HookBlock
-		d.Reason = "policy hook failed (fail-closed): " + failure
-	}
-	return d
+	return engine.FailedHook(name, ref, failure)
 }
 
 func (r *Runner) environ() []string {

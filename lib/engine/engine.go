@@ -404,15 +404,18 @@ func (e *Engine) hook(ctx context.Context, req HookRequest) (HookDecision, error
 // handed to apply before it is journaled, and when apply rejects the
 // payload (or there is no apply) the engine goes on unchanged and the
 // HOOK_EXECUTION event records decision continue with the reason.
-// failedHookAction is what a hook that failed amounts to. A failing
-// pre_tool_execution hook is a policy that could not decide: the call is
-// blocked (fail-closed), whatever the hook runner answered. Any other
-// failing hook never breaks the run.
-func failedHookAction(name agent.HookName) string {
+// FailedHook is the decision of a hook that could not give a verdict
+// (it failed, timed out, was interrupted, or answered something unusable):
+// the one fail-closed rule. A failing pre_tool_execution hook is a policy
+// that could not decide, so the call is blocked; any other failing hook
+// never breaks the run. The hook runner and the engine both use it.
+func FailedHook(name agent.HookName, ref, failure string) HookDecision {
+	d := HookDecision{Action: HookContinue, Ref: ref, Failure: failure}
 	if name == agent.PreToolExecution {
-		return HookBlock
+		d.Action = HookBlock
+		d.Reason = "policy hook failed (fail-closed): " + failure
 	}
-	return HookContinue
+	return d
 }
 
 func (e *Engine) hookApply(ctx context.Context, req HookRequest, apply func(json.RawMessage) error) (HookDecision, error) {
@@ -423,12 +426,15 @@ func (e *Engine) hookApply(ctx context.Context, req HookRequest, apply func(json
 	dec, err := e.Hooks.RunHook(ctx, req)
 	if err != nil {
 		e.Log.Printf("hook %s: %v", req.Name, err)
-		if dec.Failure == "" {
-			dec.Failure = err.Error()
+		failure := dec.Failure
+		if failure == "" {
+			failure = err.Error()
 		}
-		dec.Action = failedHookAction(req.Name)
-		if dec.Action == HookBlock && dec.Reason == "" {
-			dec.Reason = "policy hook failed (fail-closed): " + err.Error()
+		reason, ran := dec.Reason, dec.Ran
+		dec = FailedHook(req.Name, dec.Ref, failure)
+		dec.Ran = ran
+		if reason != "" && dec.Action == HookBlock {
+			dec.Reason = reason
 		}
 	}
 	if dec.Action == "" {
@@ -437,11 +443,9 @@ func (e *Engine) hookApply(ctx context.Context, req HookRequest, apply func(json
 	if dec.Action == HookModify {
 		if err := applyModify(apply, dec.Payload); err != nil {
 			e.Log.Printf("hook %s: final payload ignored: %v", req.Name, err)
-			dec.Action = failedHookAction(req.Name)
-			dec.Failure = "final_payload.json ignored: " + err.Error()
-			if dec.Action == HookBlock {
-				dec.Reason = "policy hook failed (fail-closed): final_payload.json unusable: " + err.Error()
-			}
+			ran := dec.Ran
+			dec = FailedHook(req.Name, dec.Ref, "final_payload.json ignored: "+err.Error())
+			dec.Ran = ran
 		}
 	}
 	if dec.Ran {
