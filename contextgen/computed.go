@@ -55,7 +55,7 @@ func (b *Builder) computedSource(ctx context.Context, run engine.RunInfo, src ag
 	if err := os.Remove(outPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return Part{}, fmt.Errorf("remove the previous output %q before running the generator: %w", outPath, err)
 	}
-	if err := runGenerator(ctx, argv, run, generatorEnv(b.environ(run.Agent), run, outPath), timeout); err != nil {
+	if err := runGenerator(ctx, src.ID, argv, run, generatorEnv(b.environ(run.Agent), run, outPath), timeout); err != nil {
 		return Part{}, err
 	}
 	content, ok, err := readMaybe(outPath, src.OnMissing)

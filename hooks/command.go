@@ -14,6 +14,7 @@ import (
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // maxEnvValue caps TOOL_RESULT and ERROR_MESSAGE in the environment (Linux
@@ -40,7 +41,7 @@ type hookContext struct {
 // what it left behind into a decision.
 func (r *Runner) runCommand(ctx context.Context, spec agent.HookSpec, req engine.HookRequest) engine.HookDecision {
 	run := req.Run
-	dir, ref, err := reserve(run.RunDir, req.Name)
+	dir, ref, err := runs.ReserveRecord(run.RunDir, runs.HooksDir, string(req.Name), "input", "output", "execution_meta")
 	if err != nil {
 		return failed(req.Name, "", err.Error())
 	}
@@ -161,17 +162,8 @@ func writeMeta(dir string, argv []string, res result) error {
 	case res.canceled:
 		code = "interrupted"
 	}
-	files := map[string]string{
-		"command.txt":   shellQuote(argv) + "\n",
-		"exit_code.txt": code + "\n",
-	}
-	if res.startErr != nil { // execute.Run wrote no logs
-		files["stdout.log"], files["stderr.log"] = "", ""
-	}
-	for name, content := range files {
-		if err := os.WriteFile(filepath.Join(dir, "execution_meta", name), []byte(content), 0o644); err != nil {
-			return fmt.Errorf("write hook record: %w", err)
-		}
+	if err := runs.WriteExecMeta(filepath.Join(dir, "execution_meta"), argv, code, res.startErr == nil); err != nil {
+		return fmt.Errorf("write hook record: %w", err)
 	}
 	return nil
 }
@@ -212,17 +204,4 @@ func expandAll(argv []string, home, cwd string) []string {
 		out[i] = rep.Replace(a)
 	}
 	return out
-}
-
-// shellQuote renders argv as one line a person can paste into a shell.
-func shellQuote(argv []string) string {
-	q := make([]string, len(argv))
-	for i, a := range argv {
-		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
-			q[i] = a
-			continue
-		}
-		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(q, " ")
 }

@@ -10,12 +10,13 @@ import (
 
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/runs"
 )
 
-// Record directories under the run directory (seeds/000 §1.2).
+// Record directories under the run directory (lib/runs names them).
 const (
-	InvocationsDir    = "io/invocations"
-	ToolExecutionsDir = "io/tool_executions"
+	InvocationsDir    = runs.InvocationsDir
+	ToolExecutionsDir = runs.ToolExecutionsDir
 )
 
 // invocation is one io/invocations record: the exact request sent to the

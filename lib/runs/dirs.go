@@ -25,7 +25,7 @@ const (
 )
 
 // The subdirectories Create makes in every run directory.
-var runSubdirs = []string{"io/invocations", "io/tool_executions", "io/hooks"}
+var runSubdirs = []string{InvocationsDir, ToolExecutionsDir, HooksDir}
 
 var (
 	// ErrRunExists means the run ID is taken in this workspace.
