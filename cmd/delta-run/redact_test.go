@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,6 +20,8 @@ import (
 func TestSecretsRedacted(t *testing.T) {
 	const apiKey = "sk-canary-api-key-0123456789"
 	const token = "canary-service-token-0123456789"
+	// JSON escapes these characters: the check must decode to see it.
+	const password = `canary"pass&word<0123456789>`
 	srv := llmtest.NewServer(t)
 	srv.ReplyToolCalls(tc("read_config", `{}`))
 	srv.ReplyToolCalls(tc("read_config", `{}`))
@@ -27,22 +30,22 @@ func TestSecretsRedacted(t *testing.T) {
 		"  - name: read_config\n    shell: 'cat config.txt; echo \"stderr: $(cat config.txt)\" >&2'\n",
 		map[string]string{"context.yaml": "sources:\n  - type: file\n    path: '${CWD}/notes.md'\n  - type: journal\n"})
 	ws := t.TempDir()
-	config := "api_key=" + apiKey + "\nservice_token=" + token + "\n"
+	config := "api_key=" + apiKey + "\nservice_token=" + token + "\npassword=" + password + "\n"
 	if err := os.WriteFile(filepath.Join(ws, "config.txt"), []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(ws, "notes.md"), []byte("the token is "+token+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	env := []string{"DELTA_BASE_URL=" + srv.URL, "DELTA_API_KEY=" + apiKey, "MY_SERVICE_TOKEN=" + token}
+	env := []string{"DELTA_BASE_URL=" + srv.URL, "DELTA_API_KEY=" + apiKey, "MY_SERVICE_TOKEN=" + token, "DB_PASSWORD=" + password}
 	stdout, stderr, code := runDelta(t, env, "run", "-v", "--agent", agentDir, "-w", ws, "-m", "read the config", "--run-id", "r", "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	check := func(where, text string) {
 		t.Helper()
-		for _, canary := range []string{apiKey, token} {
-			if strings.Contains(text, canary) {
+		for _, canary := range []string{apiKey, token, password} {
+			if strings.Contains(text, canary) || strings.Contains(unescapeJSON(text), canary) {
 				t.Errorf("%s contains the secret %s", where, canary)
 			}
 		}
@@ -110,4 +113,14 @@ func TestFailureRedacted(t *testing.T) {
 			t.Errorf("%s contains the secret", name)
 		}
 	}
+}
+
+// unescapeJSON undoes JSON string escapes in text (the \u0026 of "&",
+// the \" of a quote) so that a secret inside a JSON file is seen.
+func unescapeJSON(text string) string {
+	var s string
+	if err := json.Unmarshal([]byte(`"`+strings.NewReplacer("\n", `\n`, "\t", `\t`, "\r", `\r`).Replace(text)+`"`), &s); err == nil {
+		return s
+	}
+	return strings.NewReplacer(`\u0026`, "&", `\u003c`, "<", `\u003e`, ">", `\"`, `"`).Replace(text)
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -256,20 +257,72 @@ func orEmptyObject(s string) string {
 	return "{}"
 }
 
+// redactJSONRecord redacts the strings of the JSON record at path. It
+// works on the decoded strings, not the file's bytes: a secret holding a
+// quote or an ampersand is escaped in the JSON and would not match there.
+func (e *Engine) redactJSONRecord(path string) {
+	data, err := os.ReadFile(path)
+	if err != nil || len(data) > maxRedactedLog {
+		return
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return
+	}
+	v, changed := e.redactValue(v)
+	if !changed {
+		return
+	}
+	out, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return
+	}
+	_ = os.WriteFile(path, append(out, '\n'), 0o644)
+}
+
+// redactValue redacts every string in a decoded JSON value.
+func (e *Engine) redactValue(v any) (any, bool) {
+	switch x := v.(type) {
+	case string:
+		r := e.Redact.String(x)
+		return r, r != x
+	case []any:
+		changed := false
+		for i := range x {
+			var c bool
+			x[i], c = e.redactValue(x[i])
+			changed = changed || c
+		}
+		return x, changed
+	case map[string]any:
+		changed := false
+		for k := range x {
+			var c bool
+			x[k], c = e.redactValue(x[k])
+			changed = changed || c
+		}
+		return x, changed
+	}
+	return v, false
+}
+
 // maxRedactedLog is the largest output file whose secrets are redacted
 // in place; larger ones are left as the tool wrote them.
 const maxRedactedLog = 64 << 20
 
-// redactRecordOutput replaces secret values in the output files kept
-// beside a call's record (stdout.log, stderr.log in the folder named like
-// the record), for command and plugin tools alike.
+// redactRecordOutput replaces secret values in a call's record (its
+// strings: the output a command tool keeps inline) and in the output files
+// kept beside it (stdout.log, stderr.log in the folder named like the
+// record), for command and plugin tools alike.
 func (e *Engine) redactRecordOutput(recordPath string) {
 	if e.Redact == nil || recordPath == "" {
 		return
 	}
+	e.redactJSONRecord(filepath.Join(e.Run.RunDir, recordPath))
 	dir := filepath.Join(e.Run.RunDir, strings.TrimSuffix(recordPath, ".json"))
-	for _, name := range []string{"stdout.log", "stderr.log"} {
-		p := filepath.Join(dir, name)
+	for _, p := range []string{filepath.Join(dir, "stdout.log"), filepath.Join(dir, "stderr.log")} {
 		fi, err := os.Stat(p)
 		if err != nil || fi.Size() == 0 || fi.Size() > maxRedactedLog {
 			continue

@@ -122,6 +122,10 @@ type execRecord struct {
 	Canceled    bool            `json:"canceled,omitempty"`
 	StdoutBytes int64           `json:"stdout_bytes"`
 	StderrBytes int64           `json:"stderr_bytes"`
+	// Stdout and Stderr are the whole output when it fit in memory;
+	// otherwise StdoutFile and StderrFile name logs holding all of it.
+	Stdout      *string         `json:"stdout,omitempty"`
+	Stderr      *string         `json:"stderr,omitempty"`
 	StdoutFile  string          `json:"stdout_file,omitempty"`
 	StderrFile  string          `json:"stderr_file,omitempty"`
 	Error       string          `json:"error,omitempty"`
@@ -154,7 +158,7 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 	env := append(append(c.env[:len(c.env):len(c.env)], run.Env()...),
 		"DELTA_CALL_ID="+callID, "DELTA_ITERATION="+strconv.Itoa(run.Iteration))
 	spec := execute.Spec{Argv: built.Argv, Dir: run.WorkDir, Env: env, Timeout: timeout,
-		OutputDir: filepath.Join(recDir, base)}
+		OutputDir: filepath.Join(recDir, base), LogsWhenCut: true}
 	if built.Stdin != nil {
 		spec.Stdin = []byte(*built.Stdin)
 	}
@@ -173,8 +177,8 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 			out.ExitCode, rec.ExitCode = -1, -1
 		}
 	} else {
-		rec.StdoutFile = filepath.Join(ToolExecutionsDir, base, "stdout.log")
-		rec.StderrFile = filepath.Join(ToolExecutionsDir, base, "stderr.log")
+		rec.Stdout, rec.StdoutFile = recordOutput(res.Stdout, res.StdoutLog, base)
+		rec.Stderr, rec.StderrFile = recordOutput(res.Stderr, res.StderrLog, base)
 		out.IsError = res.ExitCode != 0 || res.TimedOut || res.Canceled
 		// Bytes the capture left out of Stdout/Stderr count as removed.
 		hidden := res.StdoutBytes + res.StderrBytes - int64(len(res.Stdout)+len(res.Stderr))
@@ -186,6 +190,16 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 	}
 	out.RecordPath = rel
 	return out, nil
+}
+
+// recordOutput is how a record keeps one output stream: inline when the
+// capture holds all of it, else the log (relative to the run directory)
+// that does.
+func recordOutput(captured, log, base string) (*string, string) {
+	if log == "" {
+		return &captured, ""
+	}
+	return nil, filepath.Join(ToolExecutionsDir, base, filepath.Base(log))
 }
 
 // formatObservation is what the model reads of a finished command: stdout,

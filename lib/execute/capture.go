@@ -3,6 +3,7 @@ package execute
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"unicode/utf8"
 )
 
@@ -19,6 +20,9 @@ type capture struct {
 	total   int64
 	file    *os.File
 	fileErr error
+	// spill, when set, is the file created at the first byte the capture
+	// would drop: it then receives everything, from the start.
+	spill string
 }
 
 func newCapture(max int, file *os.File) *capture {
@@ -34,6 +38,9 @@ func newCapture(max int, file *os.File) *capture {
 // A failing file write is remembered in fileErr.
 func (c *capture) Write(p []byte) (int, error) {
 	n := len(p)
+	if c.spill != "" && c.file == nil && c.fileErr == nil && c.total+int64(n) > int64(c.headCap+c.ringCap) {
+		c.openSpill()
+	}
 	c.total += int64(n)
 	if c.file != nil && c.fileErr == nil {
 		if _, err := c.file.Write(p); err != nil {
@@ -47,6 +54,35 @@ func (c *capture) Write(p []byte) (int, error) {
 	}
 	c.writeRing(p)
 	return n, nil
+}
+
+// openSpill creates the spill file and writes to it all the output so far,
+// which the capture still holds whole.
+func (c *capture) openSpill() {
+	if err := os.MkdirAll(filepath.Dir(c.spill), 0o755); err != nil {
+		c.fileErr = fmt.Errorf("create output dir: %w", err)
+		return
+	}
+	f, err := os.Create(c.spill)
+	if err != nil {
+		c.fileErr = fmt.Errorf("create %s: %w", filepath.Base(c.spill), err)
+		return
+	}
+	c.file = f
+	for _, b := range [][]byte{c.head, c.tail()} {
+		if _, err := f.Write(b); err != nil {
+			c.fileErr = fmt.Errorf("write %s: %w", f.Name(), err)
+			return
+		}
+	}
+}
+
+// path is the file that holds the whole output, "" when there is none.
+func (c *capture) path() string {
+	if c.file == nil {
+		return ""
+	}
+	return c.file.Name()
 }
 
 // writeRing appends to the ring while it is smaller than ringCap (small

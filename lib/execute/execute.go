@@ -79,6 +79,11 @@ type Spec struct {
 	// OutputDir, if set, receives the full output as stdout.log and
 	// stderr.log (unbounded, on disk). The directory is created.
 	OutputDir string
+	// LogsWhenCut writes OutputDir's logs only for an output that does not
+	// fit in MaxCapture (the capture is then the whole of the others):
+	// creating files is most of what a short command costs on some file
+	// systems. Result.StdoutLog and StderrLog name the logs written.
+	LogsWhenCut bool
 	// MaxCapture is how many bytes of stdout and of stderr are kept in
 	// memory (first half and last half); 0 means 256 KiB.
 	MaxCapture int
@@ -102,6 +107,8 @@ type Result struct {
 	// OutputError reports a failure writing OutputDir files (the command
 	// still ran); empty when all went well.
 	OutputError string
+	// StdoutLog and StderrLog are the OutputDir logs written, "" for none.
+	StdoutLog, StderrLog string
 }
 
 // Run executes s and waits for it and all the processes it started. The
@@ -161,6 +168,7 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	res.Stdout, res.StdoutBytes = stdout.String(), stdout.total
 	res.Stderr, res.StderrBytes = stderr.String(), stderr.total
 	res.OutputError = errorsText(stdout.fileErr, stderr.fileErr)
+	res.StdoutLog, res.StderrLog = stdout.path(), stderr.path()
 	return res, nil
 }
 
@@ -302,6 +310,11 @@ func errorsText(errs ...error) string {
 // newCaptures opens the two output sinks of s.
 func newCaptures(s Spec) (stdout, stderr *capture, err error) {
 	var outF, errF *os.File
+	if s.OutputDir != "" && s.LogsWhenCut {
+		stdout, stderr = newCapture(s.MaxCapture, nil), newCapture(s.MaxCapture, nil)
+		stdout.spill, stderr.spill = filepath.Join(s.OutputDir, "stdout.log"), filepath.Join(s.OutputDir, "stderr.log")
+		return stdout, stderr, nil
+	}
 	if s.OutputDir != "" {
 		if err := os.MkdirAll(s.OutputDir, 0o755); err != nil {
 			return nil, nil, fmt.Errorf("create output dir: %w", err)

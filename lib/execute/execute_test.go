@@ -136,6 +136,46 @@ func TestRunOutputDir(t *testing.T) {
 	})
 }
 
+// TestRunLogsWhenCut: with LogsWhenCut, an output that fits in the
+// capture gets no log (nor a directory); one that does not gets a log
+// holding all of it, from its first byte, even though the capture
+// overflowed mid-write.
+func TestRunLogsWhenCut(t *testing.T) {
+	forEachGuard(t, func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "exec")
+		small := run(t, Spec{Argv: []string{"sh", "-c", "echo out; echo err >&2"}, OutputDir: dir, LogsWhenCut: true, MaxCapture: 64})
+		if small.Stdout != "out\n" || small.StdoutLog != "" || small.StderrLog != "" {
+			t.Errorf("small output: Stdout %q, logs %q %q; want the capture and no logs", small.Stdout, small.StdoutLog, small.StderrLog)
+		}
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("OutputDir exists after a small output (%v): nothing should be created", err)
+		}
+		// 100 lines of 10 bytes: the 64-byte capture overflows on the 7th.
+		big := run(t, Spec{Argv: []string{"sh", "-c", "i=0; while [ $i -lt 100 ]; do printf 'line %03d\\n' $i; i=$((i+1)); done; echo err >&2"},
+			OutputDir: dir, LogsWhenCut: true, MaxCapture: 64})
+		if big.StdoutLog != filepath.Join(dir, "stdout.log") || big.StderrLog != "" {
+			t.Fatalf("big output: logs %q %q, want stdout.log only", big.StdoutLog, big.StderrLog)
+		}
+		data, err := os.ReadFile(big.StdoutLog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want strings.Builder
+		for i := range 100 {
+			fmt.Fprintf(&want, "line %03d\n", i)
+		}
+		if string(data) != want.String() {
+			t.Errorf("stdout.log has %d bytes, want all %d of the output:\n%.200s", len(data), want.Len(), data)
+		}
+		if big.StdoutBytes != int64(want.Len()) || big.OutputError != "" {
+			t.Errorf("StdoutBytes %d, OutputError %q", big.StdoutBytes, big.OutputError)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "stderr.log")); !os.IsNotExist(err) {
+			t.Errorf("stderr.log written for a 4-byte stderr (%v)", err)
+		}
+	})
+}
+
 // TestRunTimeoutKillsStubbornGroup runs a shell that ignores SIGTERM and
 // leaves a background child ignoring it too: after the grace period both
 // must be gone.
