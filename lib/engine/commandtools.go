@@ -124,11 +124,11 @@ type execRecord struct {
 	StderrBytes int64           `json:"stderr_bytes"`
 	// Stdout and Stderr are the whole output when it fit in memory;
 	// otherwise StdoutFile and StderrFile name logs holding all of it.
-	Stdout      *string         `json:"stdout,omitempty"`
-	Stderr      *string         `json:"stderr,omitempty"`
-	StdoutFile  string          `json:"stdout_file,omitempty"`
-	StderrFile  string          `json:"stderr_file,omitempty"`
-	Error       string          `json:"error,omitempty"`
+	Stdout     *string `json:"stdout,omitempty"`
+	Stderr     *string `json:"stderr,omitempty"`
+	StdoutFile string  `json:"stdout_file,omitempty"`
+	StderrFile string  `json:"stderr_file,omitempty"`
+	Error      string  `json:"error,omitempty"`
 }
 
 // Call builds and runs one call. Bad arguments, a missing program, a
