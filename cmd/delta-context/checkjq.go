@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 
-	"github.com/alecthomas/kong"
-
 	"github.com/deltakit/delta/contextgen"
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/cli"
@@ -19,16 +17,16 @@ type CheckJQCmd struct {
 
 // Run prints each problem as file:line:col: message (and its hint) on
 // stderr; exit 126 when there is one.
-func (c *CheckJQCmd) Run(ctx *kong.Context) error {
+func (c *CheckJQCmd) Run(std cli.Stdio) error {
 	a, err := agent.Load(c.Agent)
 	if err != nil {
 		return cli.WithCode(cli.ExitConfig, "", err)
 	}
 	problems := contextgen.CheckJQ(a)
 	for _, p := range problems {
-		fmt.Fprintln(ctx.Stderr, p.String())
+		fmt.Fprintln(std.Err, p.String())
 		if p.Hint != "" {
-			fmt.Fprintf(ctx.Stderr, "  hint: %s\n", p.Hint)
+			fmt.Fprintf(std.Err, "  hint: %s\n", p.Hint)
 		}
 	}
 	if n := len(problems); n > 0 {

@@ -5,8 +5,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/alecthomas/kong"
-
 	"github.com/deltakit/delta/contextgen"
 	"github.com/deltakit/delta/lib/atomicfile"
 	"github.com/deltakit/delta/lib/cli"
@@ -20,7 +18,7 @@ type FoldCmd struct {
 }
 
 // Run writes the summary.
-func (c *FoldCmd) Run(kctx *kong.Context) error {
+func (c *FoldCmd) Run(std cli.Stdio) error {
 	path := c.Journal
 	if path == "" {
 		path = os.Getenv("JOURNAL_PATH")
@@ -40,7 +38,7 @@ func (c *FoldCmd) Run(kctx *kong.Context) error {
 	}
 	summary := contextgen.Fold(events, c.KeepLast)
 	if c.Output == "" {
-		_, err := fmt.Fprint(kctx.Stdout, summary)
+		_, err := fmt.Fprint(std.Out, summary)
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(c.Output), 0o755); err != nil {

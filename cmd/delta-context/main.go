@@ -18,5 +18,5 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
-	os.Exit(cli.Run("delta-context", &CLI{}, os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(cli.Run("delta-context", &CLI{}, os.Args[1:], cli.OSStdio()))
 }

@@ -14,7 +14,6 @@ import (
 	"syscall"
 	"unicode/utf8"
 
-	"github.com/alecthomas/kong"
 	"github.com/itchyny/gojq"
 
 	"github.com/deltakit/delta/contextgen"
@@ -37,7 +36,7 @@ type ShowCmd struct {
 }
 
 // Run builds and prints the context.
-func (c *ShowCmd) Run(kctx *kong.Context) error {
+func (c *ShowCmd) Run(std cli.Stdio) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	run, err := c.runInfo()
@@ -45,7 +44,7 @@ func (c *ShowCmd) Run(kctx *kong.Context) error {
 		return err
 	}
 	for _, w := range run.Agent.Warnings {
-		fmt.Fprintln(kctx.Stderr, w)
+		fmt.Fprintln(std.Err, w)
 	}
 	parts, err := contextgen.New().BuildParts(ctx, run)
 	if err != nil {
@@ -61,7 +60,7 @@ func (c *ShowCmd) Run(kctx *kong.Context) error {
 		}
 	}
 	if c.Tokens {
-		return c.printTokens(kctx.Stdout, parts)
+		return c.printTokens(std.Out, parts)
 	}
 	var msgs []llm.Message
 	for _, p := range parts {
@@ -71,12 +70,12 @@ func (c *ShowCmd) Run(kctx *kong.Context) error {
 		msgs = []llm.Message{}
 	}
 	if c.JQ != "" {
-		return printJQ(kctx.Stdout, c.JQ, msgs)
+		return printJQ(std.Out, c.JQ, msgs)
 	}
 	if c.Format == "text" {
-		return printText(kctx.Stdout, msgs)
+		return printText(std.Out, msgs)
 	}
-	return printMessages(kctx.Stdout, msgs)
+	return printMessages(std.Out, msgs)
 }
 
 // runInfo finds the run and loads its agent, as delta-run would.

@@ -41,8 +41,8 @@ func (c *CLI) BeforeReset(k *kong.Kong) error {
 }
 
 // Run performs every check and prints one line each.
-func (c *CLI) Run(ctx *kong.Context) error {
-	r := &report{out: ctx.Stdout}
+func (c *CLI) Run(std cli.Stdio) error {
+	r := &report{out: std.Out}
 	checkBinaries(r)
 	cfg := c.llmConfig(r)
 	c.checkModel(r, cfg)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -40,18 +38,6 @@ Agents name plugins in agent.yaml's plugins: list, each with an optional subset 
 Exit codes: 0 success; 1 failure (a plugin that does not start, a checksum MISMATCH or missing binary found by verify); 2 usage error.`
 }
 
-// stdout is embedded in every subcommand: results go to Stdout, which
-// tests may replace.
-type stdout struct {
-	Stdout io.Writer `kong:"-"`
-}
-
-// AfterApply sets the default, os.Stdout.
-func (s *stdout) AfterApply() error {
-	s.Stdout = os.Stdout
-	return nil
-}
-
 // installed lists the plugins of the plugin directory.
 func (c *CLI) installed() ([]install.Status, error) {
 	dir, err := c.dir()
@@ -73,50 +59,39 @@ func (c *CLI) dir() (string, error) {
 type InstallCmd struct {
 	Source string `arg:"" placeholder:"PATH|MODULE@VERSION" help:"A plugin binary, or a Go module path@version built with go install."`
 	Name   string `name:"name" placeholder:"NAME" help:"Plugin name (default: the binary name without delta-plugin-)."`
-
-	stdout
-	Stderr io.Writer `kong:"-"`
-}
-
-// AfterApply sets the stdio defaults.
-func (c *InstallCmd) AfterApply() error {
-	c.Stdout, c.Stderr = os.Stdout, os.Stderr
-	return nil
 }
 
 // Run installs the plugin and prints what was locked.
-func (c *InstallCmd) Run(root *CLI) error {
+func (c *InstallCmd) Run(root *CLI, std cli.Stdio) error {
 	dir, err := root.dir()
 	if err != nil {
 		return err
 	}
-	e, err := install.Install(context.Background(), c.Source, install.Options{Dir: dir, Name: c.Name, Stderr: c.Stderr})
+	e, err := install.Install(context.Background(), c.Source, install.Options{Dir: dir, Name: c.Name, Stderr: std.Err})
 	if err != nil {
 		return cli.WithCode(cli.ExitFailed, "", err)
 	}
-	fmt.Fprintf(c.Stdout, "installed %s %s (%s)\n  tools: %s\n  sha256: %s\n", e.Name, e.Version, e.Path, toolList(e.Tools), e.SHA256)
+	fmt.Fprintf(std.Out, "installed %s %s (%s)\n  tools: %s\n  sha256: %s\n", e.Name, e.Version, e.Path, toolList(e.Tools), e.SHA256)
 	return nil
 }
 
 // ListCmd is `delta-plugin list`.
 type ListCmd struct {
 	Format string `name:"format" enum:"text,json" default:"text" help:"Output format: text or json."`
-
-	stdout
 }
 
 // Run prints the installed plugins.
-func (c *ListCmd) Run(root *CLI) error {
+func (c *ListCmd) Run(root *CLI, std cli.Stdio) error {
 	list, err := root.installed()
 	if err != nil {
 		return err
 	}
 	if c.Format == "json" {
-		enc := json.NewEncoder(c.Stdout)
+		enc := json.NewEncoder(std.Out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(list)
 	}
-	tw := tabwriter.NewWriter(c.Stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(std.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tVERSION\tSOURCE\tTOOLS\tCHECKSUM")
 	for _, p := range list {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Name, p.Version, p.Source, toolList(p.Tools), p.Status)
@@ -127,12 +102,10 @@ func (c *ListCmd) Run(root *CLI) error {
 // RemoveCmd is `delta-plugin remove`.
 type RemoveCmd struct {
 	Name string `arg:"" help:"Plugin to remove."`
-
-	stdout
 }
 
 // Run removes the plugin.
-func (c *RemoveCmd) Run(root *CLI) error {
+func (c *RemoveCmd) Run(root *CLI, std cli.Stdio) error {
 	dir, err := root.dir()
 	if err != nil {
 		return err
@@ -140,24 +113,23 @@ func (c *RemoveCmd) Run(root *CLI) error {
 	if err := install.Remove(dir, c.Name); err != nil {
 		return cli.WithCode(cli.ExitFailed, "see installed plugins with `delta plugin list`", err)
 	}
-	fmt.Fprintf(c.Stdout, "removed %s\n", c.Name)
+	fmt.Fprintf(std.Out, "removed %s\n", c.Name)
 	return nil
 }
 
 // VerifyCmd is `delta-plugin verify`.
 type VerifyCmd struct {
-	stdout
 }
 
 // Run checks every plugin and fails on any mismatch or missing binary.
-func (c *VerifyCmd) Run(root *CLI) error {
+func (c *VerifyCmd) Run(root *CLI, std cli.Stdio) error {
 	list, err := root.installed()
 	if err != nil {
 		return err
 	}
 	var bad []string
 	for _, p := range list {
-		fmt.Fprintf(c.Stdout, "%s\t%s\n", p.Name, p.Status)
+		fmt.Fprintf(std.Out, "%s\t%s\n", p.Name, p.Status)
 		if p.Status != lock.StatusOK {
 			bad = append(bad, p.Name)
 		}

@@ -9,4 +9,4 @@ import (
 	"github.com/deltakit/delta/lib/cli"
 )
 
-func main() { os.Exit(cli.Run("delta-plugin", &CLI{}, os.Args[1:], os.Stdout, os.Stderr)) }
+func main() { os.Exit(cli.Run("delta-plugin", &CLI{}, os.Args[1:], cli.OSStdio())) }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/cli"
@@ -20,9 +19,6 @@ import (
 // and prints one JSON object on stdout: {"tools": [...]} or, when a plugin
 // cannot be used, {"error": "...", "hint": "..."} with exit code 126.
 type ToolsCmd struct {
-	stdout
-	Stdin  io.Reader `kong:"-"`
-	Stderr io.Writer `kong:"-"`
 }
 
 // toolsReply is what ToolsCmd prints.
@@ -41,23 +37,17 @@ type listedTool struct {
 	Parameters  json.RawMessage `json:"parameters"`
 }
 
-// AfterApply sets the stdio defaults.
-func (c *ToolsCmd) AfterApply() error {
-	c.Stdout, c.Stdin, c.Stderr = os.Stdout, os.Stdin, os.Stderr
-	return nil
-}
-
 // Run lists the tools of the plugins named on stdin.
-func (c *ToolsCmd) Run(root *CLI) error {
+func (c *ToolsCmd) Run(root *CLI, std cli.Stdio) error {
 	var refs []agent.PluginRef
-	if err := json.NewDecoder(c.Stdin).Decode(&refs); err != nil {
+	if err := json.NewDecoder(std.In).Decode(&refs); err != nil {
 		return fmt.Errorf("read the plugins entries (a JSON array) on stdin: %w", err)
 	}
-	reply, err := listTools(root, refs, c.Stderr)
+	reply, err := listTools(root, refs, std.Err)
 	if err != nil {
 		reply = toolsReply{Error: err.Error(), Hint: pluginhost.Hint(err)}
 	}
-	enc := json.NewEncoder(c.Stdout)
+	enc := json.NewEncoder(std.Out)
 	enc.SetEscapeHTML(false)
 	if werr := enc.Encode(reply); werr != nil {
 		return fmt.Errorf("write the tools: %w", werr)

@@ -86,16 +86,16 @@ type startCmd struct {
 	IdleTimeout time.Duration `name:"idle-timeout" default:"30m" help:"Stop the session after this long without use (0: never)."`
 }
 
-func (c *startCmd) Run(k *kong.Context) error {
+func (c *startCmd) Run(std cli.Stdio) error {
 	st, err := store()
 	if err != nil {
-		return fail(k.Stdout, err)
+		return fail(std.Out, err)
 	}
 	m, err := st.Start(c.Command, pty.StartOptions{ID: c.ID, WorkDir: c.Cwd, Cols: c.Cols, Rows: c.Rows, IdleTimeout: c.IdleTimeout})
 	if err != nil {
-		return fail(k.Stdout, err)
+		return fail(std.Out, err)
 	}
-	return jsonout.Print(k.Stdout, map[string]any{
+	return jsonout.Print(std.Out, map[string]any{
 		"session_id": m.SessionID, "command": m.Command, "work_dir": m.WorkDir,
 		"status": m.Status, "cols": m.Cols, "rows": m.Rows,
 	})
@@ -142,16 +142,16 @@ type readCmd struct {
 	readFlags
 }
 
-func (c *readCmd) Run(k *kong.Context) error {
+func (c *readCmd) Run(std cli.Stdio) error {
 	st, err := store()
 	if err != nil {
-		return fail(k.Stdout, err)
+		return fail(std.Out, err)
 	}
 	r, err := st.Read(c.ID, c.options())
 	if err != nil {
-		return fail(k.Stdout, err)
+		return fail(std.Out, err)
 	}
-	return c.print(k.Stdout, r)
+	return c.print(std.Out, r)
 }
 
 type writeCmd struct {
@@ -160,22 +160,21 @@ type writeCmd struct {
 	Enter    bool     `short:"e" help:"Press Enter after the text."`
 	ReadBack bool     `name:"read" help:"Then read, as the read command does, with the read flags below."`
 	readFlags
-	In io.Reader `kong:"-"`
 }
 
-func (c *writeCmd) Run(k *kong.Context) error {
+func (c *writeCmd) Run(std cli.Stdio) error {
 	st, err := store()
 	if err != nil {
-		return fail(k.Stdout, err)
+		return fail(std.Out, err)
 	}
-	data, err := jsonout.Input(c.Text, c.In, "text")
+	data, err := jsonout.Input(c.Text, std.In, "text")
 	if err != nil {
-		return fail(k.Stdout, err)
+		return fail(std.Out, err)
 	}
 	if c.Enter {
 		data = append(data, '\r')
 	}
-	return writeAndRead(k.Stdout, st, c.ID, data, c.ReadBack, &c.readFlags)
+	return writeAndRead(std.Out, st, c.ID, data, c.ReadBack, &c.readFlags)
 }
 
 // The wait of write --read and keys --read without --until or --idle.
@@ -214,10 +213,10 @@ type keysCmd struct {
 	readFlags
 }
 
-func (c *keysCmd) Run(k *kong.Context) error {
+func (c *keysCmd) Run(std cli.Stdio) error {
 	st, err := store()
 	if err != nil {
-		return fail(k.Stdout, err)
+		return fail(std.Out, err)
 	}
 	var opt *pty.ReadOptions
 	if c.ReadBack {
@@ -225,12 +224,12 @@ func (c *keysCmd) Run(k *kong.Context) error {
 	}
 	r, err := st.PressKeys(c.ID, c.Keys, opt)
 	if err != nil {
-		return fail(k.Stdout, err)
+		return fail(std.Out, err)
 	}
 	if !c.ReadBack {
-		return jsonout.Print(k.Stdout, map[string]any{"keys": len(c.Keys)})
+		return jsonout.Print(std.Out, map[string]any{"keys": len(c.Keys)})
 	}
-	return c.print(k.Stdout, r)
+	return c.print(std.Out, r)
 }
 
 type attachCmd struct {
@@ -240,23 +239,24 @@ type attachCmd struct {
 // detachKey is Ctrl-], as in telnet.
 const detachKey = 0x1d
 
-func (c *attachCmd) Run(k *kong.Context) error {
+func (c *attachCmd) Run(std cli.Stdio) error {
 	st, err := store()
 	if err != nil {
-		return fail(k.Stdout, err)
+		return fail(std.Out, err)
 	}
-	if fd := int(os.Stdin.Fd()); term.IsTerminal(fd) {
+	if cli.IsTerminal(std.In) {
+		fd := int(cli.File(std.In).Fd())
 		old, err := term.MakeRaw(fd)
 		if err != nil {
 			return fmt.Errorf("raw mode: %w", err)
 		}
 		defer term.Restore(fd, old)
-		fmt.Fprint(k.Stderr, "delta-pty: attached; Ctrl-] detaches\r\n")
+		fmt.Fprint(std.Err, "delta-pty: attached; Ctrl-] detaches\r\n")
 	}
-	if err := st.Attach(c.ID, os.Stdin, k.Stdout, detachKey); err != nil {
-		return fail(k.Stdout, err)
+	if err := st.Attach(c.ID, std.In, std.Out, detachKey); err != nil {
+		return fail(std.Out, err)
 	}
-	fmt.Fprint(k.Stderr, "\r\ndelta-pty: detached\r\n")
+	fmt.Fprint(std.Err, "\r\ndelta-pty: detached\r\n")
 	return nil
 }
 
@@ -264,37 +264,37 @@ type endCmd struct {
 	ID string `arg:"" name:"session_id" help:"Session id from start."`
 }
 
-func (c *endCmd) Run(k *kong.Context) error {
+func (c *endCmd) Run(std cli.Stdio) error {
 	st, err := store()
 	if err != nil {
-		return fail(k.Stdout, err)
+		return fail(std.Out, err)
 	}
 	m, code, err := st.End(c.ID)
 	if err != nil {
-		return fail(k.Stdout, err)
+		return fail(std.Out, err)
 	}
-	return jsonout.Print(k.Stdout, map[string]any{"session_id": m.SessionID, "status": m.Status, "exit_code": code})
+	return jsonout.Print(std.Out, map[string]any{"session_id": m.SessionID, "status": m.Status, "exit_code": code})
 }
 
 type listCmd struct {
 	All bool `help:"Include terminated sessions."`
 }
 
-func (c *listCmd) Run(k *kong.Context) error {
+func (c *listCmd) Run(std cli.Stdio) error {
 	st, err := store()
 	if err != nil {
-		return fail(k.Stdout, err)
+		return fail(std.Out, err)
 	}
 	all, err := st.List()
 	if err != nil {
-		return fail(k.Stdout, err)
+		return fail(std.Out, err)
 	}
 	entries := make([]jsonout.Entry, 0, len(all))
 	for _, m := range all {
 		st.Refresh(m)
 		entries = append(entries, jsonout.Entry{SessionID: m.SessionID, Command: m.Command, Status: m.Status, CreatedAt: m.CreatedAt})
 	}
-	return jsonout.List(k.Stdout, entries, c.All)
+	return jsonout.List(std.Out, entries, c.All)
 }
 
 type holdCmd struct {

@@ -6,25 +6,22 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"golang.org/x/term"
 
 	"github.com/deltakit/delta/lib/atomicfile"
+	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/runs"
 )
-
-// isTerminal reports whether f is a terminal.
-func isTerminal(f *os.File) bool { return f != nil && term.IsTerminal(int(f.Fd())) }
 
 // terminalAsker answers ask_human in interactive mode: the prompt on
 // stderr, the answer from the terminal (hidden when sensitive) or, when
 // stdin is not a terminal, one line of stdin.
 type terminalAsker struct {
-	in     *os.File
+	in     io.Reader
 	out    io.Writer
 	reader *bufio.Reader
 	// shown reports whether the live stream showed the question of this
@@ -50,8 +47,8 @@ func (a *terminalAsker) Ask(ctx context.Context, q engine.Interaction) (string, 
 	}
 	ch := make(chan answer, 1)
 	go func() {
-		if q.Sensitive && isTerminal(a.in) {
-			b, err := term.ReadPassword(int(a.in.Fd()))
+		if q.Sensitive && cli.IsTerminal(a.in) {
+			b, err := term.ReadPassword(int(cli.File(a.in).Fd()))
 			fmt.Fprintln(a.out)
 			ch <- answer{string(b), err}
 			return
@@ -76,7 +73,7 @@ func (a *terminalAsker) Ask(ctx context.Context, q engine.Interaction) (string, 
 
 // pickWorkspace asks on the terminal which workspace to use. ok is false
 // when the user chose a new one.
-func pickWorkspace(agentHome string, std stdio) (dir string, ok bool, err error) {
+func pickWorkspace(agentHome string, std cli.Stdio) (dir string, ok bool, err error) {
 	names, err := runs.ListWorkspaces(agentHome)
 	if err != nil {
 		return "", false, err
@@ -85,12 +82,12 @@ func pickWorkspace(agentHome string, std stdio) (dir string, ok bool, err error)
 	if len(names) == 0 {
 		return "", false, nil
 	}
-	fmt.Fprintf(std.err, "Workspaces of %s: %s\n", agentHome, strings.Join(names, " "))
+	fmt.Fprintf(std.Err, "Workspaces of %s: %s\n", agentHome, strings.Join(names, " "))
 	if last != "" {
-		fmt.Fprintf(std.err, "Last used: %s\n", filepath.Base(last))
+		fmt.Fprintf(std.Err, "Last used: %s\n", filepath.Base(last))
 	}
-	fmt.Fprintf(std.err, "Workspace to use (name, Enter for a new one): ")
-	line, err := bufio.NewReader(std.in).ReadString('\n')
+	fmt.Fprintf(std.Err, "Workspace to use (name, Enter for a new one): ")
+	line, err := bufio.NewReader(std.In).ReadString('\n')
 	if err != nil && !errors.Is(err, io.EOF) {
 		return "", false, err
 	}

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"io"
-	"os"
-
 	"github.com/alecthomas/kong"
 
 	"github.com/deltakit/delta/lib/cli"
@@ -55,11 +52,3 @@ func (c *CLI) BeforeReset(k *kong.Kong) error {
 	k.Model.Help = "run, continue and list Delta agent runs, and create agents from templates"
 	return nil
 }
-
-// stdio are the streams a command uses; tests and main share os's.
-type stdio struct {
-	in       *os.File
-	out, err io.Writer
-}
-
-func osStdio() stdio { return stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr} }

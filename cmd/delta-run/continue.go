@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,8 +28,7 @@ type ContinueCmd struct {
 }
 
 // Run continues the run.
-func (c *ContinueCmd) Run() error {
-	io := osStdio()
+func (c *ContinueCmd) Run(std cli.Stdio) error {
 	ctx, stop := stopContext()
 	defer stop()
 	if err := runs.ValidateID(c.RunID); err != nil {
@@ -60,25 +60,25 @@ func (c *ContinueCmd) Run() error {
 	if imported, err := runs.ImportDeltaEngine(runDir, workDir); err != nil {
 		return err
 	} else if imported {
-		fmt.Fprintf(io.err, "delta-run: converted run %s, written by delta-engine, to Delta's files; the originals are kept with the suffix %s\n", c.RunID, runs.DeltaEngineSuffix)
+		fmt.Fprintf(std.Err, "delta-run: converted run %s, written by delta-engine, to Delta's files; the originals are kept with the suffix %s\n", c.RunID, runs.DeltaEngineSuffix)
 	}
 	meta, err := runs.ReadMetadata(runDir) // read under the lock
 	if err != nil {
 		return err
 	}
-	if err := c.checkState(runDir, meta); err != nil {
+	if err := c.checkState(runDir, meta, std.Err); err != nil {
 		return err
 	}
 	if repaired, err := engine.RepairJournal(filepath.Join(runDir, engine.JournalFile)); err != nil {
 		return err
 	} else if repaired != "" {
-		fmt.Fprintf(io.err, "delta-run: warning: the journal's last line was torn (a crash mid-write); cut it off, its bytes are kept in %s\n", repaired)
+		fmt.Fprintf(std.Err, "delta-run: warning: the journal's last line was torn (a crash mid-write); cut it off, its bytes are kept in %s\n", repaired)
 	}
 	if _, err := os.Stat(meta.AgentHome); errors.Is(err, os.ErrNotExist) {
 		return cli.Errorf(cli.ExitConfig, fmt.Sprintf("move the agent directory back, or set agent_home in %s to where it is now",
 			filepath.Join(runDir, runs.MetadataFile)), "the run's agent directory %s (agent_home in metadata.json) no longer exists", meta.AgentHome)
 	}
-	a, err := loadAgent(meta.AgentHome, io)
+	a, err := loadAgent(meta.AgentHome, std)
 	if err != nil {
 		return err
 	}
@@ -115,7 +115,7 @@ func (c *ContinueCmd) Run() error {
 		return err
 	}
 	return drive(driveOpts{ctx: ctx, agent: a, meta: meta, runDir: runDir, provider: provider, llmConfig: llmConfig, providerEnv: providerEnv,
-		message: message, interactive: c.Interactive, verbose: c.Verbose, format: c.Format, io: io})
+		message: message, interactive: c.Interactive, verbose: c.Verbose, format: c.Format, std: std})
 }
 
 // joinMessages joins the non-empty messages with a blank line.
@@ -131,7 +131,7 @@ func joinMessages(msgs ...string) string {
 
 // checkState applies the five-state table: janitor for RUNNING, message
 // rules for the others. For WAITING_FOR_INPUT, -m becomes response.txt.
-func (c *ContinueCmd) checkState(runDir string, meta *runs.Metadata) error {
+func (c *ContinueCmd) checkState(runDir string, meta *runs.Metadata, stderr io.Writer) error {
 	switch meta.Status {
 	case runs.Running:
 		if err := runs.Janitor(meta, c.Force); err != nil {
@@ -145,16 +145,16 @@ func (c *ContinueCmd) checkState(runDir string, meta *runs.Metadata) error {
 			return err
 		}
 		if host, _ := os.Hostname(); meta.Hostname != "" && meta.Hostname != host {
-			fmt.Fprintf(os.Stderr, "[Janitor] Took over run started on host %s (--force): its process %d is assumed dead\n", meta.Hostname, meta.PID)
+			fmt.Fprintf(stderr, "[Janitor] Took over run started on host %s (--force): its process %d is assumed dead\n", meta.Hostname, meta.PID)
 		} else {
-			fmt.Fprintf(os.Stderr, "[Janitor] Cleaned up orphaned run: process %d no longer exists\n", meta.PID)
+			fmt.Fprintf(stderr, "[Janitor] Cleaned up orphaned run: process %d no longer exists\n", meta.PID)
 		}
 	case runs.Interrupted:
 	case runs.WaitingForInput:
 		resp := filepath.Join(runDir, engine.InteractionDir, engine.ResponseFile)
 		if c.Message != "" {
 			if _, err := os.Stat(resp); err == nil {
-				fmt.Fprintf(os.Stderr, "delta-run: warning: %s already held an answer; -m replaces it\n", resp)
+				fmt.Fprintf(stderr, "delta-run: warning: %s already held an answer; -m replaces it\n", resp)
 			}
 			if err := os.MkdirAll(filepath.Dir(resp), 0o755); err != nil {
 				return err

@@ -43,7 +43,7 @@ type driveOpts struct {
 	interactive bool
 	verbose     bool
 	format      string
-	io          stdio
+	std         cli.Stdio
 }
 
 // drive runs the engine on the run until it stops, keeps metadata.json
@@ -51,7 +51,7 @@ type driveOpts struct {
 func drive(o driveOpts) error {
 	started := time.Now().UTC()
 	ctx := o.ctx
-	o.io.err = &liveStream{w: o.io.err}
+	o.std.Err = &liveStream{w: o.std.Err}
 
 	logFile, err := os.OpenFile(filepath.Join(o.runDir, engine.EngineLog), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
@@ -74,7 +74,7 @@ func drive(o driveOpts) error {
 	tools := engine.Toolbox(engine.NewCommandTools(o.agent, os.Environ()))
 	// Plugins (agent.yaml plugins:, hook plugins): one process each for the
 	// run, stopped when it ends. Local tools win over plugin tools.
-	plugins, err := pluginhost.New(o.agent.Plugins, pluginhost.Options{Stderr: o.io.err, Verbose: o.verbose, Env: agent.FilterEnv(os.Environ(), o.agent.Env)})
+	plugins, err := pluginhost.New(o.agent.Plugins, pluginhost.Options{Stderr: o.std.Err, Verbose: o.verbose, Env: agent.FilterEnv(os.Environ(), o.agent.Env)})
 	if err != nil {
 		return cli.WithCode(cli.ExitConfig, pluginhost.Hint(err), err)
 	}
@@ -87,19 +87,19 @@ func drive(o driveOpts) error {
 		tools = engine.Merge(tools, ptools)
 	}
 	defer tools.Close()
-	show := newDisplay(o.io.err, o.verbose)
+	show := newDisplay(o.std.Err, o.verbose)
 	if past, err := j.Events(); err == nil {
 		show.remember(past) // sensitive questions asked before a resume
 		o.priorIterations = engine.CountThoughts(past)
 	}
 	cb := contextgen.New()
-	cb.Stderr = o.io.err
+	cb.Stderr = o.std.Err
 	e := &engine.Engine{Run: run, Journal: j, Provider: o.provider, Context: cb,
-		Hooks: hooks.New(o.agent, hooks.Options{Stderr: o.io.err, Plugin: plugins.Hook}), Tools: tools, Params: provider.ParamsOf(o.llmConfig),
+		Hooks: hooks.New(o.agent, hooks.Options{Stderr: o.std.Err, Plugin: plugins.Hook}), Tools: tools, Params: provider.ParamsOf(o.llmConfig),
 		MaxIterations: o.meta.MaxIterations, Interactive: o.interactive, Message: o.message,
 		Observe: show.event, Log: logger, Redact: redactor}
 	if o.interactive {
-		e.Asker = &terminalAsker{in: o.io.in, out: o.io.err, shown: show.showed}
+		e.Asker = &terminalAsker{in: o.std.In, out: o.std.Err, shown: show.showed}
 	}
 	progress := &iterationUpdates{runDir: o.runDir, meta: o.meta}
 	e.OnIteration = func(it int) {
@@ -168,7 +168,7 @@ func exitFor(o driveOpts, out engine.Outcome) error {
 		return nil
 	case engine.StatusWaiting:
 		rel := filepath.Join(runs.ControlDir, id, engine.InteractionDir, engine.ResponseFile)
-		fmt.Fprintf(o.io.err, "Agent paused. Provide response in %s\nOr use: delta continue --run-id %s -w %s -m <response>\n",
+		fmt.Fprintf(o.std.Err, "Agent paused. Provide response in %s\nOr use: delta continue --run-id %s -w %s -m <response>\n",
 			filepath.Join(ws, rel), id, ws)
 		// Waiting is not an error: the guidance above is all the user needs.
 		return &cli.Error{Code: cli.ExitWaiting, Silent: true, Err: fmt.Errorf("run %s is waiting for input", id)}

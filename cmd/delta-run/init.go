@@ -35,8 +35,7 @@ func templateNames() []string {
 }
 
 // Run writes the template.
-func (c *InitCmd) Run() error {
-	io := osStdio()
+func (c *InitCmd) Run(std cli.Stdio) error {
 	root := path.Join("templates", c.Template)
 	if _, err := fs.Stat(templates, root); err != nil {
 		return cli.Errorf(cli.ExitConfig, "templates: "+strings.Join(templateNames(), ", "), "unknown template %q", c.Template)
@@ -69,11 +68,11 @@ func (c *InitCmd) Run() error {
 	if err != nil {
 		return fmt.Errorf("write template: %w", err)
 	}
-	fmt.Fprintf(io.err, "Created agent %q in %s (template %s).\n", name, c.Name, c.Template)
+	fmt.Fprintf(std.Err, "Created agent %q in %s (template %s).\n", name, c.Name, c.Template)
 	if c.Template == "hello-world" {
-		fmt.Fprintf(io.err, "Try it (offline, scripted model): delta run --agent %s -m \"Say hello\" -y\n", c.Name)
+		fmt.Fprintf(std.Err, "Try it (offline, scripted model): delta run --agent %s -m \"Say hello\" -y\n", c.Name)
 	} else {
-		fmt.Fprintf(io.err, "Run it: delta run --agent %s -m \"…\" (needs DELTA_API_KEY)\n", c.Name)
+		fmt.Fprintf(std.Err, "Run it: delta run --agent %s -m \"…\" (needs DELTA_API_KEY)\n", c.Name)
 	}
 	return nil
 }

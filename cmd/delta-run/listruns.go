@@ -55,8 +55,7 @@ func isStale(m *runs.Metadata) bool {
 }
 
 // Run lists the runs, most recently updated first.
-func (c *ListRunsCmd) Run() error {
-	io := osStdio()
+func (c *ListRunsCmd) Run(std cli.Stdio) error {
 	if c.Status != "" && !slices.ContainsFunc(allStatuses, func(s runs.Status) bool { return strings.EqualFold(string(s), c.Status) }) {
 		return cli.Errorf(cli.ExitUsage, "", "--status must be one of RUNNING, WAITING_FOR_INPUT, COMPLETED, FAILED, INTERRUPTED, not %q", c.Status)
 	}
@@ -65,7 +64,7 @@ func (c *ListRunsCmd) Run() error {
 		return err
 	}
 	if err != nil {
-		fmt.Fprintf(io.err, "delta-run: warning: %v\n", err)
+		fmt.Fprintf(std.Err, "delta-run: warning: %v\n", err)
 	}
 	var out []runSummary
 	for _, m := range all {
@@ -86,7 +85,7 @@ func (c *ListRunsCmd) Run() error {
 	}
 	if c.Format == "raw" {
 		for _, r := range out {
-			fmt.Fprintln(io.out, r.RunID)
+			fmt.Fprintln(std.Out, r.RunID)
 		}
 		return nil
 	}
@@ -98,12 +97,12 @@ func (c *ListRunsCmd) Run() error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(io.out, "%s\n", data)
+		fmt.Fprintf(std.Out, "%s\n", data)
 	} else if c.First {
 		if len(out) == 0 {
 			return cli.Errorf(cli.ExitFailed, "", "no matching run in %s", absOr(orDot(c.WorkDir)))
 		}
-		fmt.Fprintln(io.out, out[0].RunID)
+		fmt.Fprintln(std.Out, out[0].RunID)
 	} else {
 		for _, r := range out {
 			status := r.Status
@@ -112,9 +111,9 @@ func (c *ListRunsCmd) Run() error {
 			}
 			if r.Corrupt != "" {
 				status += " (corrupt)"
-				fmt.Fprintf(io.err, "delta-run: warning: run %s: journal %s\n", r.RunID, r.Corrupt)
+				fmt.Fprintf(std.Err, "delta-run: warning: run %s: journal %s\n", r.RunID, r.Corrupt)
 			}
-			fmt.Fprintf(io.out, "%-24s  %-17s  %-32s  %s\n", r.RunID, status, quote(r.TaskSummary), ago(time.Since(r.LastUpdated)))
+			fmt.Fprintf(std.Out, "%-24s  %-17s  %-32s  %s\n", r.RunID, status, quote(r.TaskSummary), ago(time.Since(r.LastUpdated)))
 		}
 	}
 	return nil

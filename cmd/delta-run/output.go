@@ -84,16 +84,16 @@ func printResult(o driveOpts, out engine.Outcome, start, end time.Time) error {
 		if err != nil {
 			return err
 		}
-		_, err = fmt.Fprintf(o.io.out, "%s\n", data)
+		_, err = fmt.Fprintf(o.std.Out, "%s\n", data)
 		return err
 	case "raw":
 		if out.Status != engine.StatusCompleted {
 			return nil
 		}
-		_, err := fmt.Fprintln(o.io.out, rawResult(out))
+		_, err := fmt.Fprintln(o.std.Out, rawResult(out))
 		return err
 	default:
-		_, err := fmt.Fprint(o.io.out, textSummary(o, out, end.Sub(start)))
+		_, err := fmt.Fprint(o.std.Out, textSummary(o, out, end.Sub(start)))
 		return err
 	}
 }

@@ -30,8 +30,7 @@ type RunCmd struct {
 }
 
 // Run starts the run.
-func (c *RunCmd) Run() error {
-	io := osStdio()
+func (c *RunCmd) Run(std cli.Stdio) error {
 	ctx, stop := stopContext()
 	defer stop()
 	if strings.TrimSpace(c.Message) == "" {
@@ -41,7 +40,7 @@ func (c *RunCmd) Run() error {
 	if err != nil {
 		return err
 	}
-	a, err := loadAgent(dir, io)
+	a, err := loadAgent(dir, std)
 	if err != nil {
 		return err
 	}
@@ -65,7 +64,7 @@ func (c *RunCmd) Run() error {
 			return err
 		}
 	}
-	workDir, err := c.workspace(a, io)
+	workDir, err := c.workspace(a, std)
 	if err != nil {
 		return err
 	}
@@ -98,7 +97,7 @@ func (c *RunCmd) Run() error {
 	}
 	defer unlock()
 	err = drive(driveOpts{ctx: ctx, agent: a, meta: meta, runDir: runDir, provider: provider, llmConfig: llmConfig, providerEnv: providerEnv,
-		message: c.Message, interactive: c.Interactive, verbose: c.Verbose, format: c.Format, io: io})
+		message: c.Message, interactive: c.Interactive, verbose: c.Verbose, format: c.Format, std: std})
 	if err != nil && neverStarted(runDir) {
 		// Refused before its first event (a plugin that does not start, a
 		// journal that cannot be opened): nothing of it is worth keeping,
@@ -129,7 +128,7 @@ func (c *RunCmd) agentDir() (string, error) {
 }
 
 // workspace resolves -w, or picks/creates a workspace under the agent.
-func (c *RunCmd) workspace(a *agent.Agent, io stdio) (string, error) {
+func (c *RunCmd) workspace(a *agent.Agent, std cli.Stdio) (string, error) {
 	if c.WorkDir != "" {
 		if err := os.MkdirAll(c.WorkDir, 0o755); err != nil {
 			return "", cli.WithCode(cli.ExitConfig, "", fmt.Errorf("create work directory: %w", err))
@@ -140,8 +139,8 @@ func (c *RunCmd) workspace(a *agent.Agent, io stdio) (string, error) {
 		}
 		return filepath.EvalSymlinks(abs)
 	}
-	if !c.Yes && isTerminal(io.in) && isTerminal(os.Stderr) {
-		if dir, ok, err := pickWorkspace(a.Home, io); err != nil || ok {
+	if !c.Yes && cli.IsTerminal(std.In) && cli.IsTerminal(std.Err) {
+		if dir, ok, err := pickWorkspace(a.Home, std); err != nil || ok {
 			return dir, err
 		}
 	}
@@ -165,7 +164,7 @@ func maxIterations(flag int, a *agent.Agent) int {
 
 // loadAgent loads the agent and prints its warnings; a load error is a
 // configuration error (126) with the loader's hints.
-func loadAgent(path string, io stdio) (*agent.Agent, error) {
+func loadAgent(path string, std cli.Stdio) (*agent.Agent, error) {
 	a, err := agent.Load(path)
 	if err != nil {
 		hint := ""
@@ -176,7 +175,7 @@ func loadAgent(path string, io stdio) (*agent.Agent, error) {
 		return nil, cli.WithCode(cli.ExitConfig, hint, err)
 	}
 	for _, w := range a.Warnings {
-		fmt.Fprintf(io.err, "delta-run: warning: %s\n", w)
+		fmt.Fprintf(std.Err, "delta-run: warning: %s\n", w)
 	}
 	return a, nil
 }

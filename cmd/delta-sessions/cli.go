@@ -94,16 +94,16 @@ type startCmd struct {
 	IdleTimeout time.Duration `name:"idle-timeout" default:"30m" help:"Stop an interpreter holder after this long without use (0: never)."`
 }
 
-func (c *startCmd) Run(k *kong.Context) error {
+func (c *startCmd) Run(std cli.Stdio) error {
 	st, err := store()
 	if err != nil {
-		return classify(k.Stdout, err)
+		return classify(std.Out, err)
 	}
 	m, err := st.Start(c.Command, sessions.StartOptions{ID: c.ID, WorkDir: c.Cwd, IdleTimeout: c.IdleTimeout})
 	if err != nil {
-		return classify(k.Stdout, err)
+		return classify(std.Out, err)
 	}
-	return jsonout.Print(k.Stdout, map[string]string{
+	return jsonout.Print(std.Out, map[string]string{
 		"session_id": m.SessionID, "command": m.Command, "work_dir": m.WorkDir, "status": m.Status,
 	})
 }
@@ -114,23 +114,18 @@ type execCmd struct {
 	Timeout   time.Duration `default:"10s" help:"Kill the command after this long (0: no limit)."`
 	MaxOutput int           `name:"max-output" default:"30000" help:"Return at most this many bytes of each of stdout and stderr: the first and last halves, with a marker saying how much was cut (0: no limit)." placeholder:"BYTES"`
 	Text      bool          `help:"Print the command's stdout and stderr as they are, on stdout and stderr, and exit with its exit code, instead of JSON (for people)."`
-
-	In     io.Reader `kong:"-"`
-	stderr io.Writer
 }
 
-func (c *execCmd) Run(k *kong.Context) error {
-	c.stderr = k.Stderr
-	return c.run(k.Stdout)
-}
+func (c *execCmd) Run(std cli.Stdio) error { return c.run(std) }
 
 // run is the exec itself, reached through kong or through fastExec.
-func (c *execCmd) run(stdout io.Writer) error {
+func (c *execCmd) run(std cli.Stdio) error {
+	stdout := std.Out
 	st, err := store()
 	if err != nil {
 		return classify(stdout, err)
 	}
-	command, err := jsonout.Input(c.Command, c.In, "command")
+	command, err := jsonout.Input(c.Command, std.In, "command")
 	if err != nil {
 		return classify(stdout, err)
 	}
@@ -140,7 +135,7 @@ func (c *execCmd) run(stdout io.Writer) error {
 		return classify(stdout, err)
 	}
 	if c.Text {
-		return printText(stdout, c.stderr, res)
+		return printText(stdout, std.Err, res)
 	}
 	return jsonout.Print(stdout, res)
 }
@@ -150,9 +145,6 @@ func (c *execCmd) run(stdout io.Writer) error {
 func printText(stdout, stderr io.Writer, res *sessions.Result) error {
 	if _, err := io.WriteString(stdout, res.Stdout); err != nil {
 		return err
-	}
-	if stderr == nil {
-		stderr = os.Stderr
 	}
 	io.WriteString(stderr, res.Stderr)
 	if res.ExitCode != 0 {
@@ -165,37 +157,37 @@ type endCmd struct {
 	ID string `arg:"" name:"session_id" help:"Session id from start."`
 }
 
-func (c *endCmd) Run(k *kong.Context) error {
+func (c *endCmd) Run(std cli.Stdio) error {
 	st, err := store()
 	if err != nil {
-		return classify(k.Stdout, err)
+		return classify(std.Out, err)
 	}
 	m, err := st.End(c.ID)
 	if err != nil {
-		return classify(k.Stdout, err)
+		return classify(std.Out, err)
 	}
-	return jsonout.Print(k.Stdout, map[string]string{"status": m.Status, "session_id": m.SessionID})
+	return jsonout.Print(std.Out, map[string]string{"status": m.Status, "session_id": m.SessionID})
 }
 
 type listCmd struct {
 	All bool `help:"Include terminated sessions."`
 }
 
-func (c *listCmd) Run(k *kong.Context) error {
+func (c *listCmd) Run(std cli.Stdio) error {
 	st, err := store()
 	if err != nil {
-		return classify(k.Stdout, err)
+		return classify(std.Out, err)
 	}
 	all, err := st.List()
 	if err != nil {
-		return classify(k.Stdout, err)
+		return classify(std.Out, err)
 	}
 	entries := make([]jsonout.Entry, 0, len(all))
 	for _, m := range all {
 		st.Alive(m)
 		entries = append(entries, jsonout.Entry{SessionID: m.SessionID, Command: m.Command, Status: m.Status, CreatedAt: m.CreatedAt})
 	}
-	return jsonout.List(k.Stdout, entries, c.All)
+	return jsonout.List(std.Out, entries, c.All)
 }
 
 type holdCmd struct {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -73,11 +72,10 @@ func setExecFlag(c *execCmd, name, value string) bool {
 
 // fastExec runs an exec command line that parseExec recognises and
 // returns its exit code; ok is false when the line is left to kong.
-func fastExec(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int, ok bool) {
+func fastExec(args []string, std cli.Stdio) (code int, ok bool) {
 	c, ok := parseExec(args)
 	if !ok {
 		return 0, false
 	}
-	c.In = stdin
-	return cli.Report("delta-sessions", stderr, c.run(stdout)), true
+	return cli.Report("delta-sessions", std.Err, c.run(std)), true
 }

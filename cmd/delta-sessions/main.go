@@ -10,8 +10,9 @@ import (
 )
 
 func main() {
-	if code, ok := fastExec(os.Args[1:], os.Stdin, os.Stdout, os.Stderr); ok {
+	std := cli.OSStdio()
+	if code, ok := fastExec(os.Args[1:], std); ok {
 		os.Exit(code)
 	}
-	os.Exit(cli.Run("delta-sessions", &CLI{}, os.Args[1:], os.Stdout, os.Stderr, jsonout.ParseErrors("delta-sessions")))
+	os.Exit(cli.Run("delta-sessions", &CLI{}, os.Args[1:], std, jsonout.ParseErrors("delta-sessions")))
 }

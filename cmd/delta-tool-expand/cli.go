@@ -39,8 +39,8 @@ Exit codes: 0 ok; 1 the --call arguments or tool name are wrong; 2 bad command l
 }
 
 // Run loads the agent and performs the selected action.
-func (c *CLI) Run(ctx *kong.Context) error {
-	stdout, stderr := ctx.Stdout, ctx.Stderr
+func (c *CLI) Run(std cli.Stdio) error {
+	stdout, stderr := std.Out, std.Err
 	if c.Args != "" && c.Call == "" {
 		return cli.Errorf(cli.ExitUsage, "name the tool: delta-tool-expand --call TOOL --args JSON", "--args needs --call")
 	}

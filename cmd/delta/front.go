@@ -45,7 +45,8 @@ See delta(1), delta-agent(5) and each command's man page.
 var runSubcommands = map[string]bool{"run": true, "continue": true, "list-runs": true, "init": true}
 
 // run dispatches args; it returns only when it does not exec.
-func run(args []string, stdout, stderr io.Writer, execve execFunc) int {
+func run(args []string, std cli.Stdio, execve execFunc) int {
+	stdout, stderr := std.Out, std.Err
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return cli.ExitUsage
@@ -58,7 +59,7 @@ func run(args []string, stdout, stderr io.Writer, execve execFunc) int {
 		fmt.Fprintf(stdout, "delta %s\n", cli.Version())
 		return cli.ExitOK
 	case "--man":
-		return cli.Run("delta", &manGrammar{}, []string{"--man"}, stdout, stderr)
+		return cli.Run("delta", &manGrammar{}, []string{"--man"}, std)
 	case "completion":
 		return completion(args[1:], stdout, stderr)
 	case "help":

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/deltakit/delta/lib/cli"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -46,7 +47,7 @@ func TestDispatch(t *testing.T) {
 			return nil
 		}
 		var stderr bytes.Buffer
-		run(tc.args, &bytes.Buffer{}, &stderr, fake)
+		run(tc.args, cli.Stdio{Out: &bytes.Buffer{}, Err: &stderr}, fake)
 		if diff := cmp.Diff(tc.want, got); diff != "" {
 			t.Errorf("run(%q) argv (-want +got):\n%s%s", tc.args, diff, stderr.String())
 		}
@@ -56,7 +57,7 @@ func TestDispatch(t *testing.T) {
 func TestUnknownCommand(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	var stderr bytes.Buffer
-	code := run([]string{"nope"}, &bytes.Buffer{}, &stderr, func(string, []string, []string) error {
+	code := run([]string{"nope"}, cli.Stdio{Out: &bytes.Buffer{}, Err: &stderr}, func(string, []string, []string) error {
 		t.Fatal("exec called for an unknown command")
 		return nil
 	})

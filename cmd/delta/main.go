@@ -7,6 +7,8 @@ package main
 import (
 	"os"
 	"syscall"
+
+	"github.com/deltakit/delta/lib/cli"
 )
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, syscall.Exec)) }
+func main() { os.Exit(run(os.Args[1:], cli.OSStdio(), syscall.Exec)) }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/alecthomas/kong"
+	"golang.org/x/term"
 )
 
 // Exit codes shared by all Delta commands (seeds/000 §2.6.5).
@@ -69,14 +70,57 @@ func (ParseErrorHook) Apply(*kong.Kong) error { return nil }
 // Run without calling os.Exit deep inside the program.
 type exitSignal struct{ code int }
 
-// Run parses args into grammar, runs the selected command's Run method with
-// binds, prints any error as "NAME: error: …" (plus a hint line) to stderr,
-// and returns the exit code. main is
+// Stdio is a command's standard streams. Every command gets them the same
+// way, as a parameter of its Run method (cli.Run binds them), and touches
+// no other: main passes the process's (OSStdio), a test its own buffers,
+// so a command runs in-process exactly as from a shell.
+type Stdio struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// OSStdio is the process's standard streams.
+func OSStdio() Stdio { return Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr} }
+
+// IsTerminal reports whether stream (one of a Stdio's) is a terminal: only
+// an *os.File can be, so buffers and pipes of tests never are.
+func IsTerminal(stream any) bool {
+	f, ok := stream.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// File is stream's file when it is one (a command that must hand a real
+// descriptor on, to a terminal or a plugin, needs it), else nil.
+func File(stream any) *os.File {
+	f, _ := stream.(*os.File)
+	return f
+}
+
+// Run parses args into grammar, runs the selected command's Run method,
+// prints any error as "NAME: error: …" (plus a hint line) to std.Err, and
+// returns the exit code. main is
 //
-//	func main() { os.Exit(cli.Run(name, &grammar{}, os.Args[1:], os.Stdout, os.Stderr)) }
+//	func main() { os.Exit(cli.Run(name, &CLI{}, os.Args[1:], cli.OSStdio())) }
 //
-// and nothing else in a binary exits.
-func Run(name string, grammar any, args []string, stdout, stderr io.Writer, options ...kong.Option) (code int) {
+// and nothing else in a binary exits. A command is a kong struct whose Run
+// method takes the Stdio (and any other value bound with kong.Bind):
+//
+//	type HelloCmd struct {
+//		Name string `arg:"" help:"Who to greet."`
+//	}
+//
+//	func (c *HelloCmd) Run(std cli.Stdio) error {
+//		if c.Name == "" {
+//			return cli.Errorf(cli.ExitUsage, "give a name", "no name given")
+//		}
+//		_, err := fmt.Fprintf(std.Out, "hello, %s\n", c.Name)
+//		return err
+//	}
+//
+// Data goes to std.Out, messages to std.Err, errors are returned (with an
+// exit code and a hint: see Error), and input comes from std.In.
+func Run(name string, grammar any, args []string, std Stdio, options ...kong.Option) (code int) {
+	stdout, stderr := std.Out, std.Err
 	defer func() {
 		if r := recover(); r != nil {
 			if s, ok := r.(exitSignal); ok {
@@ -91,6 +135,7 @@ func Run(name string, grammar any, args []string, stdout, stderr io.Writer, opti
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(c int) { panic(exitSignal{c}) }),
 		kong.UsageOnError(),
+		kong.Bind(std),
 		kong.Vars{"version": name + " " + Version()},
 	}, options...)
 	parser, err := kong.New(grammar, opts...)

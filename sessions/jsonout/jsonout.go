@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -77,9 +76,6 @@ func List(w io.Writer, entries []Entry, all bool) error {
 func Input(args []string, in io.Reader, what string) ([]byte, error) {
 	if len(args) > 0 {
 		return []byte(strings.Join(args, " ")), nil
-	}
-	if in == nil {
-		in = os.Stdin
 	}
 	b, err := io.ReadAll(in)
 	if err != nil {
