@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/deltakit/delta/lib/execute"
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/runs"
@@ -53,6 +54,11 @@ func invocationRecord(it int, request json.RawMessage, resp llm.Response, callEr
 func ToolRecordBase(started time.Time, tool, callID string) string {
 	return fmt.Sprintf("%s_%s_%s", started.UTC().Format("20060102T150405.000000000Z"), safeName(tool), safeName(callID))
 }
+
+// RecordInlineMax is the largest output stream a tool record keeps inline
+// (stdout, stderr); a longer one goes to a log beside the record
+// (stdout_file, stderr_file). Command and plugin tools share it.
+const RecordInlineMax = execute.DefaultMaxCapture
 
 // WriteToolRecord writes a tool call's record (rec as indented JSON) as
 // ToolExecutionsDir/BASE.json under runDir and returns its path relative

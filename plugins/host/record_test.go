@@ -13,17 +13,27 @@ import (
 	"github.com/deltakit/delta/plugins/host"
 )
 
-// TestPluginCallRecord: a plugin tool call gets the io/tool_executions
-// record a command tool gets, with its full output beside it (the model
-// sees it truncated) and the default timeout of command tools.
-func TestPluginCallRecord(t *testing.T) {
+// pluginRecord is what a test reads of a plugin call's record.
+type pluginRecord struct {
+	CallID      string  `json:"call_id"`
+	ToolName    string  `json:"tool_name"`
+	Plugin      string  `json:"plugin"`
+	TimeoutMS   int64   `json:"timeout_ms"`
+	StdoutBytes int     `json:"stdout_bytes"`
+	Stdout      *string `json:"stdout"`
+	StdoutFile  string  `json:"stdout_file"`
+}
+
+// callRecorded calls tool and reads its io/tool_executions record.
+func callRecorded(t *testing.T, tool string) (engine.ToolOutcome, pluginRecord, string) {
+	t.Helper()
 	h := newHost(t, installed(t), host.Options{}, agent.PluginRef{Name: "test"})
 	tb, err := h.Toolbox(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	runDir := t.TempDir()
-	out, err := tb.Call(context.Background(), engine.RunInfo{RunDir: runDir, WorkDir: "/ws", RunID: "r1"}, "c1", "big", json.RawMessage(`{}`))
+	out, err := tb.Call(context.Background(), engine.RunInfo{RunDir: runDir, WorkDir: "/ws", RunID: "r1"}, "c1", tool, json.RawMessage(`{}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,25 +44,38 @@ func TestPluginCallRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rec struct {
-		CallID      string `json:"call_id"`
-		ToolName    string `json:"tool_name"`
-		Plugin      string `json:"plugin"`
-		TimeoutMS   int64  `json:"timeout_ms"`
-		OutputBytes int    `json:"output_bytes"`
-		OutputFile  string `json:"output_file"`
-	}
+	var rec pluginRecord
 	if err := json.Unmarshal(data, &rec); err != nil {
 		t.Fatal(err)
 	}
-	if rec.CallID != "c1" || rec.ToolName != "big" || rec.Plugin != "test" || rec.TimeoutMS != engine.DefaultToolTimeout.Milliseconds() || rec.OutputBytes != 60000 {
+	return out, rec, runDir
+}
+
+// TestPluginCallRecord: a plugin tool call gets the io/tool_executions
+// record a command tool gets, with its full output inline (the model sees
+// it truncated) and the default timeout of command tools.
+func TestPluginCallRecord(t *testing.T) {
+	out, rec, _ := callRecorded(t, "big")
+	if rec.CallID != "c1" || rec.ToolName != "big" || rec.Plugin != "test" || rec.TimeoutMS != engine.DefaultToolTimeout.Milliseconds() || rec.StdoutBytes != 60000 {
 		t.Errorf("record = %+v", rec)
 	}
-	full, err := os.ReadFile(filepath.Join(runDir, rec.OutputFile))
-	if err != nil || len(full) != 60000 {
-		t.Errorf("full output: %d bytes, %v; want 60000", len(full), err)
+	if rec.Stdout == nil || len(*rec.Stdout) != 60000 || rec.StdoutFile != "" {
+		t.Errorf("record keeps the output as stdout %v, stdout_file %q; want all 60000 bytes inline", rec.Stdout != nil, rec.StdoutFile)
 	}
 	if len(out.Observation) >= 60000 {
 		t.Errorf("observation is %d characters, want it truncated", len(out.Observation))
+	}
+}
+
+// TestPluginCallRecordLong: an output over RecordInlineMax goes whole to
+// stdout.log beside the record, as a command tool's does.
+func TestPluginCallRecordLong(t *testing.T) {
+	_, rec, runDir := callRecorded(t, "huge")
+	if rec.Stdout != nil || rec.StdoutFile == "" || rec.StdoutBytes != 300000 {
+		t.Fatalf("record = %+v; want stdout_file for 300000 bytes", rec)
+	}
+	full, err := os.ReadFile(filepath.Join(runDir, rec.StdoutFile))
+	if err != nil || len(full) != 300000 {
+		t.Errorf("full output: %d bytes, %v; want 300000", len(full), err)
 	}
 }

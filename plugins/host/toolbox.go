@@ -142,7 +142,7 @@ func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 		if res.IsError {
 			out.ExitCode = 1
 		}
-		rec.OutputBytes, rec.Data = len(res.Output), json.RawMessage(res.Data)
+		rec.StdoutBytes, rec.Data = len(res.Output), json.RawMessage(res.Data)
 		if len(rec.Data) == 0 {
 			rec.Data = nil
 		}
@@ -150,11 +150,16 @@ func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 	rec.ExitCode, rec.IsError = out.ExitCode, out.IsError
 	if run.RunDir != "" {
 		// The same io/tool_executions record a command tool gets: the
-		// full output beside it, whatever the model was shown.
+		// full output inline, or beside it when long, whatever the model
+		// was shown.
 		base := engine.ToolRecordBase(start, name, callID)
-		if err == nil {
-			rec.OutputFile = filepath.Join(engine.ToolExecutionsDir, base, "stdout.log")
-			if werr := writeOutput(filepath.Join(run.RunDir, rec.OutputFile), res.Output); werr != nil {
+		switch {
+		case err != nil:
+		case len(res.Output) <= engine.RecordInlineMax:
+			rec.Stdout = &res.Output
+		default:
+			rec.StdoutFile = filepath.Join(engine.ToolExecutionsDir, base, "stdout.log")
+			if werr := writeOutput(filepath.Join(run.RunDir, rec.StdoutFile), res.Output); werr != nil {
 				return out, werr
 			}
 		}
@@ -178,8 +183,9 @@ type pluginRecord struct {
 	TimeoutMS   int64           `json:"timeout_ms"`
 	ExitCode    int             `json:"exit_code"`
 	IsError     bool            `json:"is_error,omitempty"`
-	OutputBytes int             `json:"output_bytes"`
-	OutputFile  string          `json:"output_file,omitempty"`
+	StdoutBytes int             `json:"stdout_bytes"`
+	Stdout      *string         `json:"stdout,omitempty"`
+	StdoutFile  string          `json:"stdout_file,omitempty"`
 	Data        json.RawMessage `json:"data,omitempty"`
 	Error       string          `json:"error,omitempty"`
 }

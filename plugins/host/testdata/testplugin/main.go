@@ -26,7 +26,7 @@ func (p *plugin) Configure(_ context.Context, c json.RawMessage) error {
 
 func (p *plugin) Tools(context.Context) ([]sdk.Tool, error) {
 	var tools []sdk.Tool
-	for _, n := range []string{"echo", "fail", "crash", "hang", "pid", "config", "sleep_ctx", "big", "panic", "env", "spawn"} {
+	for _, n := range []string{"echo", "fail", "crash", "hang", "pid", "config", "sleep_ctx", "big", "huge", "panic", "env", "spawn"} {
 		tools = append(tools, sdk.Tool{Name: n, Description: "test tool " + n})
 	}
 	return tools, nil
@@ -48,6 +48,8 @@ func (p *plugin) Call(ctx context.Context, req sdk.CallRequest) (sdk.CallResult,
 		return sdk.Text(string(p.config)), nil
 	case "big":
 		return sdk.Text(strings.Repeat("x", 60000)), nil
+	case "huge":
+		return sdk.Text(strings.Repeat("y", 300000)), nil
 	case "panic":
 		// fd 2 itself: go-plugin streams os.Stderr asynchronously, and
 		// the panic would end the process before that stream is sent.
