@@ -85,7 +85,7 @@ func rebuild(events []journal.Event) *conversation {
 			it.results = make([]*string, len(it.calls))
 			it.human = make([]string, len(it.calls))
 			it.asked = make([]string, len(it.calls))
-			it.seg.msgs = []llm.Message{{Role: llm.RoleAssistant, Content: ev.Content, ToolCalls: it.calls}}
+			it.seg.msgs = []llm.Message{{Role: llm.RoleAssistant, Content: ev.Content, ToolCalls: it.calls, Reasoning: ev.Reasoning}}
 			its = append(its, it)
 			c.add(it.seg)
 			c.blocks++

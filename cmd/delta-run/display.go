@@ -118,6 +118,12 @@ func (d *display) event(ev journal.Event) {
 	case journal.UserMessage:
 		fmt.Fprintf(d.w, "%s %s\n", d.paint("1;34", "user:"), d.abbreviate(ev.Content, 5, 200))
 	case journal.Thought:
+		// The model's reasoning is its own working: shown with -v only.
+		for _, r := range ev.Reasoning {
+			if d.verbose && strings.TrimSpace(r.Text) != "" {
+				fmt.Fprintf(d.w, "%s\n%s\n", d.paint("2", "thinking:"), d.paint("2", indent(d.abbreviate(r.Text, 12, 200), "  ")))
+			}
+		}
 		if strings.TrimSpace(ev.Content) != "" {
 			fmt.Fprintf(d.w, "%s\n%s\n", d.paint("1;35", "thought:"), indent(d.abbreviate(ev.Content, 12, 200), "  "))
 		}

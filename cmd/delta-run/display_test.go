@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/deltakit/delta/lib/journal"
+	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/runs"
 	"github.com/google/go-cmp/cmp"
 )
@@ -69,5 +71,19 @@ func TestIterationUpdatesThrottle(t *testing.T) {
 	}
 	if got, _ := runs.ReadMetadata(dir); got == nil || got.Iterations != 4 {
 		t.Errorf("after %v the update was not written: %+v", iterationEvery, got)
+	}
+}
+
+// TestDisplayThinkingVerboseOnly: the model's reasoning shows with -v, and
+// never otherwise.
+func TestDisplayThinkingVerboseOnly(t *testing.T) {
+	for _, verbose := range []bool{false, true} {
+		var buf bytes.Buffer
+		d := newDisplay(&buf, verbose)
+		d.event(journal.Event{Type: journal.Thought, Content: "answer", Reasoning: []llm.Reasoning{{Type: "thinking", Text: "pondering"}, {Type: "redacted_thinking", Data: "b64"}}})
+		out := buf.String()
+		if got := strings.Contains(out, "thinking:\n  pondering"); got != verbose || !strings.Contains(out, "answer") || strings.Contains(out, "b64") {
+			t.Errorf("verbose=%v: stream %q", verbose, out)
+		}
 	}
 }

@@ -274,7 +274,8 @@ func (e *Engine) think(ctx context.Context, it int) (llm.Response, *Outcome, err
 	}
 	resp.ToolCalls = normalizeCalls(resp.ToolCalls, it)
 	err = e.append(&journal.Event{Type: journal.Thought, Iteration: it, Content: resp.Content,
-		ToolCalls: resp.ToolCalls, Usage: &usage, Model: model, InvocationRef: ref})
+		ToolCalls: resp.ToolCalls, Usage: &usage, Model: model, InvocationRef: ref,
+		ResponseID: resp.ID, Reasoning: resp.Reasoning})
 	return resp, nil, err
 }
 

@@ -15,9 +15,8 @@ import (
 // whenever the line holds something whose meaning to encoding/json is
 // subtle (an unknown or repeated key, null, a number that is not a plain
 // integer, a string with invalid UTF-8 or a lone surrogate, more than
-// whitespace after the object) it gives up and returns false, and the
-// caller decodes the line with encoding/json. A fuzz test holds the two to
-// the same result.
+// whitespace after the object) it gives up and returns false, and the caller decodes the line with encoding/json.
+// A fuzz test holds the two to the same result.
 func decodeEvent(data []byte, e *Event) bool {
 	d := decoder{data: data}
 	var seen uint64
@@ -43,7 +42,7 @@ var eventFieldBits = func() map[string]uint64 {
 		"status", "final_iteration", "content", "tool_calls", "usage", "model", "invocation_ref", "call_id",
 		"tool_name", "tool_args", "observation_content", "exit_code", "is_error", "duration_ms", "execution_ref",
 		"prompt", "input_type", "sensitive", "response", "error_message", "error_details", "hook_name",
-		"decision", "hook_ref"}
+		"decision", "hook_ref", "response_id", "reasoning"}
 	m := make(map[string]uint64, len(keys))
 	for i, k := range keys {
 		m[k] = 1 << i
@@ -124,6 +123,10 @@ func (d *decoder) eventField(key []byte, e *Event) bool {
 		e.Decision, ok = d.str()
 	case "hook_ref":
 		e.HookRef, ok = d.str()
+	case "response_id":
+		e.ResponseID, ok = d.str()
+	case "reasoning":
+		e.Reasoning, ok = d.reasoning()
 	default:
 		return false
 	}
@@ -161,6 +164,41 @@ func (d *decoder) toolCalls() ([]llm.ToolCall, bool) {
 		return ok
 	})
 	return calls, ok
+}
+
+// reasoning decodes THOUGHT's reasoning array.
+func (d *decoder) reasoning() ([]llm.Reasoning, bool) {
+	blocks := []llm.Reasoning{}
+	ok := d.array(func() bool {
+		var r llm.Reasoning
+		var seen uint8
+		ok := d.object(func(key []byte) bool {
+			var bit uint8
+			var dst *string
+			switch string(key) {
+			case "type":
+				bit, dst = 1, &r.Type
+			case "text":
+				bit, dst = 2, &r.Text
+			case "signature":
+				bit, dst = 4, &r.Signature
+			case "data":
+				bit, dst = 8, &r.Data
+			default:
+				return false
+			}
+			if seen&bit != 0 {
+				return false
+			}
+			seen |= bit
+			var ok bool
+			*dst, ok = d.str()
+			return ok
+		})
+		blocks = append(blocks, r)
+		return ok
+	})
+	return blocks, ok
 }
 
 // usage decodes THOUGHT's usage object.

@@ -24,7 +24,8 @@ func fullEvent() Event {
 		CallID: "c1", ToolName: "t", ToolArgs: json.RawMessage(`{"path":"a b","deep":{"x":[{}]}}`),
 		ObservationContent: "out\r\n\x00\x1f", ExitCode: &code, IsError: true, DurationMS: 12, ExecutionRef: "io/t",
 		Prompt: "p", InputType: "text", Sensitive: true, Response: "yes", ErrorMessage: "boom",
-		ErrorDetails: json.RawMessage(`{"type":"x"}`), HookName: "h", Decision: "block", HookRef: "io/hooks/h"}
+		ErrorDetails: json.RawMessage(`{"type":"x"}`), HookName: "h", Decision: "block", HookRef: "io/hooks/h",
+		ResponseID: "msg_1", Reasoning: []llm.Reasoning{{Type: "thinking", Text: "hmm \"x\"", Signature: "c2ln"}, {Type: "redacted_thinking", Data: "ZGF0YQ=="}}}
 }
 
 // TestDecodeEventTakesWriterLines checks that the one-pass decoder handles
@@ -63,6 +64,8 @@ func TestDecodeEventTakesWriterLines(t *testing.T) {
 // decodeSeeds are lines on the edges of what the decoder takes.
 var decodeSeeds = []string{
 	`{"type":"THOUGHT","seq":1,"timestamp":"2026-01-02T03:04:05.123456789Z","tool_calls":[]}`,
+	`{"type":"THOUGHT","reasoning":[{"type":"thinking","text":"t","signature":"s"},{"type":"redacted_thinking","data":"d"}],"response_id":"m"}`,
+	`{"type":"X","reasoning":[{"type":"a","type":"b"}]}`, `{"type":"X","reasoning":[{"other":"x"}]}`, `{"type":"X","reasoning":null}`,
 	` {"type" : "X" , "seq" : -0 } `,
 	`{"type":"X","seq":01}`, `{"type":"X","seq":1.0}`, `{"type":"X","seq":1e2}`, `{"type":"X","seq":9223372036854775808}`,
 	`{"type":"X","seq":null}`, `{"type":"X","usage":null}`, `{"type":"X","tool_args":null}`, `{"type":"X","config":"s"}`,

@@ -58,6 +58,10 @@ type Event struct {
 	Usage         *llm.Usage     `json:"usage,omitempty"`
 	Model         string         `json:"model,omitempty"`
 	InvocationRef string         `json:"invocation_ref,omitempty"`
+	// THOUGHT: the provider's response id, and its reasoning blocks, kept
+	// whole to be sent back with this turn (see llm.Reasoning).
+	ResponseID string          `json:"response_id,omitempty"`
+	Reasoning  []llm.Reasoning `json:"reasoning,omitempty"`
 
 	// ACTION_REQUEST, ACTION_RESULT: CallID ties both to the THOUGHT's tool
 	// call so the conversation can be rebuilt exactly.

@@ -33,6 +33,22 @@ type Message struct {
 	ToolCallID string     `json:"tool_call_id,omitempty"`
 	// Name optionally labels a system message with the context source id.
 	Name string `json:"name,omitempty"`
+	// Reasoning is an assistant message's reasoning blocks, sent back
+	// exactly as received to the provider that produced them.
+	Reasoning []Reasoning `json:"reasoning,omitempty"`
+}
+
+// Reasoning is one block of a model's reasoning as its provider returned
+// it (Anthropic's extended thinking). A provider that signs its reasoning
+// wants it back unchanged with the turn it belongs to before tool results,
+// so Delta keeps it whole in the THOUGHT and never shows it to another
+// provider.
+type Reasoning struct {
+	// Type is "thinking" (Text, Signature) or "redacted_thinking" (Data).
+	Type      string `json:"type"`
+	Text      string `json:"text,omitempty"`
+	Signature string `json:"signature,omitempty"`
+	Data      string `json:"data,omitempty"`
 }
 
 // ToolCall is one function call requested by the model. Arguments is the
@@ -62,15 +78,18 @@ func (u Usage) Add(v Usage) Usage {
 // Params are the sampling parameters of agent.yaml's llm block. Nil means
 // "not set": the provider's default applies.
 type Params struct {
-	Model            string         `json:"model"`
-	Temperature      *float64       `json:"temperature,omitempty"`
-	MaxTokens        *int64         `json:"max_tokens,omitempty"`
-	TopP             *float64       `json:"top_p,omitempty"`
-	FrequencyPenalty *float64       `json:"frequency_penalty,omitempty"`
-	PresencePenalty  *float64       `json:"presence_penalty,omitempty"`
-	Stop             []string       `json:"stop,omitempty"`
-	Seed             *int64         `json:"seed,omitempty"`
-	Extra            map[string]any `json:"extra,omitempty"`
+	Model            string   `json:"model"`
+	Temperature      *float64 `json:"temperature,omitempty"`
+	MaxTokens        *int64   `json:"max_tokens,omitempty"`
+	TopP             *float64 `json:"top_p,omitempty"`
+	FrequencyPenalty *float64 `json:"frequency_penalty,omitempty"`
+	PresencePenalty  *float64 `json:"presence_penalty,omitempty"`
+	Stop             []string `json:"stop,omitempty"`
+	Seed             *int64   `json:"seed,omitempty"`
+	// ReasoningEffort is "", "low", "medium" or "high": OpenAI's
+	// reasoning_effort, Anthropic's extended-thinking budget.
+	ReasoningEffort string         `json:"reasoning_effort,omitempty"`
+	Extra           map[string]any `json:"extra,omitempty"`
 }
 
 // Request is everything one model call needs.
@@ -84,13 +103,17 @@ type Request struct {
 	Turn int `json:"-"`
 }
 
-// Response is the model's turn: text, tool calls, or both.
+// Response is the model's turn: text, tool calls, or both, and any
+// reasoning the provider returned.
 type Response struct {
-	Content      string     `json:"content"`
-	ToolCalls    []ToolCall `json:"tool_calls,omitempty"`
-	Usage        Usage      `json:"usage"`
-	Model        string     `json:"model,omitempty"`
-	FinishReason string     `json:"finish_reason,omitempty"`
+	// ID is the provider's id of the response, when it gives one.
+	ID           string      `json:"id,omitempty"`
+	Content      string      `json:"content"`
+	ToolCalls    []ToolCall  `json:"tool_calls,omitempty"`
+	Reasoning    []Reasoning `json:"reasoning,omitempty"`
+	Usage        Usage       `json:"usage"`
+	Model        string      `json:"model,omitempty"`
+	FinishReason string      `json:"finish_reason,omitempty"`
 }
 
 // Provider sends one request to a model and returns its answer. Providers

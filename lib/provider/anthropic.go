@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
@@ -20,6 +21,11 @@ const (
 	// max_tokens when agent.yaml does not set llm.max_tokens.
 	anthropicDefaultMaxTokens = 4096
 )
+
+// anthropicThinkingBudget is the extended-thinking budget (tokens) of each
+// llm.reasoning_effort. max_tokens must exceed it: when llm.max_tokens is
+// unset it becomes the budget plus the default answer length.
+var anthropicThinkingBudget = map[string]int64{"low": 2048, "medium": 8192, "high": 24576}
 
 // anthropicProvider speaks the Anthropic Messages API natively.
 type anthropicProvider struct {
@@ -54,6 +60,14 @@ func (p *anthropicProvider) Complete(ctx context.Context, req llm.Request) (llm.
 	if err != nil {
 		return llm.Response{}, fmt.Errorf("anthropic: %w", err)
 	}
+	// The SDK refuses a non-streaming call whose max_tokens might take
+	// over 10 minutes unless the request has a timeout of its own; ours is
+	// llm.timeout_ms, enforced by retry.
+	timeout := p.retry.Timeout
+	if timeout <= 0 {
+		timeout = 24 * time.Hour
+	}
+	opts = append(opts, option.WithRequestTimeout(timeout))
 	return p.retry.do(ctx, p.ep, func(ctx context.Context) (llm.Response, error) {
 		m, err := p.client.Messages.New(ctx, params, opts...)
 		if err != nil {
@@ -107,6 +121,18 @@ func anthropicParams(req llm.Request) (anthropic.MessageNewParams, []option.Requ
 		p.TopP = anthropic.Float(*sp.TopP)
 	}
 	p.StopSequences = sp.Stop
+	if sp.ReasoningEffort != "" {
+		budget, ok := anthropicThinkingBudget[sp.ReasoningEffort]
+		if !ok {
+			return p, nil, fmt.Errorf("unknown reasoning_effort %q (low, medium or high)", sp.ReasoningEffort)
+		}
+		if sp.MaxTokens == nil {
+			p.MaxTokens = budget + anthropicDefaultMaxTokens
+		} else if p.MaxTokens <= budget {
+			return p, nil, fmt.Errorf("llm.max_tokens (%d) must be larger than the thinking budget of reasoning_effort %s (%d tokens): raise max_tokens or lower reasoning_effort", p.MaxTokens, sp.ReasoningEffort, budget)
+		}
+		p.Thinking = anthropic.ThinkingConfigParamOfEnabled(budget)
+	}
 	for i, m := range req.Messages {
 		if m.Role == llm.RoleSystem {
 			if m.Content != "" {
@@ -145,7 +171,17 @@ func anthropicBlocks(m llm.Message) (anthropic.MessageParamRole, []anthropic.Con
 	case llm.RoleTool:
 		return anthropic.MessageParamRoleUser, []anthropic.ContentBlockParamUnion{anthropic.NewToolResultBlock(m.ToolCallID, nonEmpty(m.Content), false)}, nil
 	case llm.RoleAssistant:
+		// Thinking blocks come first, exactly as received: the API checks
+		// their signatures and wants them before the tool_use they led to.
 		var blocks []anthropic.ContentBlockParamUnion
+		for _, r := range m.Reasoning {
+			switch r.Type {
+			case "thinking":
+				blocks = append(blocks, anthropic.NewThinkingBlock(r.Signature, r.Text))
+			case "redacted_thinking":
+				blocks = append(blocks, anthropic.NewRedactedThinkingBlock(r.Data))
+			}
+		}
 		if m.Content != "" || len(m.ToolCalls) == 0 {
 			blocks = append(blocks, anthropic.NewTextBlock(nonEmpty(m.Content)))
 		}
@@ -219,6 +255,7 @@ var anthropicFinish = map[anthropic.StopReason]string{
 
 func anthropicResponse(m *anthropic.Message) llm.Response {
 	r := llm.Response{
+		ID:    m.ID,
 		Model: string(m.Model),
 		Usage: llm.Usage{
 			InputTokens:  m.Usage.InputTokens + m.Usage.CacheCreationInputTokens + m.Usage.CacheReadInputTokens,
@@ -235,6 +272,10 @@ func anthropicResponse(m *anthropic.Message) llm.Response {
 			r.Content += b.Text
 		case "tool_use":
 			r.ToolCalls = append(r.ToolCalls, llm.ToolCall{ID: b.ID, Name: b.Name, Arguments: argsOrEmpty(string(b.Input))})
+		case "thinking":
+			r.Reasoning = append(r.Reasoning, llm.Reasoning{Type: b.Type, Text: b.Thinking, Signature: b.Signature})
+		case "redacted_thinking":
+			r.Reasoning = append(r.Reasoning, llm.Reasoning{Type: b.Type, Data: b.Data})
 		}
 	}
 	return r

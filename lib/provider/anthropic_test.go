@@ -99,6 +99,7 @@ func TestAnthropicToolRoundTrip(t *testing.T) {
 		t.Fatalf("Complete(turn 0): %v", err)
 	}
 	want := llm.Response{
+		ID:           "msg_1",
 		Content:      "Let me look.",
 		ToolCalls:    []llm.ToolCall{{ID: "toolu_1", Name: "ls", Arguments: `{"dir":"."}`}},
 		Usage:        llm.Usage{InputTokens: 50, OutputTokens: 12},
@@ -119,7 +120,7 @@ func TestAnthropicToolRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Complete(turn 1): %v", err)
 	}
-	want = llm.Response{Content: "There is a.txt.", Usage: llm.Usage{InputTokens: 90, OutputTokens: 6}, Model: "claude-test", FinishReason: "stop"}
+	want = llm.Response{ID: "msg_2", Content: "There is a.txt.", Usage: llm.Usage{InputTokens: 90, OutputTokens: 6}, Model: "claude-test", FinishReason: "stop"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("turn 1 (-want +got):\n%s", diff)
 	}
@@ -181,5 +182,91 @@ func TestAnthropicErrors(t *testing.T) {
 	}
 	if len(waits()) != 1 {
 		t.Errorf("waits = %v, want exactly one (the 529)", waits())
+	}
+}
+
+const anthropicThinkingToolUse = `{"id":"msg_t1","type":"message","role":"assistant","model":"claude-test",
+ "content":[{"type":"thinking","thinking":"The user wants a listing.","signature":"c2lnLTE="},
+  {"type":"redacted_thinking","data":"ZW5jcnlwdGVk"},
+  {"type":"tool_use","id":"toolu_1","name":"ls","input":{"dir":"."}}],
+ "stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":50,"output_tokens":40}}`
+
+// TestAnthropicThinking: reasoning_effort becomes an extended-thinking
+// budget (max_tokens raised above it), thinking blocks come back as
+// Reasoning with the response id, and sent back first in their turn,
+// byte for byte, so a tool loop with thinking on goes on.
+func TestAnthropicThinking(t *testing.T) {
+	f, url := newFakeAnthropic(t, fakeAnswer{200, anthropicThinkingToolUse}, fakeAnswer{200, anthropicText})
+	p := newAnthropicProvider(t, url)
+	params := llm.Params{Model: "claude-test", ReasoningEffort: "medium"}
+	msgs := []llm.Message{{Role: llm.RoleUser, Content: "what is here?"}}
+	got, err := p.Complete(context.Background(), llm.Request{Params: params, Messages: msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantReasoning := []llm.Reasoning{
+		{Type: "thinking", Text: "The user wants a listing.", Signature: "c2lnLTE="},
+		{Type: "redacted_thinking", Data: "ZW5jcnlwdGVk"},
+	}
+	if got.ID != "msg_t1" || got.Content != "" || len(got.ToolCalls) != 1 {
+		t.Errorf("response = %+v", got)
+	}
+	if diff := cmp.Diff(wantReasoning, got.Reasoning); diff != "" {
+		t.Errorf("reasoning (-want +got):\n%s", diff)
+	}
+	msgs = append(msgs,
+		llm.Message{Role: llm.RoleAssistant, ToolCalls: got.ToolCalls, Reasoning: got.Reasoning},
+		llm.Message{Role: llm.RoleTool, ToolCallID: "toolu_1", Content: "a.txt"})
+	if _, err := p.Complete(context.Background(), llm.Request{Params: params, Messages: msgs}); err != nil {
+		t.Fatal(err)
+	}
+	for i, body := range f.bodies {
+		if diff := cmp.Diff(map[string]any{"type": "enabled", "budget_tokens": 8192.0}, body["thinking"]); diff != "" {
+			t.Errorf("request %d thinking (-want +got):\n%s", i, diff)
+		}
+		if body["max_tokens"] != 8192.0+4096 {
+			t.Errorf("request %d max_tokens = %v, want the budget plus 4096", i, body["max_tokens"])
+		}
+	}
+	assistant := f.bodies[1]["messages"].([]any)[1]
+	wantTurn := map[string]any{"role": "assistant", "content": []any{
+		map[string]any{"type": "thinking", "thinking": "The user wants a listing.", "signature": "c2lnLTE="},
+		map[string]any{"type": "redacted_thinking", "data": "ZW5jcnlwdGVk"},
+		map[string]any{"type": "tool_use", "id": "toolu_1", "name": "ls", "input": map[string]any{"dir": "."}},
+	}}
+	if diff := cmp.Diff(wantTurn, assistant); diff != "" {
+		t.Errorf("assistant turn sent back (-want +got):\n%s", diff)
+	}
+}
+
+// TestAnthropicThinkingNeedsRoom: a max_tokens that leaves no room beyond
+// the thinking budget is refused before any request, saying what to do.
+func TestAnthropicThinkingNeedsRoom(t *testing.T) {
+	f, url := newFakeAnthropic(t)
+	p := newAnthropicProvider(t, url)
+	max := int64(4000)
+	_, err := p.Complete(context.Background(), llm.Request{Params: llm.Params{Model: "claude-test", ReasoningEffort: "medium", MaxTokens: &max},
+		Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
+	if err == nil || !strings.Contains(err.Error(), "raise max_tokens or lower reasoning_effort") {
+		t.Errorf("err = %v, want the max_tokens advice", err)
+	}
+	if len(f.bodies) != 0 {
+		t.Errorf("%d requests sent, want none", len(f.bodies))
+	}
+}
+
+// TestAnthropicLargeMaxTokens: a max_tokens the SDK would refuse without
+// streaming (it guesses over 10 minutes) is sent: the request's own
+// timeout is llm.timeout_ms.
+func TestAnthropicLargeMaxTokens(t *testing.T) {
+	f, url := newFakeAnthropic(t, fakeAnswer{200, anthropicText})
+	p := newAnthropicProvider(t, url)
+	max := int64(64000)
+	if _, err := p.Complete(context.Background(), llm.Request{Params: llm.Params{Model: "claude-test", MaxTokens: &max},
+		Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}}); err != nil {
+		t.Fatalf("max_tokens 64000: %v", err)
+	}
+	if len(f.bodies) != 1 || f.bodies[0]["max_tokens"] != 64000.0 {
+		t.Errorf("bodies = %v", f.bodies)
 	}
 }

@@ -90,6 +90,7 @@ func openAIResponse(c *openai.ChatCompletion) (llm.Response, error) {
 	}
 	ch := c.Choices[0]
 	r := llm.Response{
+		ID:           c.ID,
 		Content:      ch.Message.Content,
 		Model:        c.Model,
 		FinishReason: ch.FinishReason,

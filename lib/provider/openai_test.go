@@ -62,7 +62,7 @@ func TestOpenAIText(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Complete: %v", err)
 	}
-	want := llm.Response{Content: "Hello!", Usage: llm.Usage{InputTokens: 12, OutputTokens: 3}, Model: "gpt-test", FinishReason: "stop"}
+	want := llm.Response{ID: "chatcmpl-llmtest-1", Content: "Hello!", Usage: llm.Usage{InputTokens: 12, OutputTokens: 3}, Model: "gpt-test", FinishReason: "stop"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Complete mismatch (-want +got):\n%s", diff)
 	}
@@ -96,6 +96,7 @@ func TestOpenAIToolCallsAndWire(t *testing.T) {
 		t.Fatalf("Complete: %v", err)
 	}
 	want := llm.Response{
+		ID:           "chatcmpl-llmtest-1",
 		ToolCalls:    []llm.ToolCall{{ID: "call_a", Name: "write_file", Arguments: `{"path":"hello.txt","content":"Hello"}`}},
 		Usage:        llm.Usage{InputTokens: 40, OutputTokens: 9},
 		Model:        "gpt-test",

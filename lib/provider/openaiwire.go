@@ -29,6 +29,7 @@ type chatRequest struct {
 	PresencePenalty  *float64      `json:"presence_penalty,omitempty"`
 	Stop             []string      `json:"stop,omitempty"`
 	Seed             *int64        `json:"seed,omitempty"`
+	ReasoningEffort  string        `json:"reasoning_effort,omitempty"`
 }
 
 type chatMessage struct {
@@ -78,6 +79,7 @@ func openAIBody(req llm.Request) ([]byte, error) {
 		FrequencyPenalty: sp.FrequencyPenalty,
 		PresencePenalty:  sp.PresencePenalty,
 		Stop:             sp.Stop,
+		ReasoningEffort:  sp.ReasoningEffort,
 		Seed:             sp.Seed,
 	}
 	for i := range req.Messages {

@@ -42,3 +42,21 @@ func TestOpenAIBodyShapes(t *testing.T) {
 		t.Errorf("unknown role: err = %v", err)
 	}
 }
+
+// TestOpenAIReasoning: llm.reasoning_effort goes out as reasoning_effort,
+// and another provider's reasoning blocks in the history are not sent.
+func TestOpenAIReasoning(t *testing.T) {
+	body, err := openAIBody(llm.Request{
+		Params: llm.Params{Model: "o4", ReasoningEffort: "high"},
+		Messages: []llm.Message{
+			{Role: llm.RoleAssistant, Content: "ok", Reasoning: []llm.Reasoning{{Type: "thinking", Text: "secret plan", Signature: "sig"}}},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"model":"o4","messages":[{"role":"assistant","content":"ok"}],"reasoning_effort":"high"}`
+	if string(body) != want {
+		t.Errorf("body\n got %s\nwant %s", body, want)
+	}
+}

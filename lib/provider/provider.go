@@ -65,6 +65,7 @@ func ParamsOf(cfg agent.LLMConfig) llm.Params {
 		PresencePenalty:  cfg.PresencePenalty,
 		Stop:             cfg.Stop,
 		Seed:             cfg.Seed,
+		ReasoningEffort:  cfg.ReasoningEffort,
 		Extra:            cfg.Extra,
 	}
 }
