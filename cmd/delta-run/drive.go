@@ -96,7 +96,7 @@ func drive(o driveOpts) error {
 	cb.Stderr = o.std.Err
 	e := &engine.Engine{Run: run, Journal: j, Provider: o.provider, Context: cb,
 		Hooks: hooks.New(o.agent, hooks.Options{Stderr: o.std.Err, Plugin: plugins.Hook}), Tools: tools, Params: provider.ParamsOf(o.llmConfig),
-		MaxIterations: o.meta.MaxIterations, Interactive: o.interactive, Message: o.message,
+		MaxIterations: o.meta.MaxIterations, LoopWindow: o.agent.LoopWindow, ContextWindow: contextWindow(o.llmConfig), Interactive: o.interactive, Message: o.message,
 		Observe: show.event, Log: logger, Redact: redactor}
 	if o.interactive {
 		e.Asker = &terminalAsker{in: o.std.In, out: o.std.Err, shown: show.showed}
@@ -227,4 +227,14 @@ func (u *iterationUpdates) update(it int) error {
 func updateIteration(runDir string, m *runs.Metadata) error {
 	m.UpdatedAt = time.Now().UTC()
 	return runs.WriteMetadataNoSync(runDir, m)
+}
+
+// contextWindow is llm.context_window, else the known window of the model,
+// else 0 (unknown: no usage warning).
+func contextWindow(cfg agent.LLMConfig) int64 {
+	if cfg.ContextWindow != nil {
+		return *cfg.ContextWindow
+	}
+	w, _ := llm.ContextWindowOf(cfg.Model)
+	return w
 }

@@ -27,6 +27,10 @@ type Agent struct {
 	ToolTimeoutMS int
 	// Env configures the environment tools and hooks see.
 	Env EnvConfig
+	// LoopWindow is loop_detection.window: how many of the last tool
+	// calls are checked for a repeating pattern; 0 when not set (the
+	// engine's default of 10), -1 when loop_detection.enabled is false.
+	LoopWindow int
 
 	Tools   []tool.Tool // imports merged in order, local tools last
 	Plugins []PluginRef

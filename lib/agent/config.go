@@ -9,9 +9,10 @@ import (
 
 // Keys of agent.yaml and its blocks.
 var (
-	agentKeys  = []string{"name", "version", "description", "llm", "system_prompt", "max_iterations", "tool_timeout_ms", "env", "imports", "tools", "plugins", "lifecycle_hooks", "hooks"}
+	agentKeys  = []string{"name", "version", "description", "llm", "system_prompt", "max_iterations", "tool_timeout_ms", "loop_detection", "env", "imports", "tools", "plugins", "lifecycle_hooks", "hooks"}
 	llmKeys    = []string{"provider", "model", "base_url", "script", "temperature", "max_tokens", "top_p", "frequency_penalty", "presence_penalty", "stop", "seed", "price", "timeout_ms", "context_window", "reasoning_effort"}
 	envKeys    = []string{"passthrough", "deny", "inherit_secrets"}
+	loopKeys   = []string{"enabled", "window"}
 	pluginKeys = []string{"name", "path", "tools", "config", "allow_path"}
 	providers  = []string{"openai", "anthropic", "scripted"}
 	// passThroughKeys are well-known provider parameters that look like
@@ -33,6 +34,7 @@ func (l *loader) decodeAgent(d *doc, root *yaml.Node, a *Agent) field {
 	a.ToolTimeoutMS = d.positive(f["tool_timeout_ms"], "tool_timeout_ms")
 	l.decodeLLM(d, f["llm"], a)
 	l.decodeEnv(d, f["env"], a)
+	decodeLoopDetection(d, f["loop_detection"], a)
 
 	prompt := DefaultSystemPrompt
 	at := root
@@ -144,6 +146,21 @@ func (l *loader) decodeLLM(d *doc, fl field, a *Agent) {
 			a.LLM.Extra = map[string]any{}
 		}
 		a.LLM.Extra[k] = x
+	}
+}
+
+// decodeLoopDetection reads the loop_detection block.
+func decodeLoopDetection(d *doc, fl field, a *Agent) {
+	if fl.value == nil {
+		return
+	}
+	f := d.fields(fl.value, "loop_detection", loopKeys)
+	a.LoopWindow = d.positive(f["window"], "loop_detection.window")
+	if a.LoopWindow == 1 {
+		d.problem(f["window"].value, ErrInvalid, "for example  window: 10", "loop_detection.window must be at least 2: one call is no pattern")
+	}
+	if b := d.boolPtr(f["enabled"], "loop_detection.enabled"); b != nil && !*b {
+		a.LoopWindow = -1
 	}
 }
 

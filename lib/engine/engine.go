@@ -68,9 +68,13 @@ type Engine struct {
 	Log *log.Logger
 	// OnIteration is called when an iteration starts (metadata updates).
 	OnIteration func(iteration int)
-	// LoopWindow is how many identical consecutive tool-call turns trigger
-	// a loop warning; 0 means 3, negative disables detection.
+	// LoopWindow is how many of the last tool calls loop detection
+	// checks for a repeating pattern; 0 means DefaultLoopWindow, negative
+	// disables it.
 	LoopWindow int
+	// ContextWindow is the model's context size in tokens; 0 when unknown
+	// (no usage warning is given).
+	ContextWindow int64
 
 	// answer is Message while resuming: the answer for an ask_human call
 	// left without one. Taking it clears Message.
@@ -181,7 +185,7 @@ func (e *Engine) iterate(ctx context.Context, events []journal.Event) (*Outcome,
 	if _, err := e.hook(ctx, HookRequest{Name: "on_iteration_start"}); err != nil {
 		return nil, err
 	}
-	resp, stopped, err := e.think(ctx, it)
+	resp, stopped, err := e.think(ctx, it, events)
 	if err != nil || stopped != nil {
 		return stopped, err
 	}
@@ -205,7 +209,7 @@ func (e *Engine) iterate(ctx context.Context, events []journal.Event) (*Outcome,
 }
 
 // think builds the context, asks the model and journals its THOUGHT.
-func (e *Engine) think(ctx context.Context, it int) (llm.Response, *Outcome, error) {
+func (e *Engine) think(ctx context.Context, it int, events []journal.Event) (llm.Response, *Outcome, error) {
 	msgs, err := e.Context.Build(ctx, e.Run)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -221,6 +225,9 @@ func (e *Engine) think(ctx context.Context, it int) (llm.Response, *Outcome, err
 		msgs[i].Content = e.Redact.String(msgs[i].Content)
 	}
 	req := llm.Request{Params: e.Params, Messages: msgs, Tools: e.toolSpecs(), Turn: it - 1}
+	if err := e.checkContextUsage(events, req, it); err != nil {
+		return llm.Response{}, nil, err
+	}
 	// Encoded once: the hook's payload and the io/invocations record.
 	encoded, err := json.Marshal(req)
 	if err != nil {
@@ -254,6 +261,10 @@ func (e *Engine) think(ctx context.Context, it int) (llm.Response, *Outcome, err
 		if ctx.Err() != nil {
 			out := e.outcome(StatusInterrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted by signal"})
 			return llm.Response{}, &out, nil
+		}
+		if errors.Is(callErr, llm.ErrContextOverflow) {
+			out, jerr := e.failDetails(ctx, it, ErrTypeContextOverflow, fmt.Errorf("model request: %w", callErr), e.overflowHint(req))
+			return llm.Response{}, out, jerr
 		}
 		out, jerr := e.fail(ctx, it, ErrTypeLLM, fmt.Errorf("model request: %w", callErr))
 		return llm.Response{}, out, jerr

@@ -150,6 +150,7 @@ func TestMaxIterationsFails(t *testing.T) {
 	p := &scriptProvider{turns: []llm.Response{loop, loop, loop, loop, loop, loop, loop}}
 	e, j, _ := newEngine(t, p)
 	e.MaxIterations = 7
+	e.LoopWindow = 3
 	hooks := &fakeHooks{}
 	e.Hooks = hooks
 	out, err := e.Start(context.Background(), nil)
@@ -174,11 +175,11 @@ func TestMaxIterationsFails(t *testing.T) {
 	}
 	warned := 0
 	for _, ev := range events {
-		if ev.Type == journal.SystemMessage {
+		if ev.Type == journal.SystemMessage && ev.Kind == journal.KindLoopDetection {
 			warned++
 		}
 	}
-	if warned != 2 { // before turns 4 and 7: each warning needs 3 new identical turns
+	if warned != 2 { // before turns 4 and 7: each warning needs 3 new identical calls
 		t.Errorf("%d loop warnings, want 2", warned)
 	}
 }

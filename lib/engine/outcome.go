@@ -21,6 +21,9 @@ const (
 	ErrTypeMaxIterations = "max_iterations"
 	ErrTypeLLM           = "llm_error"
 	ErrTypeContext       = "context_error"
+	// ErrTypeContextOverflow: the model refused a request longer than its
+	// context window.
+	ErrTypeContextOverflow = "context_overflow"
 	ErrTypeEngine        = "engine_error"
 	ErrTypeInterrupted   = "interrupted"
 )

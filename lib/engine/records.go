@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/deltakit/delta/lib/execute"
-	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/runs"
 )
@@ -110,46 +109,4 @@ func encodeInvocation(it int, now time.Time, d time.Duration, request json.RawMe
 	out = append(append(out, `,"request":`...), request...)
 	out = append(append(out, tail...), "}\n"...)
 	return out, nil
-}
-
-// detectLoop journals a SYSTEM_MESSAGE warning when the last LoopWindow
-// THOUGHTs asked for exactly the same tool calls (seeds/001 loop
-// detection). The model sees it through the journal source of its context.
-func (e *Engine) detectLoop(events []journal.Event, it int) error {
-	window := e.LoopWindow
-	if window == 0 {
-		window = 3
-	}
-	if window < 0 {
-		return nil
-	}
-	var sigs []string
-	for i := len(events) - 1; i >= 0 && len(sigs) < window; i-- {
-		ev := events[i]
-		if ev.Type == journal.SystemMessage {
-			return nil // only turns after the last warning count
-		}
-		if ev.Type != journal.Thought {
-			continue
-		}
-		if len(ev.ToolCalls) == 0 {
-			return nil
-		}
-		sig := ""
-		for _, c := range ev.ToolCalls {
-			sig += c.Name + "\x00" + c.Arguments + "\x00"
-		}
-		sigs = append(sigs, sig)
-	}
-	if len(sigs) < window {
-		return nil
-	}
-	for _, s := range sigs[1:] {
-		if s != sigs[0] {
-			return nil
-		}
-	}
-	msg := fmt.Sprintf("Loop detected: the last %d turns made exactly the same tool calls. Try a different approach, or answer with what you have.", window)
-	e.Log.Printf("iteration %d: %s", it, msg)
-	return e.append(&journal.Event{Type: journal.SystemMessage, Iteration: it, Content: msg})
 }

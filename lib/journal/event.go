@@ -32,6 +32,14 @@ const (
 	HookExecution      Type = "HOOK_EXECUTION"
 )
 
+// Kinds of SYSTEM_MESSAGE.
+const (
+	// KindLoopDetection: the last tool calls repeat a pattern.
+	KindLoopDetection = "loop_detection"
+	// KindContextWindow: the context passed 80% of the model's window.
+	KindContextWindow = "context_window"
+)
+
 // Event is one journal line. Fields that do not apply to a type are omitted
 // from its JSON.
 type Event struct {
@@ -52,6 +60,9 @@ type Event struct {
 
 	// USER_MESSAGE, THOUGHT, SYSTEM_MESSAGE: the text.
 	Content string `json:"content,omitempty"`
+	// SYSTEM_MESSAGE: what it is about (KindLoopDetection,
+	// KindContextWindow).
+	Kind string `json:"kind,omitempty"`
 	// THOUGHT: the tool calls the model asked for, its token usage and the
 	// model name; InvocationRef points to the io/invocations record.
 	ToolCalls     []llm.ToolCall `json:"tool_calls,omitempty"`

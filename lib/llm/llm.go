@@ -11,6 +11,7 @@ package llm
 
 import (
 	"context"
+	"errors"
 
 	"github.com/deltakit/delta/lib/tool"
 )
@@ -122,3 +123,7 @@ type Response struct {
 type Provider interface {
 	Complete(ctx context.Context, req Request) (Response, error)
 }
+
+// ErrContextOverflow matches (errors.Is) a provider's refusal of a request
+// that does not fit the model's context window.
+var ErrContextOverflow = errors.New("the request does not fit the model's context window")

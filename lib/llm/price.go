@@ -41,26 +41,30 @@ var Prices = map[string]Price{
 	"claude-3-5-haiku":  {0.80, 4},
 }
 
-// PriceOf finds model's price in Prices: by exact name, else by the
-// longest table name followed by '-' in model. A provider prefix such as
-// "openai/" (OpenRouter's names) is ignored.
-func PriceOf(model string) (Price, bool) {
+// PriceOf finds model's price in Prices (see lookup).
+func PriceOf(model string) (Price, bool) { return lookup(Prices, model) }
+
+// lookup finds model in a table of model families: by exact name, else by
+// the longest table name followed by '-' in model. A provider prefix such
+// as "openai/" (OpenRouter's names) is ignored.
+func lookup[T any](table map[string]T, model string) (T, bool) {
 	if i := strings.LastIndexByte(model, '/'); i >= 0 {
 		model = model[i+1:]
 	}
-	if p, ok := Prices[model]; ok {
-		return p, true
+	if v, ok := table[model]; ok {
+		return v, true
 	}
 	best := ""
-	for name := range Prices {
+	for name := range table {
 		if strings.HasPrefix(model, name+"-") && len(name) > len(best) {
 			best = name
 		}
 	}
 	if best == "" {
-		return Price{}, false
+		var zero T
+		return zero, false
 	}
-	return Prices[best], true
+	return table[best], true
 }
 
 // TotalCost is the cost of a run's usage per model. override, when not

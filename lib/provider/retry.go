@@ -108,8 +108,32 @@ func (e *APIError) Error() string {
 	return msg
 }
 
-// Is makes errors.Is(err, ErrAuth) true for authentication failures.
-func (e *APIError) Is(target error) bool { return target == ErrAuth && e.auth() }
+// Is makes errors.Is(err, ErrAuth) true for authentication failures and
+// errors.Is(err, llm.ErrContextOverflow) for a request too long for the
+// model.
+func (e *APIError) Is(target error) bool {
+	return target == ErrAuth && e.auth() || target == llm.ErrContextOverflow && e.contextOverflow()
+}
+
+// overflowPhrases are how endpoints say a request exceeds the context
+// window: OpenAI and vLLM ("maximum context length",
+// context_length_exceeded), Anthropic ("prompt is too long"), llama.cpp
+// ("context size"), others.
+var overflowPhrases = []string{"context_length_exceeded", "maximum context length", "context length", "prompt is too long",
+	"context size", "context window", "too many tokens", "input is too long"}
+
+func (e *APIError) contextOverflow() bool {
+	if e.Status != http.StatusBadRequest && e.Status != http.StatusRequestEntityTooLarge {
+		return false
+	}
+	msg := strings.ToLower(e.Message)
+	for _, p := range overflowPhrases {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
 
 func (e *APIError) auth() bool {
 	return e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden

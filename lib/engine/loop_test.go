@@ -1,0 +1,102 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/deltakit/delta/lib/journal"
+	"github.com/deltakit/delta/lib/llm"
+)
+
+// thoughts is a journal of THOUGHTs, one per string, each calling the
+// tools its letters name (with the same arguments).
+func thoughts(turns ...string) []journal.Event {
+	var evs []journal.Event
+	for _, t := range turns {
+		ev := journal.Event{Type: journal.Thought}
+		for _, c := range t {
+			ev.ToolCalls = append(ev.ToolCalls, llm.ToolCall{Name: string(c), Arguments: "{}"})
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+func TestLoopPatterns(t *testing.T) {
+	warning := journal.Event{Type: journal.SystemMessage, Kind: journal.KindLoopDetection}
+	for _, tc := range []struct {
+		name   string
+		events []journal.Event
+		window int
+		want   bool
+	}{
+		{"same call ten times", thoughts("A", "A", "A", "A", "A", "A", "A", "A", "A", "A"), 10, true},
+		{"nine is not enough", thoughts("A", "A", "A", "A", "A", "A", "A", "A", "A"), 10, false},
+		{"A-B cycling", thoughts("A", "B", "A", "B", "A", "B", "A", "B", "A", "B"), 10, true},
+		{"A-B cycling, two calls a turn", thoughts("AB", "AB", "AB", "AB", "AB"), 10, true},
+		{"only the last ten count", thoughts("C", "A", "B", "A", "B", "A", "B", "A", "B", "A", "B"), 10, true},
+		{"one call differs", thoughts("A", "B", "A", "B", "A", "C", "A", "B", "A", "B"), 10, false},
+		{"A-B-C with a window of 10 (3 does not divide it)", thoughts("A", "B", "C", "A", "B", "C", "A", "B", "C", "A"), 10, false},
+		{"A-B-C with a window of 9", thoughts("ABC", "ABC", "ABC"), 9, true},
+		{"a pattern of 4 is no loop", thoughts("ABCD", "ABCD", "ABCD", "ABCD"), 8, false},
+		{"calls before the last warning do not count", append(thoughts("A", "A", "A", "A", "A"), append([]journal.Event{warning}, thoughts("A", "A", "A", "A", "A")...)...), 10, false},
+		{"an old warning without a kind counts", append(thoughts("A", "A"), append([]journal.Event{{Type: journal.SystemMessage, Content: "Loop detected: the last 3 turns"}}, thoughts("A", "A")...)...), 3, false},
+	} {
+		if got := repeats(recentCalls(tc.events, tc.window), tc.window); got != tc.want {
+			t.Errorf("%s: loop = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestLoopDetectedABAB: a model alternating two calls gets, after ten of
+// them, a SYSTEM_MESSAGE of kind loop_detection that its next request
+// carries.
+func TestLoopDetectedABAB(t *testing.T) {
+	a := llm.Response{ToolCalls: []llm.ToolCall{call("", "echo", `{"text":"a"}`)}}
+	b := llm.Response{ToolCalls: []llm.ToolCall{call("", "echo", `{"text":"b"}`)}}
+	p := &scriptProvider{turns: []llm.Response{a, b, a, b, a, b, a, b, a, b, {Content: "giving up"}}}
+	e, j, _ := newEngine(t, p)
+	out, err := e.Start(context.Background(), nil)
+	if err != nil || out.Status != StatusCompleted {
+		t.Fatalf("Start() = %+v, %v", out, err)
+	}
+	events, _ := j.Events()
+	var warnings []journal.Event
+	for _, ev := range events {
+		if ev.Type == journal.SystemMessage {
+			warnings = append(warnings, ev)
+		}
+	}
+	if len(warnings) != 1 || warnings[0].Kind != journal.KindLoopDetection || warnings[0].Iteration != 11 ||
+		!strings.Contains(warnings[0].Content, "last 10 tool calls follow a repeating pattern") {
+		t.Fatalf("warnings = %+v, want one loop_detection before iteration 11", warnings)
+	}
+	last := p.reqs[len(p.reqs)-1].Messages
+	if !strings.Contains(last[len(last)-1].Content, "Loop detected") {
+		t.Errorf("the last request ends with %+v, want the warning", last[len(last)-1])
+	}
+	if n := len(p.reqs); n != 11 {
+		t.Errorf("%d model calls, want 11", n)
+	}
+}
+
+func TestLoopDetectionDisabled(t *testing.T) {
+	a := llm.Response{ToolCalls: []llm.ToolCall{call("", "echo", `{"text":"a"}`)}}
+	turns := []llm.Response{}
+	for range 12 {
+		turns = append(turns, a)
+	}
+	p := &scriptProvider{turns: append(turns, llm.Response{Content: "done"})}
+	e, j, _ := newEngine(t, p)
+	e.LoopWindow = -1
+	if out, err := e.Start(context.Background(), nil); err != nil || out.Status != StatusCompleted {
+		t.Fatalf("Start() = %+v, %v", out, err)
+	}
+	events, _ := j.Events()
+	for _, ev := range events {
+		if ev.Type == journal.SystemMessage {
+			t.Errorf("warning %q with loop detection off", ev.Content)
+		}
+	}
+}
