@@ -24,8 +24,8 @@ const (
 	// ErrTypeContextOverflow: the model refused a request longer than its
 	// context window.
 	ErrTypeContextOverflow = "context_overflow"
-	ErrTypeEngine        = "engine_error"
-	ErrTypeInterrupted   = "interrupted"
+	ErrTypeEngine          = "engine_error"
+	ErrTypeInterrupted     = "interrupted"
 )
 
 // RunError is why a run did not complete.
