@@ -96,7 +96,7 @@ func drive(o driveOpts) error {
 	cb.Stderr = o.std.Err
 	e := &engine.Engine{Run: run, Journal: j, Provider: o.provider, Context: cb,
 		Hooks: hooks.New(o.agent, hooks.Options{Stderr: o.std.Err, Plugin: plugins.Hook}), Tools: tools, Params: provider.ParamsOf(o.llmConfig),
-		MaxIterations: o.meta.MaxIterations, LoopWindow: o.agent.LoopWindow, ContextWindow: contextWindow(o.llmConfig), Interactive: o.interactive, Message: o.message,
+		MaxIterations: o.meta.MaxIterations, MaxTurns: o.agent.MaxTurns, LoopWindow: o.agent.LoopWindow, ContextWindow: contextWindow(o.llmConfig), Interactive: o.interactive, Message: o.message,
 		Observe: show.event, Log: logger, Redact: redactor}
 	if o.interactive {
 		e.Asker = &terminalAsker{in: o.std.In, out: o.std.Err, shown: show.showed}
@@ -117,6 +117,12 @@ func drive(o driveOpts) error {
 		show.retry(ev)
 	})
 	out, runErr := e.Start(ctx, config)
+	if gone := j.Check(); gone != nil {
+		// Someone removed or replaced the run's files: nothing more is
+		// written for it (no metadata.json in a directory recreated for it).
+		return cli.WithCode(cli.ExitFailed, "the run's history is lost with its journal; start a new run",
+			fmt.Errorf("run %s stopped: %w", o.meta.RunID, gone))
+	}
 	if runErr != nil {
 		// The run's own files could not be written: record what we can.
 		out.Status = engine.StatusFailed

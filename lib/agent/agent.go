@@ -25,6 +25,9 @@ type Agent struct {
 	MaxIterations int
 	// ToolTimeoutMS is the agent-wide default tool timeout; 0 when not set.
 	ToolTimeoutMS int
+	// MaxTurns caps the model turns of a whole run, over all its
+	// invocations; 0 when not set (no cap).
+	MaxTurns int
 	// Env configures the environment tools and hooks see.
 	Env EnvConfig
 	// LoopWindow is loop_detection.window: how many of the last tool

@@ -9,7 +9,7 @@ import (
 
 // Keys of agent.yaml and its blocks.
 var (
-	agentKeys  = []string{"name", "version", "description", "llm", "system_prompt", "max_iterations", "tool_timeout_ms", "loop_detection", "env", "imports", "tools", "plugins", "lifecycle_hooks", "hooks"}
+	agentKeys  = []string{"name", "version", "description", "llm", "system_prompt", "max_iterations", "max_turns", "tool_timeout_ms", "loop_detection", "env", "imports", "tools", "plugins", "lifecycle_hooks", "hooks"}
 	llmKeys    = []string{"provider", "model", "base_url", "script", "temperature", "max_tokens", "top_p", "frequency_penalty", "presence_penalty", "stop", "seed", "price", "timeout_ms", "context_window", "reasoning_effort"}
 	envKeys    = []string{"passthrough", "deny", "inherit_secrets"}
 	loopKeys   = []string{"enabled", "window"}
@@ -32,6 +32,7 @@ func (l *loader) decodeAgent(d *doc, root *yaml.Node, a *Agent) field {
 	a.Description = d.str(f["description"], "description")
 	a.MaxIterations = d.positive(f["max_iterations"], "max_iterations")
 	a.ToolTimeoutMS = d.positive(f["tool_timeout_ms"], "tool_timeout_ms")
+	a.MaxTurns = d.positive(f["max_turns"], "max_turns")
 	l.decodeLLM(d, f["llm"], a)
 	l.decodeEnv(d, f["env"], a)
 	decodeLoopDetection(d, f["loop_detection"], a)

@@ -72,6 +72,9 @@ type Engine struct {
 	// checks for a repeating pattern; 0 means DefaultLoopWindow, negative
 	// disables it.
 	LoopWindow int
+	// MaxTurns caps the model turns (THOUGHTs) of the whole run, over all
+	// invocations; 0 means no cap.
+	MaxTurns int
 	// ContextWindow is the model's context size in tokens; 0 when unknown
 	// (no usage warning is given).
 	ContextWindow int64
@@ -150,6 +153,15 @@ func (e *Engine) loop(ctx context.Context) (Outcome, error) {
 		turn := CountThoughts(events)
 		if ctx.Err() != nil {
 			return e.outcome(StatusInterrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted by signal"}), nil
+		}
+		if e.MaxTurns > 0 && turn >= e.MaxTurns {
+			msg := fmt.Sprintf("the run reached max_turns (%d model turns over all its invocations) without a final answer", e.MaxTurns)
+			out, err := e.failDetails(ctx, turn, ErrTypeMaxTurns, errors.New(msg),
+				fmt.Sprintf("raise max_turns in agent.yaml above %d, then continue the run with -m", turn))
+			if out == nil {
+				return Outcome{}, err
+			}
+			return *out, err
 		}
 		if n >= limit {
 			msg := fmt.Sprintf("maximum iterations reached (%d) without a final answer", limit)

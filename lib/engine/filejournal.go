@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -92,11 +93,43 @@ func (j *FileJournal) Events() ([]journal.Event, error) {
 		}
 	}
 	if j.seen == nil {
+		if err := j.checkIdentity(); err != nil {
+			return nil, err
+		}
 		if err := j.load(); err != nil {
 			return nil, err
 		}
 	}
 	return j.events[:len(j.events):len(j.events)], nil
+}
+
+// ErrJournalGone is the journal file removed or replaced while the run
+// was running: what the engine appends would go to a file no one reads,
+// and its history is no longer what the path holds.
+var ErrJournalGone = errors.New("the run's journal was removed or replaced while the run was running")
+
+// Check returns an ErrJournalGone error when the path no longer names the
+// file being appended to (the journal or its run directory was removed
+// or replaced), else nil.
+func (j *FileJournal) Check() error { return j.checkIdentity() }
+
+// checkIdentity makes sure the path still names the file being appended
+// to.
+func (j *FileJournal) checkIdentity() error {
+	mine, err := j.w.Stat()
+	if err != nil {
+		return fmt.Errorf("journal %s: %w", j.path, err)
+	}
+	fi, err := os.Stat(j.path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("%w: %s no longer exists", ErrJournalGone, j.path)
+	case err != nil:
+		return fmt.Errorf("journal %s: %w", j.path, err)
+	case !os.SameFile(fi, mine):
+		return fmt.Errorf("%w: %s is another file now", ErrJournalGone, j.path)
+	}
+	return nil
 }
 
 // load reads the file and, when it did not change while being read,

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -148,38 +149,48 @@ func assertKeptMatchesDisk(t *testing.T, j *FileJournal, path string) []journal.
 	return kept
 }
 
-// TestFileJournalReadsReplacedFile checks that a journal replaced under the
-// engine (another inode) is read again even at the same size.
-func TestFileJournalReadsReplacedFile(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "journal.jsonl")
-	j, err := OpenFileJournal(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
-	if err := j.Append(&journal.Event{Type: journal.UserMessage, Content: "aaaa"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := j.Events(); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	replaced := []byte(string(data[:len(data)-7]) + `bbbb"}` + "\n")
-	tmp := path + ".new"
-	if err := os.WriteFile(tmp, replaced, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		t.Fatal(err)
-	}
-	events, err := j.Events()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(events) != 1 || events[0].Content != "bbbb" {
-		t.Errorf("Events() after the file was replaced = %+v, want content bbbb", events)
+// TestFileJournalGone: a journal replaced under the engine (another
+// inode, even at the same size) or removed is an error, ErrJournalGone:
+// the engine must not go on appending to a file no one reads.
+func TestFileJournalGone(t *testing.T) {
+	for _, how := range []string{"replaced", "removed", "run directory removed"} {
+		dir := filepath.Join(t.TempDir(), "run")
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, "journal.jsonl")
+		j, err := OpenFileJournal(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer j.Close()
+		if err := j.Append(&journal.Event{Type: journal.UserMessage, Content: "aaaa"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := j.Events(); err != nil {
+			t.Fatal(err)
+		}
+		switch how {
+		case "replaced":
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			replaced := []byte(string(data[:len(data)-7]) + `bbbb"}` + "\n")
+			if err := os.WriteFile(path+".new", replaced, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			err = os.Rename(path+".new", path)
+		case "removed":
+			err = os.Remove(path)
+		default:
+			err = os.RemoveAll(dir)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := j.Events(); !errors.Is(err, ErrJournalGone) {
+			t.Errorf("%s: Events() error = %v, want ErrJournalGone", how, err)
+		}
 	}
 }

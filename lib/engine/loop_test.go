@@ -100,3 +100,27 @@ func TestLoopDetectionDisabled(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxTurnsAcrossInvocations: max_turns caps the model turns of the
+// whole run: a second invocation with a fresh iteration budget stops at
+// the cap too, FAILED with the error type max_turns.
+func TestMaxTurnsAcrossInvocations(t *testing.T) {
+	a := llm.Response{ToolCalls: []llm.ToolCall{call("", "echo", `{"text":"a"}`)}}
+	p := &scriptProvider{turns: []llm.Response{a, a, a, a, a, a}}
+	e, _, _ := newEngine(t, p)
+	e.MaxTurns, e.MaxIterations = 3, 2
+	out, err := e.Start(context.Background(), nil)
+	if err != nil || out.Error == nil || out.Error.Type != ErrTypeMaxIterations {
+		t.Fatalf("first invocation = %+v, %v; want max_iterations after 2 turns", out.Error, err)
+	}
+	e2 := *e
+	e2.Message = "go on"
+	out, err = e2.Start(context.Background(), nil)
+	if err != nil || out.Status != StatusFailed || out.Error == nil || out.Error.Type != ErrTypeMaxTurns ||
+		!strings.Contains(out.Error.Details, "raise max_turns") || out.Iterations != 3 {
+		t.Fatalf("second invocation = %+v (%+v), %v; want FAILED max_turns after turn 3", out, out.Error, err)
+	}
+	if len(p.reqs) != 3 {
+		t.Errorf("%d model calls, want 3", len(p.reqs))
+	}
+}

@@ -3,7 +3,6 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -77,7 +76,7 @@ func WriteToolRecord(runDir, base string, rec any) (string, error) {
 // writeRecordIn writes a record at rel under runDir, creating its folder.
 func writeRecordIn(runDir, rel string, data []byte) error {
 	path := filepath.Join(runDir, rel)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := runs.MkdirIn(runDir, filepath.Dir(path)); err != nil {
 		return err
 	}
 	return writeRecord(path, data)

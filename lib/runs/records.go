@@ -32,7 +32,7 @@ const (
 // processes never share a record.
 func ReserveRecord(runDir, dir, name string, subdirs ...string) (abs, rel string, err error) {
 	base := filepath.Join(runDir, filepath.FromSlash(dir))
-	if err := os.MkdirAll(base, 0o755); err != nil {
+	if err := MkdirIn(runDir, base); err != nil {
 		return "", "", fmt.Errorf("create %s: %w", dir, err)
 	}
 	for range 100 {
@@ -110,4 +110,20 @@ func shellQuote(argv []string) string {
 		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 	}
 	return strings.Join(q, " ")
+}
+
+// ErrRunDirGone is a run directory removed while its run was running.
+var ErrRunDirGone = errors.New("the run directory was removed while the run was running")
+
+// MkdirIn creates the directory dir (absolute, inside runDir) and its
+// parents below runDir, but never runDir itself: a run whose directory
+// was removed must not have it recreated, half empty, by its records.
+func MkdirIn(runDir, dir string) error {
+	if _, err := os.Stat(dir); err == nil {
+		return nil
+	}
+	if _, err := os.Stat(runDir); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w: %s", ErrRunDirGone, runDir)
+	}
+	return os.MkdirAll(dir, 0o755)
 }
