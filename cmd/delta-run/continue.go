@@ -15,9 +15,12 @@ import (
 
 // ContinueCmd continues an existing run (seeds/000 §2.6.2).
 type ContinueCmd struct {
-	RunID         string `name:"run-id" help:"The run to continue (see list-runs)." required:""`
+	RunID         string `name:"run-id" help:"The run to continue (see list-runs)." placeholder:"ID"`
+	Last          bool   `help:"Continue the latest run of the workspace (the first list-runs shows) instead of naming it with --run-id."`
+	Retry         bool   `help:"Go on with a FAILED run after fixing what failed (an endpoint, a key, a limit) without adding a message: the model is asked again where the run stopped."`
+	MessageFile   string `name:"message-file" help:"Read the message from FILE." type:"path" placeholder:"FILE"`
 	WorkDir       string `short:"w" name:"work-dir" help:"Workspace holding the run (default: the current directory and, in an agent directory, its workspaces W001 …)." type:"path" placeholder:"DIR"`
-	Message       string `short:"m" help:"Message: the answer when WAITING_FOR_INPUT (unless -i asks it on the terminal); required for COMPLETED and FAILED; optional for INTERRUPTED (the answer when the run stopped while ask_human waited)."`
+	Message       string `short:"m" help:"Message: the answer when WAITING_FOR_INPUT (unless -i asks it on the terminal); required for COMPLETED, and for FAILED without --retry; optional for INTERRUPTED (the answer when the run stopped while ask_human waited). - reads it from stdin."`
 	MaxIterations *int   `name:"max-iterations" help:"Maximum iterations of this invocation, at least 1 (default: the run's limit)." placeholder:"N"`
 	Yes           bool   `short:"y" help:"Never prompt (accepted like run -y; continue asks nothing without -i)."`
 	Verbose       bool   `short:"v" help:"Show more detail in the live stream."`
@@ -31,6 +34,14 @@ type ContinueCmd struct {
 func (c *ContinueCmd) Run(std cli.Stdio) error {
 	ctx, stop := stopContext()
 	defer stop()
+	msg, err := readMessage(c.Message, c.MessageFile, std.In)
+	if err != nil {
+		return err
+	}
+	c.Message = msg
+	if err := c.pickRun(); err != nil {
+		return err
+	}
 	if err := runs.ValidateID(c.RunID); err != nil {
 		return cli.WithCode(cli.ExitConfig, "", err)
 	}
@@ -166,7 +177,16 @@ func (c *ContinueCmd) checkState(runDir string, meta *runs.Metadata, stderr io.W
 			return cli.Errorf(cli.ExitConfig, fmt.Sprintf("Example: delta continue --run-id %s -w %s -m \"yes, proceed\" (or write %s first)", c.RunID, c.WorkDir, resp),
 				"run is WAITING_FOR_INPUT; provide the answer using -m/--message")
 		}
-	case runs.Completed, runs.Failed:
+	case runs.Failed:
+		if c.Message == "" && !c.Retry {
+			return cli.Errorf(cli.ExitConfig, fmt.Sprintf("Example: delta continue --run-id %s -w %s -m \"Now do something else\" (or --retry instead of -m, to ask the model again where the run stopped)", c.RunID, c.WorkDir),
+				"run is FAILED; to continue, provide a message using -m/--message, or retry it with --retry")
+		}
+	case runs.Completed:
+		if c.Retry {
+			return cli.Errorf(cli.ExitConfig, fmt.Sprintf("Example: delta continue --run-id %s -w %s -m \"Now do something else\"", c.RunID, c.WorkDir),
+				"run is COMPLETED: there is nothing to retry; to continue, provide a message using -m/--message")
+		}
 		if c.Message == "" {
 			return cli.Errorf(cli.ExitConfig, fmt.Sprintf("Example: delta continue --run-id %s -w %s -m \"Now do something else\"", c.RunID, c.WorkDir),
 				"run is %s; to continue, provide a message using -m/--message", meta.Status)
@@ -174,6 +194,32 @@ func (c *ContinueCmd) checkState(runDir string, meta *runs.Metadata, stderr io.W
 	default:
 		return cli.Errorf(cli.ExitConfig, "", "run has unknown status %q in metadata.json", meta.Status)
 	}
+	return nil
+}
+
+// pickRun settles which run: --run-id, or --last (the newest run of -w,
+// or of the current directory and an agent directory's workspaces).
+func (c *ContinueCmd) pickRun() error {
+	switch {
+	case c.Last && c.RunID != "":
+		return cli.Errorf(cli.ExitUsage, "", "give --run-id or --last, not both")
+	case !c.Last && c.RunID == "":
+		return cli.Errorf(cli.ExitUsage, "name the run with --run-id ID (see delta list-runs), or take the latest with --last", "no run given")
+	case c.RunID != "":
+		return nil
+	}
+	dirs := []string{c.WorkDir}
+	if c.WorkDir == "" {
+		var err error
+		if dirs, err = implicitWorkspaces("."); err != nil {
+			return err
+		}
+	}
+	m, err := runs.Latest(dirs...)
+	if err != nil {
+		return cli.WithCode(cli.ExitFailed, "Use `delta run` to start a run, or give the workspace with -w", err)
+	}
+	c.RunID, c.WorkDir = m.RunID, m.WorkDir
 	return nil
 }
 

@@ -54,7 +54,7 @@ func isStale(m *runs.Metadata) bool {
 	return err == nil && !alive
 }
 
-// Run lists the runs, most recently updated first.
+// Run lists the runs, newest first (runs.SortNewestFirst).
 func (c *ListRunsCmd) Run(std cli.Stdio) error {
 	if c.Status != "" && !slices.ContainsFunc(allStatuses, func(s runs.Status) bool { return strings.EqualFold(string(s), c.Status) }) {
 		return cli.Errorf(cli.ExitUsage, "", "--status must be one of RUNNING, WAITING_FOR_INPUT, COMPLETED, FAILED, INTERRUPTED, not %q", c.Status)
@@ -161,7 +161,7 @@ func (c *ListRunsCmd) list() ([]runs.Metadata, error) {
 		all = append(all, ms...)
 	}
 	// runs.List orders one workspace; merge them the same way.
-	slices.SortStableFunc(all, func(a, b runs.Metadata) int { return b.CreatedAt.Compare(a.CreatedAt) })
+	runs.SortNewestFirst(all)
 	return all, errors.Join(errs...)
 }
 

@@ -18,7 +18,8 @@ import (
 type RunCmd struct {
 	AgentArg      string  `arg:"" optional:"" name:"agent-dir" help:"Agent directory, as an alternative to --agent." type:"path"`
 	Agent         string  `short:"a" help:"Agent directory (default: the current directory)." type:"path"`
-	Message       string  `short:"m" help:"Task description or user message (required)." required:""`
+	Message       string  `short:"m" help:"Task description or user message (required: this, or --message-file); - reads it from stdin."`
+	MessageFile   string  `name:"message-file" help:"Read the task from FILE." type:"path" placeholder:"FILE"`
 	WorkDir       string  `short:"w" name:"work-dir" help:"Workspace directory (default: a new workspace W001, W002 … under the agent; on a terminal without -y you may pick one)." type:"path" placeholder:"DIR"`
 	MaxIterations *int    `name:"max-iterations" help:"Maximum iterations of this invocation, at least 1 (default: agent.yaml max_iterations, else 30). Reaching it fails the run with error type max_iterations." placeholder:"N"`
 	Verbose       bool    `short:"v" help:"Show more detail in the live stream (full thoughts and observations, hooks)."`
@@ -33,8 +34,12 @@ type RunCmd struct {
 func (c *RunCmd) Run(std cli.Stdio) error {
 	ctx, stop := stopContext()
 	defer stop()
-	if strings.TrimSpace(c.Message) == "" {
-		return cli.Errorf(cli.ExitUsage, `give the task, e.g. -m "Create a greeting file"`, "-m/--message is empty")
+	msg, err := readMessage(c.Message, c.MessageFile, std.In)
+	if err != nil {
+		return err
+	}
+	if c.Message = msg; strings.TrimSpace(c.Message) == "" {
+		return cli.Errorf(cli.ExitUsage, `give the task, e.g. -m "Create a greeting file" (or -m - to read it from stdin, or --message-file FILE)`, "-m/--message is empty or missing")
 	}
 	dir, err := c.agentDir()
 	if err != nil {

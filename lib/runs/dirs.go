@@ -194,11 +194,34 @@ func List(workDir string) ([]Metadata, error) {
 		}
 		out = append(out, *m)
 	}
-	slices.SortFunc(out, func(a, b Metadata) int {
+	SortNewestFirst(out)
+	return out, errors.Join(errs...)
+}
+
+// SortNewestFirst orders runs the way list-runs shows them: newest first
+// by created_at, then by run ID. The first is "the latest run" (Latest,
+// continue --last, list-runs --first).
+func SortNewestFirst(ms []Metadata) {
+	slices.SortStableFunc(ms, func(a, b Metadata) int {
 		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
 			return c
 		}
 		return cmp.Compare(b.RunID, a.RunID)
 	})
-	return out, errors.Join(errs...)
+}
+
+// Latest is the newest run of the workspaces (SortNewestFirst), or
+// ErrNoRun when they hold none. Unreadable metadata of other runs does not
+// stop it.
+func Latest(workDirs ...string) (*Metadata, error) {
+	var all []Metadata
+	for _, d := range workDirs {
+		ms, _ := List(d)
+		all = append(all, ms...)
+	}
+	if len(all) == 0 {
+		return nil, fmt.Errorf("%w in %s", ErrNoRun, strings.Join(workDirs, ", "))
+	}
+	SortNewestFirst(all)
+	return &all[0], nil
 }
