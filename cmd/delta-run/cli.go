@@ -14,6 +14,7 @@ type CLI struct {
 	Run      RunCmd      `cmd:"" default:"withargs" help:"Start a new run of an agent (the default command)."`
 	Continue ContinueCmd `cmd:"" help:"Continue an existing run: resume it, answer its ask_human, extend or retry it."`
 	ListRuns ListRunsCmd `cmd:"" name:"list-runs" help:"List the runs of a workspace."`
+	Stop     StopCmd     `cmd:"" help:"Stop running runs the way Ctrl-C does, and wait until they are INTERRUPTED."`
 	Init     InitCmd     `cmd:"" help:"Create a new agent directory from a template (minimal, hello-world, sessions, file-ops, api-tester)."`
 }
 
@@ -33,6 +34,8 @@ Error types (error.type of a FAILED run): max_iterations; max_turns (agent.yaml 
 
 continue follows the run's status: INTERRUPTED resumes (-m optional, appended as a user message; when the run stopped while ask_human waited, -m is the answer); WAITING_FOR_INPUT takes -m (or an existing response.txt) as the answer; COMPLETED needs -m, a new user message; FAILED needs -m, or --retry to ask the model again where the run stopped once its cause is fixed (an endpoint down, a key, a limit), with no message added; RUNNING runs the janitor: when the recorded process is gone the run becomes INTERRUPTED and resumes, when it is alive continue is refused, and a run started on another host needs --force. A tool call left unfinished by a crash is recorded as interrupted (it is not run twice); a call that never started is run. A torn last journal line (a crash mid-write) is cut off first; its bytes are kept in journal.jsonl.torn-TIME. Two processes never drive one run at once (a lock in the run directory). A run whose directory is removed, or whose journal.jsonl is replaced, while it runs stops at once with an error saying so (exit 1) instead of going on without its history; nothing recreates the removed directory. Without -w, continue and list-runs look in the current directory and, when it is an agent directory, in its workspaces too, so "delta continue --run-id ID" works from where "delta run -m …" was typed; run --run-id without -w refuses an id that one of the agent's workspaces already holds.
 
+stop: "delta stop --run-id ID [-w WS]" stops a running run the way Ctrl-C does (SIGINT: the running tool is stopped, its interrupted result journaled, the run ends INTERRUPTED) and waits until it has (--timeout, default 10s); --force then kills it (SIGKILL, its tools die with it) and marks it INTERRUPTED. The recorded process is checked to be that run's (pid and process start time, this host) and is held by a pidfd while it is signalled, so a recycled pid is never signalled. "delta stop --all [-w WS]" stops every running run of the workspace(s) at once. stdout: the outcome as JSON ({run_id, workspace, pid, status, signal, waited_ms}; an array with --all). A run that is not running (finished, paused, or its process gone) gets a message and exit 3.
+
 Messages: -m TEXT, -m - (the whole of stdin) or --message-file FILE, on run and continue. continue --last takes the latest run (newest first, as list-runs shows them) of -w, or of the current directory and an agent directory's workspaces, instead of --run-id.
 
 Signals: SIGINT, SIGTERM or SIGHUP (terminal closed) stops the running tool, journals its interrupted result and ENGINE_END INTERRUPTED, and exits 130 after one line on stderr: "delta-run: interrupted: run ID stopped; resume with: delta continue --run-id ID -w WS". A reader of the live stream going away (delta run … 2>&1 | head -1) does not stop the run: the stream is dropped and the run goes on to its end. A run waiting for input (101) prints only its guidance: "Agent paused. Provide response in WS/.delta/ID/interaction/response.txt" and "Or use: delta continue --run-id ID -w WS -m <response>".
@@ -47,7 +50,7 @@ Provider and model: --llm overrides agent.yaml's llm block. --llm openai:MODEL o
 
 Examples: "delta-run init hello -t hello-world && delta-run run --agent hello -m 'Say hello' -y"; "delta-run run --agent ./agent -m 'Process batch' --run-id $(uuidgen) --format json"; "delta-run continue --run-id $(delta-run list-runs --resumable --first)".
 
-Exit status: 0 the run COMPLETED; 1 it FAILED (including reaching the iteration limit), continue found no such run, or the run is live (or on another host without --force); 2 bad command line; 101 it is WAITING_FOR_INPUT; 126 configuration error (agent, provider, flags combination, duplicate or invalid run id, and continue without the -m a COMPLETED, FAILED or WAITING_FOR_INPUT run needs); 130 INTERRUPTED.`
+Exit status: 0 the run COMPLETED (stop: the runs stopped); 3 (stop) the run is not running; 1 it FAILED (including reaching the iteration limit), continue found no such run, or the run is live (or on another host without --force); 2 bad command line; 101 it is WAITING_FOR_INPUT; 126 configuration error (agent, provider, flags combination, duplicate or invalid run id, and continue without the -m a COMPLETED, FAILED or WAITING_FOR_INPUT run needs); 130 INTERRUPTED.`
 }
 
 // BeforeReset gives the man page its NAME line (kong takes the one-line

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/runs"
+)
+
+// exitNotRunning is stop's exit code for a run that is not running: not
+// a failure of stop, but a different outcome a script may test.
+const exitNotRunning = 3
+
+// StopCmd stops running runs the way Ctrl-C does.
+type StopCmd struct {
+	RunID   string        `name:"run-id" help:"The run to stop." placeholder:"ID"`
+	All     bool          `help:"Stop every running run of the workspace(s)."`
+	WorkDir string        `short:"w" name:"work-dir" help:"Workspace holding the run (default: the current directory and, in an agent directory, its workspaces W001 …)." type:"path" placeholder:"DIR"`
+	Timeout time.Duration `default:"10s" help:"How long to wait for a run to stop after SIGINT."`
+	Force   bool          `help:"When a run has not stopped after --timeout, kill it (SIGKILL; its tools die with it) and mark it INTERRUPTED."`
+}
+
+// stopResult is what stop prints for each run, as JSON.
+type stopResult struct {
+	RunID     string `json:"run_id"`
+	Workspace string `json:"workspace"`
+	PID       int    `json:"pid"`
+	Status    string `json:"status"`
+	Signal    string `json:"signal"`
+	WaitedMS  int64  `json:"waited_ms"`
+}
+
+// Run stops the run(s) and prints their outcome.
+func (c *StopCmd) Run(std cli.Stdio) error {
+	if c.All == (c.RunID != "") {
+		return cli.Errorf(cli.ExitUsage, "stop one run with --run-id ID (see delta list-runs), or all running runs with --all", "give --run-id or --all")
+	}
+	if c.All {
+		return c.stopAll(std)
+	}
+	if err := runs.ValidateID(c.RunID); err != nil {
+		return cli.WithCode(cli.ExitConfig, "", err)
+	}
+	ws, runDir, err := findRun(c.WorkDir, c.RunID)
+	if err != nil {
+		if errors.Is(err, runs.ErrNoRun) {
+			return cli.WithCode(cli.ExitFailed, "see the runs with delta list-runs (with -w WORKSPACE)", err)
+		}
+		return err
+	}
+	meta, err := runs.ReadMetadata(runDir)
+	if err != nil {
+		return err
+	}
+	res, err := c.stop(meta, runDir)
+	if err != nil {
+		return stopError(err, meta, ws)
+	}
+	return printJSON(std, res)
+}
+
+// stopAll stops every running run of the workspace(s) at once.
+func (c *StopCmd) stopAll(std cli.Stdio) error {
+	dirs := []string{c.WorkDir}
+	if c.WorkDir == "" {
+		var err error
+		if dirs, err = implicitWorkspaces("."); err != nil {
+			return err
+		}
+	}
+	var live []runs.Metadata
+	for _, d := range dirs {
+		ms, _ := runs.List(d)
+		for _, m := range ms {
+			if m.Status == runs.Running && !isStale(&m) {
+				live = append(live, m)
+			}
+		}
+	}
+	if len(live) == 0 {
+		return cli.Errorf(exitNotRunning, "", "no running run in %s", absOr(orDot(c.WorkDir)))
+	}
+	results := make([]stopResult, len(live))
+	errs := make([]error, len(live))
+	var wg sync.WaitGroup
+	for i := range live {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m := &live[i]
+			runDir, err := runs.Find(m.WorkDir, m.RunID)
+			if err == nil {
+				results[i], err = c.stop(m, runDir)
+			}
+			if err != nil {
+				errs[i] = fmt.Errorf("run %s: %w", m.RunID, err)
+			}
+		}()
+	}
+	wg.Wait()
+	var stopped []stopResult
+	for i, r := range results {
+		if errs[i] == nil {
+			stopped = append(stopped, r)
+		}
+	}
+	if err := printJSON(std, stopped); err != nil {
+		return err
+	}
+	if err := errors.Join(errs...); err != nil {
+		return cli.WithCode(cli.ExitFailed, "", err)
+	}
+	return nil
+}
+
+// stop interrupts one run and waits for it to end, escalating to SIGKILL
+// with --force.
+func (c *StopCmd) stop(meta *runs.Metadata, runDir string) (stopResult, error) {
+	p, err := runs.OpenProcess(meta)
+	if err != nil {
+		return stopResult{}, err
+	}
+	defer p.Close()
+	res := stopResult{RunID: meta.RunID, Workspace: meta.WorkDir, PID: p.PID, Signal: "SIGINT"}
+	started := time.Now()
+	if err := p.Signal(syscall.SIGINT); err != nil {
+		return res, err
+	}
+	ended, err := p.Wait(c.Timeout)
+	if err != nil {
+		return res, err
+	}
+	if !ended && !c.Force {
+		return res, fmt.Errorf("%w: it did not stop within %s of SIGINT", errStopTimeout, c.Timeout)
+	}
+	if !ended {
+		res.Signal = "SIGKILL"
+		if err := p.Signal(syscall.SIGKILL); err != nil {
+			return res, err
+		}
+		if _, err := p.Wait(10 * time.Second); err != nil {
+			return res, err
+		}
+		if err := markInterrupted(runDir); err != nil {
+			return res, err
+		}
+	}
+	res.WaitedMS = time.Since(started).Milliseconds()
+	if m, err := runs.ReadMetadata(runDir); err == nil {
+		res.Status = string(m.Status)
+	}
+	return res, nil
+}
+
+var errStopTimeout = errors.New("run still running")
+
+// markInterrupted records a killed run as INTERRUPTED, as continue's
+// janitor would: the lock its process held is free now.
+func markInterrupted(runDir string) error {
+	unlock, err := runs.Acquire(runDir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	m, err := runs.ReadMetadata(runDir)
+	if err != nil {
+		return err
+	}
+	if m.Status != runs.Running {
+		return nil
+	}
+	m.Status = runs.Interrupted
+	return writeMetadata(runDir, m)
+}
+
+// stopError turns stop's failures into messages that say what to do.
+func stopError(err error, meta *runs.Metadata, ws string) error {
+	switch {
+	case errors.Is(err, runs.ErrNotRunning):
+		hint := fmt.Sprintf("continue it with: delta continue --run-id %s -w %s", meta.RunID, ws)
+		if meta.Status == runs.Completed {
+			hint = ""
+		}
+		return cli.WithCode(exitNotRunning, hint, fmt.Errorf("run %s %s", meta.RunID, strings.TrimPrefix(err.Error(), "run ")))
+	case errors.Is(err, runs.ErrOtherHost):
+		return cli.WithCode(cli.ExitFailed, "stop it on that host", err)
+	case errors.Is(err, errStopTimeout):
+		return cli.WithCode(cli.ExitFailed, fmt.Sprintf("wait longer (--timeout 60s), or kill it: delta stop --run-id %s -w %s --force", meta.RunID, ws),
+			fmt.Errorf("run %s: %w", meta.RunID, err))
+	}
+	return err
+}
+
+func printJSON(std cli.Stdio, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(std.Out, "%s\n", data)
+	return err
+}

@@ -1,0 +1,91 @@
+package runs
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// ErrNotRunning means a run has no live process: it is not RUNNING, or
+// its recorded process is gone (or its pid belongs to another process).
+var ErrNotRunning = errors.New("run is not running")
+
+// RunProcess is the live process of a RUNNING run, held through a pidfd:
+// once opened and checked it names that process and no other, so a
+// signal can never reach a process that took over a recycled pid.
+type RunProcess struct {
+	fd  int
+	PID int
+}
+
+// OpenProcess returns the process driving the RUNNING run m on this host:
+// ErrNotRunning (wrapped, with the reason) when there is none, ErrOtherHost
+// when the run was started on another host.
+func OpenProcess(m *Metadata) (*RunProcess, error) {
+	if m.Status != Running {
+		return nil, fmt.Errorf("%w: it is %s", ErrNotRunning, m.Status)
+	}
+	if host, _ := os.Hostname(); m.Hostname != "" && m.Hostname != host {
+		return nil, fmt.Errorf("%w: run %s runs on host %s", ErrOtherHost, m.RunID, m.Hostname)
+	}
+	if m.PID <= 0 {
+		return nil, fmt.Errorf("%w: metadata.json records no process", ErrNotRunning)
+	}
+	fd, err := unix.PidfdOpen(m.PID, 0)
+	if errors.Is(err, unix.ESRCH) {
+		return nil, fmt.Errorf("%w: its process %d is gone", ErrNotRunning, m.PID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open process %d: %w", m.PID, err)
+	}
+	// Checked after the pidfd is open: the pid cannot change hands now.
+	alive, err := Alive(m)
+	if err != nil || !alive {
+		unix.Close(fd)
+		if err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: its process %d is gone (the pid now belongs to another process, or none)", ErrNotRunning, m.PID)
+	}
+	return &RunProcess{fd: fd, PID: m.PID}, nil
+}
+
+// Signal sends sig to the process.
+func (p *RunProcess) Signal(sig syscall.Signal) error {
+	if err := unix.PidfdSendSignal(p.fd, sig, nil, 0); err != nil && !errors.Is(err, unix.ESRCH) {
+		return fmt.Errorf("signal process %d: %w", p.PID, err)
+	}
+	return nil
+}
+
+// Wait waits up to d for the process to end and reports whether it did.
+func (p *RunProcess) Wait(d time.Duration) (bool, error) {
+	deadline := time.Now().Add(d)
+	for {
+		left := time.Until(deadline)
+		if left < 0 {
+			left = 0
+		}
+		fds := []unix.PollFd{{Fd: int32(p.fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, int(left.Milliseconds()))
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return false, fmt.Errorf("wait for process %d: %w", p.PID, err)
+		}
+		if n > 0 {
+			return true, nil
+		}
+		if left == 0 {
+			return false, nil
+		}
+	}
+}
+
+// Close releases the pidfd.
+func (p *RunProcess) Close() error { return unix.Close(p.fd) }
