@@ -26,7 +26,7 @@ type ContinueCmd struct {
 	Verbose       bool   `short:"v" help:"Show more detail in the live stream."`
 	Interactive   bool   `short:"i" help:"Answer ask_human on the terminal."`
 	Force         bool   `help:"Let the janitor take over a RUNNING run started on another host."`
-	Format        string `help:"Output on stdout: text, json or raw." enum:"text,json,raw" default:"text"`
+	Format        string `help:"Output on stdout: text, json, raw, or stream-json (a JSON line per journal event as it is written, then the RunResult)." enum:"text,json,raw,stream-json" default:"text"`
 	LLM           string `name:"llm" help:"Override the agent's provider: openai:MODEL or anthropic:MODEL (without MODEL: $$DELTA_MODEL, else llm.model), or scripted:FILE to replay FILE offline (default: the --llm the run was started or last continued with)." placeholder:"PROVIDER[:ARG]"`
 }
 

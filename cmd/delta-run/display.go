@@ -25,6 +25,10 @@ type display struct {
 	hidden map[string]bool
 	// asked holds the call IDs whose question this stream has shown.
 	asked map[string]bool
+	// shownIteration is the last iteration whose header was shown: an
+	// event of a later one shows its header first (delta log, where no
+	// engine announces iterations).
+	shownIteration int
 }
 
 func newDisplay(w io.Writer, verbose bool) *display {
@@ -45,6 +49,7 @@ func (d *display) paint(code, s string) string {
 }
 
 func (d *display) iteration(n int) {
+	d.shownIteration = n
 	fmt.Fprintf(d.w, "%s\n", d.paint("1;36", fmt.Sprintf("── iteration %d ──", n)))
 }
 
@@ -112,6 +117,9 @@ func indent(s, prefix string) string {
 
 // event prints one journal event as it is written.
 func (d *display) event(ev journal.Event) {
+	if ev.Iteration > d.shownIteration && ev.Type != journal.EngineEnd {
+		d.iteration(ev.Iteration)
+	}
 	switch ev.Type {
 	case journal.EngineStart:
 		fmt.Fprintf(d.w, "%s run %s in %s\n", d.paint("1", "▶"), ev.RunID, ev.WorkDir)

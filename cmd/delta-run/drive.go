@@ -52,6 +52,9 @@ func drive(o driveOpts) error {
 	started := time.Now().UTC()
 	ctx := o.ctx
 	o.std.Err = &liveStream{w: o.std.Err}
+	if o.format == "stream-json" {
+		o.std.Out = &liveStream{w: o.std.Out} // a stream too: its reader may leave
+	}
 
 	logFile, err := os.OpenFile(filepath.Join(o.runDir, engine.EngineLog), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
@@ -97,7 +100,7 @@ func drive(o driveOpts) error {
 	e := &engine.Engine{Run: run, Journal: j, Provider: o.provider, Context: cb,
 		Hooks: hooks.New(o.agent, hooks.Options{Stderr: o.std.Err, Plugin: plugins.Hook}), Tools: tools, Params: provider.ParamsOf(o.llmConfig),
 		MaxIterations: o.meta.MaxIterations, MaxTurns: o.agent.MaxTurns, LoopWindow: o.agent.LoopWindow, ContextWindow: contextWindow(o.llmConfig), Interactive: o.interactive, Message: o.message,
-		Observe: show.event, Log: logger, Redact: redactor}
+		Observe: observer(o, show), Log: logger, Redact: redactor}
 	if o.interactive {
 		e.Asker = &terminalAsker{in: o.std.In, out: o.std.Err, shown: show.showed}
 	}

@@ -79,6 +79,11 @@ func newRunResult(o driveOpts, out engine.Outcome, start, end time.Time) RunResu
 // printResult writes stdout in the chosen format.
 func printResult(o driveOpts, out engine.Outcome, start, end time.Time) error {
 	switch o.format {
+	case "stream-json":
+		r := newRunResult(o, out, start, end)
+		enc := json.NewEncoder(o.std.Out)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(streamLine{SchemaVersion: StreamSchema, Type: "result", Result: &r})
 	case "json":
 		data, err := json.MarshalIndent(newRunResult(o, out, start, end), "", "  ")
 		if err != nil {

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/journal"
+	"github.com/deltakit/delta/lib/runs"
+)
+
+// LogCmd renders a run's journal as the live stream shows it.
+type LogCmd struct {
+	RunID   string `name:"run-id" help:"The run to show." placeholder:"ID"`
+	Last    bool   `help:"Show the latest run of the workspace (the first list-runs shows)."`
+	WorkDir string `short:"w" name:"work-dir" help:"Workspace holding the run (default: the current directory and, in an agent directory, its workspaces W001 …)." type:"path" placeholder:"DIR"`
+	Follow  bool   `short:"f" help:"Keep showing a running run's events as they are written, until it stops."`
+	Format  string `help:"text (as the live stream shows it) or json (one stream-json line per event)." enum:"text,json" default:"text"`
+	Verbose bool   `short:"v" help:"Show thoughts and observations whole, token usage, hooks and thinking."`
+}
+
+// followPoll is how often -f looks for new events.
+const followPoll = 50 * time.Millisecond
+
+// Run prints the run's events, following it with -f.
+func (c *LogCmd) Run(std cli.Stdio) error {
+	pick := ContinueCmd{RunID: c.RunID, Last: c.Last, WorkDir: c.WorkDir}
+	if err := pick.pickRun(); err != nil {
+		return err
+	}
+	if err := runs.ValidateID(pick.RunID); err != nil {
+		return cli.WithCode(cli.ExitConfig, "", err)
+	}
+	_, runDir, err := findRun(pick.WorkDir, pick.RunID)
+	if err != nil {
+		if errors.Is(err, runs.ErrNoRun) {
+			return cli.WithCode(cli.ExitFailed, "see the runs with delta list-runs (with -w WORKSPACE)", err)
+		}
+		return err
+	}
+	show := c.printer(std.Out)
+	tail := &journalTail{path: filepath.Join(runDir, runs.JournalFile)}
+	for {
+		// The status is read before the events: once it says the run
+		// stopped, every event it wrote is in the file.
+		live := c.Follow && running(runDir)
+		evs, err := tail.next()
+		if err != nil {
+			return err
+		}
+		for _, ev := range evs {
+			if err := show(ev); err != nil {
+				return err
+			}
+		}
+		if !live {
+			return nil
+		}
+		time.Sleep(followPoll)
+	}
+}
+
+// printer returns the function that writes one event in c.Format.
+func (c *LogCmd) printer(w io.Writer) func(journal.Event) error {
+	if c.Format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		return func(ev journal.Event) error { return enc.Encode(streamEvent(ev)) }
+	}
+	d := newDisplay(w, c.Verbose)
+	return func(ev journal.Event) error {
+		if ev.Type == journal.HumanInputRequest && ev.Sensitive {
+			d.hidden[ev.CallID] = true
+		}
+		d.event(ev)
+		return nil
+	}
+}
+
+// running reports whether the run's process still drives it.
+func running(runDir string) bool {
+	m, err := runs.ReadMetadata(runDir)
+	if err != nil || m.Status != runs.Running {
+		return false
+	}
+	alive, err := runs.Alive(m)
+	return err == nil && alive
+}
+
+// journalTail reads a journal's complete lines as they are appended.
+type journalTail struct {
+	path    string
+	offset  int64
+	partial []byte
+}
+
+// next returns the events written since the last call.
+func (t *journalTail) next() ([]journal.Event, error) {
+	f, err := os.Open(t.path)
+	if err != nil {
+		return nil, fmt.Errorf("read journal: %w", err)
+	}
+	defer f.Close()
+	if _, err := f.Seek(t.offset, io.SeekStart); err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("read journal: %w", err)
+	}
+	t.offset += int64(len(data))
+	data = append(t.partial, data...)
+	end := bytes.LastIndexByte(data, '\n') + 1
+	// A line still being written (or torn by a crash) waits for its end.
+	t.partial = append([]byte(nil), data[end:]...)
+	var evs []journal.Event
+	for _, line := range bytes.Split(data[:end], []byte{'\n'}) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		ev, err := journal.ParseLine(line)
+		if err != nil {
+			return evs, fmt.Errorf("journal %s: %w", t.path, err)
+		}
+		evs = append(evs, ev)
+	}
+	return evs, nil
+}
