@@ -16,6 +16,7 @@ type CLI struct {
 	ListRuns ListRunsCmd `cmd:"" name:"list-runs" help:"List the runs of a workspace."`
 	Stop     StopCmd     `cmd:"" help:"Stop running runs the way Ctrl-C does, and wait until they are INTERRUPTED."`
 	Log      LogCmd      `cmd:"" help:"Show a run's events as the live stream shows them; -f follows a running run."`
+	Send     SendCmd     `cmd:"" help:"Give a running run a message: the model sees it on its next call (or, with --follow-up, after its current answer)."`
 	Init     InitCmd     `cmd:"" help:"Create a new agent directory from a template (minimal, hello-world, sessions, file-ops, api-tester)."`
 }
 
@@ -37,6 +38,8 @@ continue follows the run's status: INTERRUPTED resumes (-m optional, appended as
 
 stop: "delta stop --run-id ID [-w WS]" stops a running run the way Ctrl-C does (SIGINT: the running tool is stopped, its interrupted result journaled, the run ends INTERRUPTED) and waits until it has (--timeout, default 10s); --force then kills it (SIGKILL, its tools die with it) and marks it INTERRUPTED. The recorded process is checked to be that run's (pid and process start time, this host) and is held by a pidfd while it is signalled, so a recycled pid is never signalled. "delta stop --all [-w WS]" stops every running run of the workspace(s) at once. stdout: the outcome as JSON ({run_id, workspace, pid, status, signal, waited_ms}; an array with --all). A run that is not running (finished, paused, or its process gone) gets a message and exit 3.
 
+send: "delta send --run-id ID [-w WS] -m TEXT" gives a running run a message: it is written atomically to the run's inbox/ and journaled as a USER_MESSAGE (source steer) before the model's next call, so the model sees it after the tools it is running; with --follow-up it waits until the model has answered its current input without a tool call and then starts a new cycle instead of completing (source follow_up). Delivery survives a kill of either side: a message is journaled once and removed only after. A run that is not running is refused (exit 3) with the continue command that gives it the message instead; a message that arrives as a run ends is delivered by its next continue. stdout: {run_id, message_id, source}.
+
 log: "delta log [--run-id ID | --last] [-w WS]" prints a run's events, live or finished, exactly as the live stream shows them (-v as with run -v); -f keeps following a running run until it stops; --format json prints one stream-json line per event instead.
 
 stream-json: with --format stream-json, run and continue print on stdout one JSON line per journal event as it is written, {"schema_version": "delta.stream/1", "type": "event", "event": EVENT} (EVENT as in delta-journal(5)), and last {"schema_version": "delta.stream/1", "type": "result", "result": RUNRESULT}; for example: delta run -m TASK --format stream-json | jq -r 'select(.type=="event") | .event.type'. The live stream still goes to stderr.
@@ -55,7 +58,7 @@ Provider and model: --llm overrides agent.yaml's llm block. --llm openai:MODEL o
 
 Examples: "delta-run init hello -t hello-world && delta-run run --agent hello -m 'Say hello' -y"; "delta-run run --agent ./agent -m 'Process batch' --run-id $(uuidgen) --format json"; "delta-run continue --run-id $(delta-run list-runs --resumable --first)".
 
-Exit status: 0 the run COMPLETED (stop: the runs stopped); 3 (stop) the run is not running; 1 it FAILED (including reaching the iteration limit), continue found no such run, or the run is live (or on another host without --force); 2 bad command line; 101 it is WAITING_FOR_INPUT; 126 configuration error (agent, provider, flags combination, duplicate or invalid run id, and continue without the -m a COMPLETED, FAILED or WAITING_FOR_INPUT run needs); 130 INTERRUPTED.`
+Exit status: 0 the run COMPLETED (stop: the runs stopped; send: the message was queued); 3 (stop, send) the run is not running; 1 it FAILED (including reaching the iteration limit), continue found no such run, or the run is live (or on another host without --force); 2 bad command line; 101 it is WAITING_FOR_INPUT; 126 configuration error (agent, provider, flags combination, duplicate or invalid run id, and continue without the -m a COMPLETED, FAILED or WAITING_FOR_INPUT run needs); 130 INTERRUPTED.`
 }
 
 // BeforeReset gives the man page its NAME line (kong takes the one-line

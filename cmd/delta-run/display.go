@@ -124,7 +124,11 @@ func (d *display) event(ev journal.Event) {
 	case journal.EngineStart:
 		fmt.Fprintf(d.w, "%s run %s in %s\n", d.paint("1", "▶"), ev.RunID, ev.WorkDir)
 	case journal.UserMessage:
-		fmt.Fprintf(d.w, "%s %s\n", d.paint("1;34", "user:"), d.abbreviate(ev.Content, 5, 200))
+		label := "user:"
+		if ev.Source != "" {
+			label = "user (" + ev.Source + "):"
+		}
+		fmt.Fprintf(d.w, "%s %s\n", d.paint("1;34", label), d.abbreviate(ev.Content, 5, 200))
 	case journal.Thought:
 		// The model's reasoning is its own working: shown with -v only.
 		for _, r := range ev.Reasoning {

@@ -191,6 +191,14 @@ func (e *Engine) iterate(ctx context.Context, events []journal.Event) (*Outcome,
 	if e.OnIteration != nil {
 		e.OnIteration(it)
 	}
+	// Messages sent while the last tools ran reach this model call.
+	if n, err := e.takeMessages(false); err != nil {
+		return nil, err
+	} else if n > 0 {
+		if events, err = e.Journal.Events(); err != nil {
+			return nil, err
+		}
+	}
 	if err := e.detectLoop(events, it); err != nil {
 		return nil, err
 	}
@@ -204,6 +212,11 @@ func (e *Engine) iterate(ctx context.Context, events []journal.Event) (*Outcome,
 	if len(resp.ToolCalls) == 0 {
 		// The final iteration ends too (on_iteration_end sees every one).
 		if _, err := e.hook(ctx, HookRequest{Name: "on_iteration_end"}); err != nil {
+			return nil, err
+		}
+		// Follow-ups, and messages that came too late for this call,
+		// start a new cycle instead of completing the run.
+		if n, err := e.takeMessages(true); err != nil || n > 0 {
 			return nil, err
 		}
 		out := e.outcome(StatusCompleted, nil)

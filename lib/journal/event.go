@@ -63,6 +63,11 @@ type Event struct {
 	// SYSTEM_MESSAGE: what it is about (KindLoopDetection,
 	// KindContextWindow).
 	Kind string `json:"kind,omitempty"`
+	// USER_MESSAGE sent to a running run (delta send): its source
+	// ("steer" or "follow_up") and the id of the inbox message, by which
+	// a message is never journaled twice.
+	Source    string `json:"source,omitempty"`
+	MessageID string `json:"message_id,omitempty"`
 	// THOUGHT: the tool calls the model asked for, its token usage and the
 	// model name; InvocationRef points to the io/invocations record.
 	ToolCalls     []llm.ToolCall `json:"tool_calls,omitempty"`

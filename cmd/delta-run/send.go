@@ -1,0 +1,71 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/runs"
+)
+
+// SendCmd gives a running run a message (steering).
+type SendCmd struct {
+	RunID       string `name:"run-id" help:"The running run." placeholder:"ID"`
+	Last        bool   `help:"The latest run of the workspace (the first list-runs shows)."`
+	WorkDir     string `short:"w" name:"work-dir" help:"Workspace holding the run (default: the current directory and, in an agent directory, its workspaces W001 …)." type:"path" placeholder:"DIR"`
+	Message     string `short:"m" help:"The message; - reads it from stdin."`
+	MessageFile string `name:"message-file" help:"Read the message from FILE." type:"path" placeholder:"FILE"`
+	FollowUp    bool   `name:"follow-up" help:"Hold the message until the run has answered its current input (a text-only answer), then start a new cycle with it instead of completing."`
+}
+
+// sendResult is what send prints.
+type sendResult struct {
+	RunID     string `json:"run_id"`
+	MessageID string `json:"message_id"`
+	Source    string `json:"source"`
+}
+
+// Run queues the message in the run's inbox.
+func (c *SendCmd) Run(std cli.Stdio) error {
+	msg, err := readMessage(c.Message, c.MessageFile, std.In)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(msg) == "" {
+		return cli.Errorf(cli.ExitUsage, `give the message: -m "Use the staging database" (or -m - for stdin, or --message-file FILE)`, "-m/--message is empty or missing")
+	}
+	pick := ContinueCmd{RunID: c.RunID, Last: c.Last, WorkDir: c.WorkDir}
+	if err := pick.pickRun(); err != nil {
+		return err
+	}
+	if err := runs.ValidateID(pick.RunID); err != nil {
+		return cli.WithCode(cli.ExitConfig, "", err)
+	}
+	ws, runDir, err := findRun(pick.WorkDir, pick.RunID)
+	if err != nil {
+		if errors.Is(err, runs.ErrNoRun) {
+			return cli.WithCode(cli.ExitFailed, "see the runs with delta list-runs (with -w WORKSPACE)", err)
+		}
+		return err
+	}
+	meta, err := runs.ReadMetadata(runDir)
+	if err != nil {
+		return err
+	}
+	// Only a live run takes messages: any other gets them with continue.
+	p, err := runs.OpenProcess(meta)
+	if err != nil {
+		if errors.Is(err, runs.ErrNotRunning) {
+			return cli.WithCode(exitNotRunning, fmt.Sprintf("give it the message with: delta continue --run-id %s -w %s -m …", meta.RunID, ws),
+				fmt.Errorf("run %s %s", meta.RunID, strings.TrimPrefix(err.Error(), "run ")))
+		}
+		return cli.WithCode(cli.ExitFailed, "", err)
+	}
+	p.Close()
+	m, err := runs.Send(runDir, msg, c.FollowUp)
+	if err != nil {
+		return err
+	}
+	return printJSON(std, sendResult{RunID: meta.RunID, MessageID: m.ID, Source: m.Source()})
+}
