@@ -28,6 +28,10 @@ type Agent struct {
 	// MaxTurns caps the model turns of a whole run, over all its
 	// invocations; 0 when not set (no cap).
 	MaxTurns int
+	// ParallelTools is how many tool calls of one turn may run at once:
+	// 1 when parallel_tool_calls is false, else max_parallel_tools, else
+	// DefaultParallelTools.
+	ParallelTools int
 	// Env configures the environment tools and hooks see.
 	Env EnvConfig
 	// LoopWindow is loop_detection.window: how many of the last tool
@@ -72,6 +76,10 @@ type LLMConfig struct {
 	// provider (OpenAI's reasoning_effort, Anthropic's thinking budget).
 	ReasoningEffort string
 }
+
+// DefaultParallelTools is how many tool calls of one turn run at once
+// unless agent.yaml says otherwise.
+const DefaultParallelTools = 8
 
 // EnvConfig controls secret filtering (seeds/001 §4.2).
 type EnvConfig struct {

@@ -9,7 +9,7 @@ import (
 
 // Keys of agent.yaml and its blocks.
 var (
-	agentKeys  = []string{"name", "version", "description", "llm", "system_prompt", "max_iterations", "max_turns", "tool_timeout_ms", "loop_detection", "env", "imports", "tools", "plugins", "lifecycle_hooks", "hooks"}
+	agentKeys  = []string{"name", "version", "description", "llm", "system_prompt", "max_iterations", "max_turns", "parallel_tool_calls", "max_parallel_tools", "tool_timeout_ms", "loop_detection", "env", "imports", "tools", "plugins", "lifecycle_hooks", "hooks"}
 	llmKeys    = []string{"provider", "model", "base_url", "script", "temperature", "max_tokens", "top_p", "frequency_penalty", "presence_penalty", "stop", "seed", "price", "timeout_ms", "context_window", "reasoning_effort"}
 	envKeys    = []string{"passthrough", "deny", "inherit_secrets"}
 	loopKeys   = []string{"enabled", "window"}
@@ -33,6 +33,13 @@ func (l *loader) decodeAgent(d *doc, root *yaml.Node, a *Agent) field {
 	a.MaxIterations = d.positive(f["max_iterations"], "max_iterations")
 	a.ToolTimeoutMS = d.positive(f["tool_timeout_ms"], "tool_timeout_ms")
 	a.MaxTurns = d.positive(f["max_turns"], "max_turns")
+	a.ParallelTools = d.positive(f["max_parallel_tools"], "max_parallel_tools")
+	if a.ParallelTools == 0 {
+		a.ParallelTools = DefaultParallelTools
+	}
+	if b := d.boolPtr(f["parallel_tool_calls"], "parallel_tool_calls"); b != nil && !*b {
+		a.ParallelTools = 1
+	}
 	l.decodeLLM(d, f["llm"], a)
 	l.decodeEnv(d, f["env"], a)
 	decodeLoopDetection(d, f["loop_detection"], a)

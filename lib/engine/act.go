@@ -110,40 +110,129 @@ func finalAnswer(events []journal.Event) (string, bool) {
 	return "", false
 }
 
-// act runs the tool calls of one THOUGHT in order, skipping those already
-// resolved. It returns a non-nil Outcome when the run must stop (waiting for
-// input or interrupted).
+// act runs the tool calls of one THOUGHT, skipping those already
+// resolved. ask_human calls are handled one by one, in order; the other
+// calls between them form a batch, run concurrently when the engine allows
+// (Parallel). It returns a non-nil Outcome when the run must stop
+// (waiting for input or interrupted).
 func (e *Engine) act(ctx context.Context, it int, calls []llm.ToolCall, st callState) (*Outcome, error) {
-	for _, call := range calls {
-		if st.resolved[call.ID] {
-			continue
-		}
-		if call.Name == AskHumanName {
-			out, err := e.askHuman(ctx, it, call, st)
-			if err != nil || out != nil {
-				return out, err
+	for i := 0; i < len(calls); {
+		if calls[i].Name == AskHumanName {
+			if !st.resolved[calls[i].ID] {
+				out, err := e.askHuman(ctx, it, calls[i], st)
+				if err != nil || out != nil {
+					return out, err
+				}
 			}
+			i++
 			continue
 		}
-		if st.requested[call.ID] {
+		j := i + 1
+		for j < len(calls) && calls[j].Name != AskHumanName {
+			j++
+		}
+		if out, err := e.actBatch(ctx, it, calls[i:j], st); err != nil || out != nil {
+			return out, err
+		}
+		i = j
+	}
+	return nil, nil
+}
+
+// actBatch runs calls (none of them ask_human): one after the other, or,
+// when the engine allows and there are several, concurrently.
+func (e *Engine) actBatch(ctx context.Context, it int, calls []llm.ToolCall, st callState) (*Outcome, error) {
+	var todo []llm.ToolCall
+	for _, call := range calls {
+		switch {
+		case st.resolved[call.ID]:
+		case st.requested[call.ID]:
 			// The previous engine died while this call ran: its effects are
 			// unknown, so it is reported rather than run a second time.
 			if err := e.result(it, call, ToolOutcome{IsError: true, ExitCode: -1,
 				Observation: InterruptedCallObservation}); err != nil {
 				return nil, err
 			}
-			continue
+		default:
+			todo = append(todo, call)
 		}
-		if out, err := e.runCall(ctx, it, call); err != nil || out != nil {
+	}
+	if e.Parallel > 1 && len(todo) > 1 {
+		return e.runParallel(ctx, it, todo)
+	}
+	for _, call := range todo {
+		p, err := e.prepare(ctx, it, call, true)
+		if err != nil {
+			return nil, err
+		}
+		res, started := e.execute(ctx, it, p)
+		if out, err := e.finishCall(ctx, it, p, res, started); err != nil || out != nil {
 			return out, err
 		}
 	}
 	return nil, nil
 }
 
-// runCall runs one ordinary tool call: pre-hook, ACTION_REQUEST, execute,
-// post-hook, ACTION_RESULT.
-func (e *Engine) runCall(ctx context.Context, it int, call llm.ToolCall) (*Outcome, error) {
+// runParallel runs a batch concurrently. Pre-tool hooks run in call order
+// and every ACTION_REQUEST is durable before any call starts, so a crash
+// at any moment leaves each call either with its result or recorded as
+// requested (reported, never run twice, on resume). Results are journaled
+// as the calls finish; the model gets them in call order (the journal
+// source orders tool results by their call).
+func (e *Engine) runParallel(ctx context.Context, it int, calls []llm.ToolCall) (*Outcome, error) {
+	prepared := make([]preparedCall, len(calls))
+	for i, call := range calls {
+		p, err := e.prepare(ctx, it, call, false)
+		if err != nil {
+			return nil, err
+		}
+		prepared[i] = p
+	}
+	if err := e.Journal.Sync(); err != nil {
+		return nil, fmt.Errorf("sync journal: %w", err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // a failed journal write stops the calls still running
+	type finished struct {
+		i       int
+		res     ToolOutcome
+		started bool
+	}
+	done := make(chan finished, len(prepared))
+	slots := make(chan struct{}, e.Parallel)
+	for i := range prepared {
+		go func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			res, started := e.execute(ctx, it, prepared[i])
+			done <- finished{i, res, started}
+		}()
+	}
+	var stop *Outcome
+	for range prepared {
+		f := <-done
+		out, err := e.finishCall(ctx, it, prepared[f.i], f.res, f.started)
+		if err != nil {
+			return nil, err
+		}
+		if out != nil && stop == nil {
+			stop = out
+		}
+	}
+	return stop, nil
+}
+
+// preparedCall is a call whose pre-tool hook ran and whose ACTION_REQUEST
+// is journaled.
+type preparedCall struct {
+	call llm.ToolCall
+	args json.RawMessage
+	dec  HookDecision
+}
+
+// prepare runs the pre_tool_execution hook of call and journals its
+// ACTION_REQUEST (synced now, or by the caller before the call starts).
+func (e *Engine) prepare(ctx context.Context, it int, call llm.ToolCall, syncNow bool) (preparedCall, error) {
 	args := argsJSON(call.Arguments)
 	// resolved_command is the command line as delta-engine's hooks read it
 	// ("" for a tool that is not a command).
@@ -155,34 +244,49 @@ func (e *Engine) runCall(ctx context.Context, it int, call llm.ToolCall) (*Outco
 	dec, err := e.hookApply(ctx, HookRequest{Name: "pre_tool_execution", Payload: payload, ToolName: call.Name},
 		func(p json.RawMessage) error { return mergeToolArgs(&args, p) })
 	if err != nil {
-		return nil, err
+		return preparedCall{}, err
 	}
 	if dec.Action == HookModify {
 		// The hook's arguments are what runs (and they are valid JSON even
 		// when the model's were not).
 		call.Arguments = string(args)
 	}
-	if err := e.append(&journal.Event{Type: journal.ActionRequest, Iteration: it, CallID: call.ID, ToolName: call.Name, ToolArgs: args}); err != nil {
-		return nil, err
+	ev := &journal.Event{Type: journal.ActionRequest, Iteration: it, CallID: call.ID, ToolName: call.Name, ToolArgs: args}
+	if syncNow {
+		err = e.append(ev)
+	} else {
+		err = e.appendUnsynced(ev)
 	}
-	var res ToolOutcome
+	return preparedCall{call: call, args: args, dec: dec}, err
+}
+
+// NotStartedObservation is the result of a call of a batch that an
+// interrupt stopped before it started.
+const NotStartedObservation = "error: the run was interrupted before this call started; it did not run"
+
+// execute runs a prepared call and returns its outcome, redacted; started
+// is false when an interrupt came before it started. It may run
+// concurrently with other calls: it touches no journal.
+func (e *Engine) execute(ctx context.Context, it int, p preparedCall) (res ToolOutcome, started bool) {
+	call := p.call
 	switch {
-	case dec.Action == HookBlock:
-		reason := dec.Reason
+	case p.dec.Action == HookBlock:
+		reason := p.dec.Reason
 		if reason == "" {
 			reason = "no reason given"
 		}
-		res = ToolOutcome{IsError: true, ExitCode: -1, Observation: fmt.Sprintf("error: the call to %s was blocked by the pre_tool_execution hook: %s", call.Name, reason)}
+		return ToolOutcome{IsError: true, ExitCode: -1, Observation: fmt.Sprintf("error: the call to %s was blocked by the pre_tool_execution hook: %s", call.Name, reason)}, true
 	case !json.Valid([]byte(orEmptyObject(call.Arguments))):
-		res = ToolOutcome{IsError: true, ExitCode: -1, Observation: fmt.Sprintf("error: the arguments of %s are not valid JSON: %q", call.Name, call.Arguments)}
+		return ToolOutcome{IsError: true, ExitCode: -1, Observation: fmt.Sprintf("error: the arguments of %s are not valid JSON: %q", call.Name, call.Arguments)}, true
 	case e.Tools == nil || !e.Tools.Has(call.Name):
-		res = ToolOutcome{IsError: true, ExitCode: -1, Observation: fmt.Sprintf("error: unknown tool %q; available tools: %s", call.Name, e.toolNames())}
-	default:
-		e.Log.Printf("iteration %d: run %s (%s)", it, call.Name, call.ID)
-		res, err = e.Tools.Call(ctx, e.Run, call.ID, call.Name, args)
-		if err != nil {
-			res = ToolOutcome{IsError: true, ExitCode: -1, Observation: fmt.Sprintf("error: %v", err)}
-		}
+		return ToolOutcome{IsError: true, ExitCode: -1, Observation: fmt.Sprintf("error: unknown tool %q; available tools: %s", call.Name, e.toolNames())}, true
+	case ctx.Err() != nil:
+		return ToolOutcome{IsError: true, ExitCode: -1, Observation: NotStartedObservation}, false
+	}
+	e.Log.Printf("iteration %d: run %s (%s)", it, call.Name, call.ID)
+	res, err := e.Tools.Call(ctx, e.Run, call.ID, call.Name, p.args)
+	if err != nil {
+		res = ToolOutcome{IsError: true, ExitCode: -1, Observation: fmt.Sprintf("error: %v", err)}
 	}
 	// A tool may print a secret it found (a file, a config): what the
 	// journal, the hooks, the live stream and the model see has it
@@ -191,8 +295,15 @@ func (e *Engine) runCall(ctx context.Context, it int, call llm.ToolCall) (*Outco
 	res.Data = e.Redact.Bytes(res.Data)
 	e.redactRecordOutput(res.RecordPath)
 	e.Log.Printf("iteration %d: %s (%s) exit %d, error %t, %d ms", it, call.Name, call.ID, res.ExitCode, res.IsError, res.DurationMS)
+	return res, true
+}
+
+// finishCall runs the post-tool hook of a call that ran and journals its
+// ACTION_RESULT; after an interrupt it returns the INTERRUPTED outcome.
+func (e *Engine) finishCall(ctx context.Context, it int, p preparedCall, res ToolOutcome, started bool) (*Outcome, error) {
+	call, args := p.call, p.args
 	interrupted := ctx.Err() != nil
-	if interrupted {
+	if interrupted && started {
 		res.IsError = true
 		res.Observation = "error: interrupted by the user (the engine received a signal) before the tool finished; its effects are unknown\n" + res.Observation
 	}

@@ -72,6 +72,9 @@ type Engine struct {
 	// checks for a repeating pattern; 0 means DefaultLoopWindow, negative
 	// disables it.
 	LoopWindow int
+	// Parallel is how many tool calls of one turn may run at once; 0 or 1
+	// runs them one after the other.
+	Parallel int
 	// MaxTurns caps the model turns (THOUGHTs) of the whole run, over all
 	// invocations; 0 means no cap.
 	MaxTurns int
@@ -405,11 +408,17 @@ func (e *Engine) outcome(status string, rerr *RunError) Outcome {
 // with the next sync: before the model call that reads them, before the
 // next tool runs, or when the run stops (Start). Two syncs per iteration
 // at most, one per tool call beyond the first.
-func (e *Engine) append(ev *journal.Event) error {
+func (e *Engine) append(ev *journal.Event) error { return e.appendSync(ev, actedOnAtOnce(ev.Type)) }
+
+// appendUnsynced journals ev without syncing: the caller syncs before it
+// acts on it.
+func (e *Engine) appendUnsynced(ev *journal.Event) error { return e.appendSync(ev, false) }
+
+func (e *Engine) appendSync(ev *journal.Event, sync bool) error {
 	if err := e.Journal.Append(ev); err != nil {
 		return fmt.Errorf("append %s to journal: %w", ev.Type, err)
 	}
-	if actedOnAtOnce(ev.Type) {
+	if sync {
 		if err := e.Journal.Sync(); err != nil {
 			return fmt.Errorf("sync %s to journal: %w", ev.Type, err)
 		}
