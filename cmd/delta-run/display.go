@@ -25,6 +25,9 @@ type display struct {
 	hidden map[string]bool
 	// asked holds the call IDs whose question this stream has shown.
 	asked map[string]bool
+	// tty is whether the stream is a terminal (streamed text is shown
+	// there only); streaming is set while a streamed answer is shown.
+	tty, streaming bool
 	// shownIteration is the last iteration whose header was shown: an
 	// event of a later one shows its header first (delta log, where no
 	// engine announces iterations).
@@ -34,6 +37,7 @@ type display struct {
 func newDisplay(w io.Writer, verbose bool) *display {
 	d := &display{w: w, verbose: verbose, hidden: map[string]bool{}, asked: map[string]bool{}}
 	if f, ok := w.(interface{ Fd() uintptr }); ok && term.IsTerminal(int(f.Fd())) {
+		d.tty = true
 		_, noColor := os.LookupEnv("NO_COLOR")
 		d.color = !noColor
 	}
@@ -117,6 +121,11 @@ func indent(s, prefix string) string {
 
 // event prints one journal event as it is written.
 func (d *display) event(ev journal.Event) {
+	streamed := d.streaming
+	if d.streaming {
+		fmt.Fprintln(d.w) // end the streamed text's line
+		d.streaming = false
+	}
 	if ev.Iteration > d.shownIteration && ev.Type != journal.EngineEnd {
 		d.iteration(ev.Iteration)
 	}
@@ -136,7 +145,7 @@ func (d *display) event(ev journal.Event) {
 				fmt.Fprintf(d.w, "%s\n%s\n", d.paint("2", "thinking:"), d.paint("2", indent(d.abbreviate(r.Text, 12, 200), "  ")))
 			}
 		}
-		if strings.TrimSpace(ev.Content) != "" {
+		if strings.TrimSpace(ev.Content) != "" && !streamed {
 			fmt.Fprintf(d.w, "%s\n%s\n", d.paint("1;35", "thought:"), indent(d.abbreviate(ev.Content, 12, 200), "  "))
 		}
 		if d.verbose && ev.Usage != nil {
@@ -179,8 +188,26 @@ func (d *display) event(ev journal.Event) {
 	}
 }
 
-// retry shows (with -v) a model request about to be retried.
+// text shows a piece of the model's answer as it streams in; the
+// THOUGHT that follows does not repeat it.
+func (d *display) text(delta string) {
+	if !d.streaming {
+		if strings.TrimSpace(delta) == "" {
+			return // no header for leading blank space
+		}
+		fmt.Fprintf(d.w, "%s\n  ", d.paint("1;35", "thought:"))
+		d.streaming = true
+	}
+	fmt.Fprint(d.w, strings.ReplaceAll(safe(delta), "\n", "\n  "))
+}
+
+// retry shows (with -v) a model request about to be retried; an answer
+// cut off while it streamed is marked as such in any case.
 func (d *display) retry(ev provider.RetryEvent) {
+	if d.streaming {
+		fmt.Fprintf(d.w, "\n  %s\n", d.paint("2", "(the answer was cut off; asking again)"))
+		d.streaming = false
+	}
 	if d.verbose {
 		fmt.Fprintf(d.w, "  %s\n", d.paint("2", fmt.Sprintf("(model request attempt %d/%d failed: %v; retrying in %s)",
 			ev.Attempt, ev.Attempts, ev.Err, ev.Wait.Round(time.Millisecond))))

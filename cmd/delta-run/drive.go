@@ -101,6 +101,7 @@ func drive(o driveOpts) error {
 		Hooks: hooks.New(o.agent, hooks.Options{Stderr: o.std.Err, Plugin: plugins.Hook}), Tools: tools, Params: provider.ParamsOf(o.llmConfig),
 		MaxIterations: o.meta.MaxIterations, MaxTurns: o.agent.MaxTurns, Parallel: o.agent.ParallelTools, LoopWindow: o.agent.LoopWindow, ContextWindow: contextWindow(o.llmConfig), Interactive: o.interactive, Message: o.message,
 		Observe: observer(o, show), Log: logger, Redact: redactor}
+	e.OnText = textSink(o, show)
 	if o.interactive {
 		e.Asker = &terminalAsker{in: o.std.In, out: o.std.Err, shown: show.showed}
 	}

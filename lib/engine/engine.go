@@ -75,6 +75,9 @@ type Engine struct {
 	// Parallel is how many tool calls of one turn may run at once; 0 or 1
 	// runs them one after the other.
 	Parallel int
+	// OnText, when set, gets the model's text as it streams in (display
+	// only: the THOUGHT still holds the whole answer).
+	OnText func(delta string)
 	// MaxTurns caps the model turns (THOUGHTs) of the whole run, over all
 	// invocations; 0 means no cap.
 	MaxTurns int
@@ -252,7 +255,7 @@ func (e *Engine) think(ctx context.Context, it int, events []journal.Event) (llm
 		// did: the model, the hooks and the record get it redacted.
 		msgs[i].Content = e.Redact.String(msgs[i].Content)
 	}
-	req := llm.Request{Params: e.Params, Messages: msgs, Tools: e.toolSpecs(), Turn: it - 1}
+	req := llm.Request{Params: e.Params, Messages: msgs, Tools: e.toolSpecs(), Turn: it - 1, OnText: e.OnText}
 	if err := e.checkContextUsage(events, req, it); err != nil {
 		return llm.Response{}, nil, err
 	}

@@ -102,6 +102,11 @@ type Request struct {
 	// THOUGHT events). Real providers ignore it; the scripted provider uses
 	// it to pick its next answer without keeping state of its own.
 	Turn int `json:"-"`
+	// OnText, when set, asks for the answer as a stream: the provider
+	// calls it with each piece of text as it arrives (for display; the
+	// Response still holds the whole answer). A provider that cannot
+	// stream ignores it.
+	OnText func(delta string) `json:"-"`
 }
 
 // Response is the model's turn: text, tool calls, or both, and any

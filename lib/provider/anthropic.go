@@ -69,12 +69,37 @@ func (p *anthropicProvider) Complete(ctx context.Context, req llm.Request) (llm.
 	}
 	opts = append(opts, option.WithRequestTimeout(timeout))
 	return p.retry.do(ctx, p.ep, func(ctx context.Context) (llm.Response, error) {
+		if req.OnText != nil {
+			return p.stream(ctx, params, opts, req.OnText)
+		}
 		m, err := p.client.Messages.New(ctx, params, opts...)
 		if err != nil {
 			return llm.Response{}, p.wrap(err)
 		}
 		return anthropicResponse(m), nil
 	})
+}
+
+// stream makes one streaming call: onText gets the text as it arrives,
+// and the events add up to the message a plain call returns (thinking
+// blocks and their signatures included).
+func (p *anthropicProvider) stream(ctx context.Context, params anthropic.MessageNewParams, opts []option.RequestOption, onText func(string)) (llm.Response, error) {
+	s := p.client.Messages.NewStreaming(ctx, params, opts...)
+	defer s.Close()
+	var m anthropic.Message
+	for s.Next() {
+		ev := s.Current()
+		if err := m.Accumulate(ev); err != nil {
+			return llm.Response{}, fmt.Errorf("anthropic: stream: %w", err)
+		}
+		if ev.Type == "content_block_delta" && ev.Delta.Type == "text_delta" && ev.Delta.Text != "" {
+			onText(ev.Delta.Text)
+		}
+	}
+	if err := s.Err(); err != nil {
+		return llm.Response{}, p.wrap(err)
+	}
+	return anthropicResponse(&m), nil
 }
 
 func (p *anthropicProvider) wrap(err error) error {

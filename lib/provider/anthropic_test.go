@@ -270,3 +270,71 @@ func TestAnthropicLargeMaxTokens(t *testing.T) {
 		t.Errorf("bodies = %v", f.bodies)
 	}
 }
+
+// anthropicSSE is a streamed Messages answer: thinking (with its
+// signature), text in two pieces, a tool call with its input in two
+// pieces, and the usage.
+const anthropicSSE = "event: message_start\n" +
+	`data: {"type":"message_start","message":{"id":"msg_s1","type":"message","role":"assistant","model":"claude-test","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":30,"output_tokens":1}}}` + "\n\n" +
+	"event: content_block_start\n" +
+	`data: {"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}` + "\n\n" +
+	"event: content_block_delta\n" +
+	`data: {"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Let me see."}}` + "\n\n" +
+	"event: content_block_delta\n" +
+	`data: {"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"U0lH"}}` + "\n\n" +
+	"event: content_block_stop\n" +
+	`data: {"type":"content_block_stop","index":0}` + "\n\n" +
+	"event: content_block_start\n" +
+	`data: {"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}` + "\n\n" +
+	"event: content_block_delta\n" +
+	`data: {"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"Looking "}}` + "\n\n" +
+	"event: content_block_delta\n" +
+	`data: {"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"now."}}` + "\n\n" +
+	"event: content_block_stop\n" +
+	`data: {"type":"content_block_stop","index":1}` + "\n\n" +
+	"event: content_block_start\n" +
+	`data: {"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_1","name":"ls","input":{}}}` + "\n\n" +
+	"event: content_block_delta\n" +
+	`data: {"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"dir\":"}}` + "\n\n" +
+	"event: content_block_delta\n" +
+	`data: {"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"\".\"}"}}` + "\n\n" +
+	"event: content_block_stop\n" +
+	`data: {"type":"content_block_stop","index":2}` + "\n\n" +
+	"event: message_delta\n" +
+	`data: {"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":25}}` + "\n\n" +
+	"event: message_stop\n" +
+	`data: {"type":"message_stop"}` + "\n\n"
+
+// TestAnthropicStreaming: with OnText the Messages call streams; the text
+// arrives in pieces and the events add up to the whole answer, thinking
+// and tool input included.
+func TestAnthropicStreaming(t *testing.T) {
+	var gotStream any
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		json.NewDecoder(r.Body).Decode(&body)
+		gotStream = body["stream"]
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, anthropicSSE)
+	}))
+	defer srv.Close()
+	var pieces []string
+	got, err := newAnthropicProvider(t, srv.URL).Complete(context.Background(), llm.Request{Params: llm.Params{Model: "claude-test"},
+		Messages: []llm.Message{{Role: "user", Content: "hi"}}, OnText: func(d string) { pieces = append(pieces, d) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := llm.Response{ID: "msg_s1", Content: "Looking now.",
+		ToolCalls:    []llm.ToolCall{{ID: "toolu_1", Name: "ls", Arguments: `{"dir":"."}`}},
+		Reasoning:    []llm.Reasoning{{Type: "thinking", Text: "Let me see.", Signature: "U0lH"}},
+		Usage:        llm.Usage{InputTokens: 30, OutputTokens: 25},
+		Model:        "claude-test",
+		FinishReason: "tool_calls",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("streamed response (-want +got):\n%s", diff)
+	}
+	if strings.Join(pieces, "|") != "Looking |now." || gotStream != true {
+		t.Errorf("pieces %q, stream %v", pieces, gotStream)
+	}
+}

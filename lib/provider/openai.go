@@ -52,12 +52,36 @@ func (p *openAIProvider) Complete(ctx context.Context, req llm.Request) (llm.Res
 		for k, v := range req.Params.Extra {
 			opts = append(opts, option.WithJSONSet(k, v))
 		}
+		if req.OnText != nil {
+			return p.stream(ctx, opts, req.OnText)
+		}
 		c, err := p.client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{}, opts...)
 		if err != nil {
 			return llm.Response{}, p.wrap(err)
 		}
 		return openAIResponse(c)
 	})
+}
+
+// stream makes one streaming call: onText gets the text as it arrives,
+// and the chunks add up to the same response a plain call returns.
+func (p *openAIProvider) stream(ctx context.Context, opts []option.RequestOption, onText func(string)) (llm.Response, error) {
+	s := p.client.Chat.Completions.NewStreaming(ctx, openai.ChatCompletionNewParams{}, opts...)
+	defer s.Close()
+	var acc openai.ChatCompletionAccumulator
+	for s.Next() {
+		chunk := s.Current()
+		acc.AddChunk(chunk)
+		for _, ch := range chunk.Choices {
+			if ch.Index == 0 && ch.Delta.Content != "" {
+				onText(ch.Delta.Content)
+			}
+		}
+	}
+	if err := s.Err(); err != nil {
+		return llm.Response{}, p.wrap(err)
+	}
+	return openAIResponse(&acc.ChatCompletion)
 }
 
 // wrap turns SDK errors into APIError (HTTP answers) or a redacted error.

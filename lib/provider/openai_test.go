@@ -392,3 +392,33 @@ func TestRetryNotify(t *testing.T) {
 		t.Errorf("second retry's reason = %v, want the 503", heard[1].Err)
 	}
 }
+
+// TestOpenAIStreaming: with OnText the answer is streamed: the text
+// arrives in pieces, and the response (text, tool calls, usage, id) is the
+// one a plain call gives.
+func TestOpenAIStreaming(t *testing.T) {
+	s := llmtest.NewServer(t)
+	want := llm.Response{ID: "chatcmpl-llmtest-1", Content: "Hello, streaming wörld!",
+		ToolCalls:    []llm.ToolCall{{ID: "c1", Name: "write_file", Arguments: `{"path":"a.txt","content":"x"}`}},
+		Usage:        llm.Usage{InputTokens: 12, OutputTokens: 7},
+		Model:        "gpt-test",
+		FinishReason: "tool_calls",
+	}
+	s.Reply(want)
+	var pieces []string
+	got, err := newOpenAI(t, s).Complete(context.Background(), llm.Request{Params: llm.Params{Model: "gpt-test"},
+		Messages: []llm.Message{{Role: "user", Content: "hi"}}, OnText: func(d string) { pieces = append(pieces, d) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("streamed response (-want +got):\n%s", diff)
+	}
+	if len(pieces) < 2 || strings.Join(pieces, "") != want.Content {
+		t.Errorf("text pieces = %q, want the content in several pieces", pieces)
+	}
+	body := s.Requests()[0].Params
+	if body["stream"] != true || body["stream_options"] == nil {
+		t.Errorf("request params = %v, want stream and stream_options", body)
+	}
+}

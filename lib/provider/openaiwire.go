@@ -30,6 +30,13 @@ type chatRequest struct {
 	Stop             []string      `json:"stop,omitempty"`
 	Seed             *int64        `json:"seed,omitempty"`
 	ReasoningEffort  string        `json:"reasoning_effort,omitempty"`
+	Stream           bool          `json:"stream,omitempty"`
+	StreamOptions    *streamOpts   `json:"stream_options,omitempty"`
+}
+
+// streamOpts asks a streaming endpoint for the usage in a last chunk.
+type streamOpts struct {
+	IncludeUsage bool `json:"include_usage"`
 }
 
 type chatMessage struct {
@@ -81,6 +88,9 @@ func openAIBody(req llm.Request) ([]byte, error) {
 		Stop:             sp.Stop,
 		ReasoningEffort:  sp.ReasoningEffort,
 		Seed:             sp.Seed,
+	}
+	if req.OnText != nil {
+		body.Stream, body.StreamOptions = true, &streamOpts{IncludeUsage: true}
 	}
 	for i := range req.Messages {
 		m, err := chatMessageOf(&req.Messages[i])

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/deltakit/delta/lib/llm"
 )
@@ -167,9 +168,57 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request) {
 		dropConnection(w)
 	case rep.status != 0:
 		writeError(w, rep.status, rep.header, rep.body)
+	case rec.Params["stream"] == true:
+		writeStream(w, completion(rep.resp, rec.Model, n), rec.Params["stream_options"] != nil)
 	default:
 		writeJSON(w, completion(rep.resp, rec.Model, n))
 	}
+}
+
+// writeStream answers a "stream": true request as OpenAI does: server-sent
+// chat.completion.chunk events (the text in pieces of a few characters,
+// each tool call in two pieces), a usage chunk when asked for
+// (stream_options.include_usage), then [DONE].
+func writeStream(w http.ResponseWriter, c map[string]any, usage bool) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	choice := c["choices"].([]any)[0].(map[string]any)
+	msg := choice["message"].(map[string]any)
+	chunk := func(delta map[string]any, finish any) {
+		ch := map[string]any{"id": c["id"], "object": "chat.completion.chunk", "created": c["created"], "model": c["model"],
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
+		b, _ := json.Marshal(ch)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+	}
+	chunk(map[string]any{"role": "assistant", "content": ""}, nil)
+	if text, _ := msg["content"].(string); text != "" {
+		for len(text) > 0 {
+			n := min(len(text), 4)
+			for n < len(text) && !utf8.RuneStart(text[n]) {
+				n++
+			}
+			chunk(map[string]any{"content": text[:n]}, nil)
+			text = text[n:]
+		}
+	}
+	calls, _ := msg["tool_calls"].([]map[string]any)
+	for i, call := range calls {
+		fn := call["function"].(map[string]any)
+		args := fn["arguments"].(string)
+		half := len(args) / 2
+		chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": call["id"], "type": "function",
+			"function": map[string]any{"name": fn["name"], "arguments": args[:half]}}}}, nil)
+		chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]any{"arguments": args[half:]}}}}, nil)
+	}
+	chunk(map[string]any{}, choice["finish_reason"])
+	if usage {
+		b, _ := json.Marshal(map[string]any{"id": c["id"], "object": "chat.completion.chunk", "created": c["created"], "model": c["model"],
+			"choices": []any{}, "usage": c["usage"]})
+		fmt.Fprintf(w, "data: %s\n\n", b)
+	}
+	io.WriteString(w, "data: [DONE]\n\n")
 }
 
 // writeError answers with status; a body that is not JSON is wrapped in
