@@ -28,6 +28,10 @@ type display struct {
 	// tty is whether the stream is a terminal (streamed text is shown
 	// there only); streaming is set while a streamed answer is shown.
 	tty, streaming bool
+	// wait is the waiting indicator (terminal only), running counts the
+	// tool calls started and not finished.
+	wait    *waiting
+	running int
 	// shownIteration is the last iteration whose header was shown: an
 	// event of a later one shows its header first (delta log, where no
 	// engine announces iterations).
@@ -53,6 +57,7 @@ func (d *display) paint(code, s string) string {
 }
 
 func (d *display) iteration(n int) {
+	d.wait.set("waiting for the model")
 	d.shownIteration = n
 	fmt.Fprintf(d.w, "%s\n", d.paint("1;36", fmt.Sprintf("── iteration %d ──", n)))
 }
@@ -121,6 +126,7 @@ func indent(s, prefix string) string {
 
 // event prints one journal event as it is written.
 func (d *display) event(ev journal.Event) {
+	d.waitFor(ev)
 	streamed := d.streaming
 	if d.streaming {
 		fmt.Fprintln(d.w) // end the streamed text's line
@@ -191,6 +197,7 @@ func (d *display) event(ev journal.Event) {
 // text shows a piece of the model's answer as it streams in; the
 // THOUGHT that follows does not repeat it.
 func (d *display) text(delta string) {
+	d.wait.clear() // the text shows the model at work
 	if !d.streaming {
 		if strings.TrimSpace(delta) == "" {
 			return // no header for leading blank space
@@ -199,6 +206,31 @@ func (d *display) text(delta string) {
 		d.streaming = true
 	}
 	fmt.Fprint(d.w, strings.ReplaceAll(safe(delta), "\n", "\n  "))
+}
+
+// waitFor updates the waiting indicator for ev: the model is waited for
+// from an iteration's start until its THOUGHT, tools from their
+// ACTION_REQUEST until their last ACTION_RESULT.
+func (d *display) waitFor(ev journal.Event) {
+	switch ev.Type {
+	case journal.ActionRequest:
+		d.running++
+		what := "running " + safe(ev.ToolName)
+		if d.running > 1 {
+			what = fmt.Sprintf("running %d tools", d.running)
+		}
+		d.wait.set(what)
+	case journal.ActionResult:
+		if d.running > 0 {
+			d.running--
+		}
+		if d.running == 0 {
+			d.wait.clear()
+		}
+	case journal.Thought, journal.HumanInputRequest, journal.Error, journal.EngineEnd:
+		d.running = 0
+		d.wait.clear()
+	}
 }
 
 // retry shows (with -v) a model request about to be retried; an answer

@@ -52,6 +52,15 @@ func drive(o driveOpts) error {
 	started := time.Now().UTC()
 	ctx := o.ctx
 	o.std.Err = &liveStream{w: o.std.Err}
+	show := newDisplay(o.std.Err, o.verbose)
+	if show.tty {
+		// Everything written to stderr (stream, prompts, plugin output)
+		// erases the waiting indicator first.
+		show.wait = startWaiting(o.std.Err, show.color)
+		defer show.wait.stop()
+		o.std.Err = show.wait
+		show.w = show.wait
+	}
 	if o.format == "stream-json" {
 		o.std.Out = &liveStream{w: o.std.Out} // a stream too: its reader may leave
 	}
@@ -90,7 +99,6 @@ func drive(o driveOpts) error {
 		tools = engine.Merge(tools, ptools)
 	}
 	defer tools.Close()
-	show := newDisplay(o.std.Err, o.verbose)
 	if past, err := j.Events(); err == nil {
 		show.remember(past) // sensitive questions asked before a resume
 		o.priorIterations = engine.CountThoughts(past)

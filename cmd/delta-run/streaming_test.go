@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -105,5 +106,46 @@ func TestStreamingOnTerminal(t *testing.T) {
 	}
 	if reqs := srv.Requests(); reqs[len(reqs)-1].Params["stream"] != nil {
 		t.Error("in a pipe the model was asked to stream")
+	}
+}
+
+// TestWaitingIndicator: on a terminal, a tool that takes a while shows
+// "running NAME · Ns", erased before the stream goes on; in a pipe there
+// is no indicator at all.
+func TestWaitingIndicator(t *testing.T) {
+	agentDir := gatedAgent(t)
+	ws := t.TempDir()
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pty available: %v", err)
+	}
+	defer ptmx.Close()
+	cmd := deltaRun(t, nil, "run", "--agent", agentDir, "-w", ws, "-m", "go", "--run-id", "wi", "--format", "raw")
+	var stdout bytes.Buffer
+	cmd.Stdin, cmd.Stderr, cmd.Stdout = tty, tty, &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	tty.Close()
+	screen := &lockedBuffer{}
+	go io.Copy(screen, ptmx)
+	waitFor(t, "the indicator", func() bool { return strings.Contains(screen.String(), "running wait · ") })
+	if err := os.WriteFile(filepath.Join(ws, "go.on"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v\n%s", err, screen.String())
+	}
+	waitFor(t, "the end of the stream", func() bool { return strings.Contains(screen.String(), "COMPLETED after iteration 2") })
+	shown := screen.String()
+	i := strings.LastIndex(shown, "running wait · ")
+	if j := strings.Index(shown[i:], "\r\x1b[K"); j < 0 || !strings.Contains(shown[i+j:], "← wait") {
+		t.Errorf("the indicator is not erased before the tool's result:\n%q", shown)
+	}
+
+	_, stderr, code := runDelta(t, nil, "run", "--agent", agentDir, "-w", ws, "-m", "go", "--run-id", "wp")
+	if code != 0 || strings.Contains(stderr, "\x1b[K") || strings.Contains(stderr, "running wait ·") {
+		t.Errorf("a pipe shows an indicator (exit %d):\n%q", code, stderr)
 	}
 }
