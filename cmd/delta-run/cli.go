@@ -16,6 +16,7 @@ type CLI struct {
 	ListRuns ListRunsCmd `cmd:"" name:"list-runs" help:"List the runs of a workspace."`
 	Stop     StopCmd     `cmd:"" help:"Stop running runs the way Ctrl-C does, and wait until they are INTERRUPTED."`
 	Log      LogCmd      `cmd:"" help:"Show a run's events as the live stream shows them; -f follows a running run."`
+	Fork     ForkCmd     `cmd:"" help:"Start a new run from another's journal up to an iteration, to continue it another way; the original is untouched."`
 	Send     SendCmd     `cmd:"" help:"Give a running run a message: the model sees it on its next call (or, with --follow-up, after its current answer)."`
 	Init     InitCmd     `cmd:"" help:"Create a new agent directory from a template (minimal, hello-world, sessions, file-ops, api-tester)."`
 }
@@ -39,6 +40,8 @@ continue follows the run's status: INTERRUPTED resumes (-m optional, appended as
 stop: "delta stop --run-id ID [-w WS]" stops a running run the way Ctrl-C does (SIGINT: the running tool is stopped, its interrupted result journaled, the run ends INTERRUPTED) and waits until it has (--timeout, default 10s); --force then kills it (SIGKILL, its tools die with it) and marks it INTERRUPTED. The recorded process is checked to be that run's (pid and process start time, this host) and is held by a pidfd while it is signalled, so a recycled pid is never signalled. "delta stop --all [-w WS]" stops every running run of the workspace(s) at once. stdout: the outcome as JSON ({run_id, workspace, pid, status, signal, waited_ms}; an array with --all). A run that is not running (finished, paused, or its process gone) gets a message and exit 3.
 
 send: "delta send --run-id ID [-w WS] -m TEXT" gives a running run a message: it is written atomically to the run's inbox/ and journaled as a USER_MESSAGE (source steer) before the model's next call, so the model sees it after the tools it is running; with --follow-up it waits until the model has answered its current input without a tool call and then starts a new cycle instead of completing (source follow_up). Delivery survives a kill of either side: a message is journaled once and removed only after. A run that is not running is refused (exit 3) with the continue command that gives it the message instead; a message that arrives as a run ends is delivered by its next continue. stdout: {run_id, message_id, source}.
+
+fork: "delta fork --run-id ID --at SEQ [--new-run-id NEW] [-w WS]" creates a new run (default id ID-fork1, ID-fork2 …) in the same workspace whose journal is the first SEQ lines of ID's, byte for byte, with the io records they refer to; metadata.json says forked_from {run_id, seq}. SEQ must end an iteration (every tool call of the last THOUGHT answered); otherwise the nearest seqs that do are named. Without --at the whole journal is kept. The fork is COMPLETED when its last THOUGHT is a final answer, else INTERRUPTED; continue it with another message, --llm or agent. The original is only read. stdout: {run_id, status, workspace, forked_from}.
 
 log: "delta log [--run-id ID | --last] [-w WS]" prints a run's events, live or finished, exactly as the live stream shows them (-v as with run -v); -f keeps following a running run until it stops; --format json prints one stream-json line per event instead.
 

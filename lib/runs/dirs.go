@@ -55,6 +55,14 @@ const tmpPrefix = ".tmp-"
 // .delta/VERSION when missing, and removes the temporary directories that
 // dead processes left behind.
 func Create(workDir string, m *Metadata) (string, error) {
+	return create(workDir, m, func(dir string) error {
+		return os.WriteFile(filepath.Join(dir, JournalFile), nil, 0o644)
+	})
+}
+
+// create is Create with fill writing the journal (and any other file)
+// into the run directory while it is still under its temporary name.
+func create(workDir string, m *Metadata, fill func(dir string) error) (string, error) {
 	if err := ValidateID(m.RunID); err != nil {
 		return "", err
 	}
@@ -74,7 +82,7 @@ func Create(workDir string, m *Metadata) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("create run: %w", err)
 	}
-	if err := populate(tmp, m); err != nil {
+	if err := populate(tmp, m, fill); err != nil {
 		os.RemoveAll(tmp)
 		return "", fmt.Errorf("create run: %w", err)
 	}
@@ -89,7 +97,7 @@ func Create(workDir string, m *Metadata) (string, error) {
 }
 
 // populate writes what a new run directory holds before its first event.
-func populate(dir string, m *Metadata) error {
+func populate(dir string, m *Metadata, fill func(dir string) error) error {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		return err
 	}
@@ -98,7 +106,7 @@ func populate(dir string, m *Metadata) error {
 			return err
 		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, JournalFile), nil, 0o644); err != nil {
+	if err := fill(dir); err != nil {
 		return err
 	}
 	m.UpdatedAt = time.Now().UTC()

@@ -69,6 +69,8 @@ type Metadata struct {
 	// with, resolved (scripted:/abs/script.yaml, openai:MODEL): continue
 	// without --llm uses it again, so that a run keeps its provider.
 	LLM string `json:"llm,omitempty"`
+	// ForkedFrom is the run and seq this run was forked from (delta fork).
+	ForkedFrom *ForkOrigin `json:"forked_from,omitempty"`
 }
 
 // SetProcess records p as the process running the run.
