@@ -27,7 +27,7 @@ type ContinueCmd struct {
 	Interactive   bool   `short:"i" help:"Answer ask_human on the terminal."`
 	Force         bool   `help:"Let the janitor take over a RUNNING run started on another host."`
 	Format        string `help:"Output on stdout: text, json, raw, or stream-json (a JSON line per journal event as it is written, then the RunResult)." enum:"text,json,raw,stream-json" default:"text"`
-	LLM           string `name:"llm" help:"Override the agent's provider: openai:MODEL or anthropic:MODEL (without MODEL: $$DELTA_MODEL, else llm.model), or scripted:FILE to replay FILE offline (default: the --llm the run was started or last continued with)." placeholder:"PROVIDER[:ARG]"`
+	LLM           string `name:"llm" help:"Override the agent's provider: openai:MODEL or anthropic:MODEL (without MODEL: $$DELTA_MODEL, else llm.model), scripted:FILE to replay FILE offline, or replay:RUN to replay the model answers recorded in run RUN (default: the --llm the run was started or last continued with)." placeholder:"PROVIDER[:ARG]"`
 }
 
 // Run continues the run.

@@ -13,6 +13,7 @@ import (
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/provider"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // modelVar names the model when --llm switches to a real provider without
@@ -38,8 +39,33 @@ func newProviderEnv(a *agent.Agent, override, workDir string) (llm.Provider, age
 	for k, v := range env {
 		environ = append(environ, k+"="+v)
 	}
+	if override, err = replaySource(override, workDir); err != nil {
+		return nil, agent.LLMConfig{}, nil, err
+	}
 	p, cfg, err := providerFrom(a, override, env)
 	return p, cfg, environ, err
+}
+
+// replaySource resolves --llm replay:RUN to the run's directory: RUN is a
+// run directory, or the id of a run of the workspace.
+func replaySource(override, workDir string) (string, error) {
+	name, arg, _ := strings.Cut(override, ":")
+	if name != "replay" {
+		return override, nil
+	}
+	hint := "give a run id of this workspace or a run directory: --llm replay:RUN"
+	if arg == "" {
+		return "", cli.Errorf(cli.ExitConfig, hint, "--llm replay needs the run to replay")
+	}
+	if fi, err := os.Stat(filepath.Join(arg, runs.JournalFile)); err == nil && fi.Mode().IsRegular() {
+		abs, err := filepath.Abs(arg)
+		return "replay:" + abs, err
+	}
+	runDir, err := runs.Find(workDir, arg)
+	if err != nil {
+		return "", cli.WithCode(cli.ExitConfig, hint, fmt.Errorf("--llm replay:%s: %w", arg, err))
+	}
+	return "replay:" + runDir, nil
 }
 
 // providerFrom resolves the provider of a (with --llm override) from env.
@@ -73,8 +99,8 @@ func overrideOf(override string, cfg agent.LLMConfig) string {
 	switch {
 	case override == "":
 		return ""
-	case cfg.Provider == "scripted" && cfg.Script != "":
-		return "scripted:" + cfg.Script
+	case (cfg.Provider == "scripted" || cfg.Provider == "replay") && cfg.Script != "":
+		return cfg.Provider + ":" + cfg.Script
 	case cfg.Model != "":
 		return cfg.Provider + ":" + cfg.Model
 	}
@@ -84,6 +110,7 @@ func overrideOf(override string, cfg agent.LLMConfig) string {
 // resolveLLM applies --llm and DELTA_MODEL to the agent's llm block.
 //
 //	--llm scripted:FILE      replays FILE (relative to the current directory)
+//	--llm replay:RUNDIR      replays the model answers recorded in RUNDIR
 //	--llm openai:MODEL       provider and model
 //	--llm openai             provider; model DELTA_MODEL, else llm.model
 //	(no --llm)               llm.model, else DELTA_MODEL
@@ -97,7 +124,7 @@ func resolveLLM(cfg agent.LLMConfig, override string, env map[string]string) (ag
 		name, arg, _ := strings.Cut(override, ":")
 		// An unknown provider is the error to report, not its model.
 		if !slices.Contains(provider.Providers, name) {
-			return cfg, cli.WithCode(cli.ExitConfig, "use --llm openai:MODEL, --llm anthropic:MODEL or --llm scripted:FILE",
+			return cfg, cli.WithCode(cli.ExitConfig, "use --llm openai:MODEL, --llm anthropic:MODEL, --llm scripted:FILE or --llm replay:RUN",
 				fmt.Errorf("--llm %s: %w %q (supported: %s)", override, provider.ErrUnknownProvider, name, strings.Join(provider.Providers, ", ")))
 		}
 		cfg.Provider = name
@@ -109,6 +136,8 @@ func resolveLLM(cfg agent.LLMConfig, override string, env map[string]string) (ag
 			}
 			cfg.Script = abs
 		case name == "scripted":
+		case name == "replay":
+			cfg.Script, cfg.Model = arg, "replay"
 		case arg != "":
 			cfg.Model = arg
 		case envModel != "":

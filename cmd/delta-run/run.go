@@ -27,7 +27,7 @@ type RunCmd struct {
 	Yes           bool    `short:"y" help:"Never prompt: create a new workspace when -w is not given."`
 	RunID         *string `name:"run-id" help:"Client-generated run ID ([A-Za-z0-9][A-Za-z0-9._-]{0,127}); must not exist in the workspace." placeholder:"ID"`
 	Format        string  `help:"Output on stdout: text (summary), json (RunResult v2.0), raw (the result alone), or stream-json (a JSON line per journal event as it is written, then the RunResult)." enum:"text,json,raw,stream-json" default:"text"`
-	LLM           string  `name:"llm" help:"Override the agent's provider: openai:MODEL or anthropic:MODEL (without MODEL: $$DELTA_MODEL, else llm.model), or scripted:FILE to replay FILE offline." placeholder:"PROVIDER[:ARG]"`
+	LLM           string  `name:"llm" help:"Override the agent's provider: openai:MODEL or anthropic:MODEL (without MODEL: $$DELTA_MODEL, else llm.model), scripted:FILE to replay FILE offline, or replay:RUN to replay the model answers recorded in run RUN." placeholder:"PROVIDER[:ARG]"`
 }
 
 // Run starts the run.

@@ -26,7 +26,7 @@ var (
 )
 
 // Providers lists the supported values of agent.yaml's llm.provider.
-var Providers = []string{"openai", "anthropic", "scripted"}
+var Providers = []string{"openai", "anthropic", "scripted", "replay"}
 
 // New returns the provider cfg asks for. env is the merged variable set of
 // LoadEnv: keys and base URLs are read from it, never from the process.
@@ -49,6 +49,11 @@ func New(cfg agent.LLMConfig, env map[string]string) (llm.Provider, error) {
 			return nil, fmt.Errorf("scripted provider needs a script file (--llm scripted:FILE or llm.script in agent.yaml)")
 		}
 		return NewScripted(cfg.Script)
+	case "replay":
+		if cfg.Script == "" {
+			return nil, fmt.Errorf("replay provider needs a run: --llm replay:RUN (a run id of the workspace, or a run directory)")
+		}
+		return NewReplay(cfg.Script)
 	default:
 		return nil, fmt.Errorf("%w %q (supported: %s)", ErrUnknownProvider, cfg.Provider, strings.Join(Providers, ", "))
 	}
