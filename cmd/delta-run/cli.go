@@ -16,6 +16,7 @@ type CLI struct {
 	ListRuns ListRunsCmd `cmd:"" name:"list-runs" help:"List the runs of a workspace."`
 	Stop     StopCmd     `cmd:"" help:"Stop running runs the way Ctrl-C does, and wait until they are INTERRUPTED."`
 	Log      LogCmd      `cmd:"" help:"Show a run's events as the live stream shows them; -f follows a running run."`
+	Prune    PruneCmd    `cmd:"" help:"Remove finished runs older than a given age (never a running or waiting run)."`
 	Fork     ForkCmd     `cmd:"" help:"Start a new run from another's journal up to an iteration, to continue it another way; the original is untouched."`
 	Send     SendCmd     `cmd:"" help:"Give a running run a message: the model sees it on its next call (or, with --follow-up, after its current answer)."`
 	Init     InitCmd     `cmd:"" help:"Create a new agent directory from a template (minimal, hello-world, sessions, file-ops, api-tester)."`
@@ -42,6 +43,8 @@ stop: "delta stop --run-id ID [-w WS]" stops a running run the way Ctrl-C does (
 send: "delta send --run-id ID [-w WS] -m TEXT" gives a running run a message: it is written atomically to the run's inbox/ and journaled as a USER_MESSAGE (source steer) before the model's next call, so the model sees it after the tools it is running; with --follow-up it waits until the model has answered its current input without a tool call and then starts a new cycle instead of completing (source follow_up). Delivery survives a kill of either side: a message is journaled once and removed only after. A run that is not running is refused (exit 3) with the continue command that gives it the message instead; a message that arrives as a run ends is delivered by its next continue. stdout: {run_id, message_id, source}.
 
 fork: "delta fork --run-id ID --at SEQ [--new-run-id NEW] [-w WS]" creates a new run (default id ID-fork1, ID-fork2 …) in the same workspace whose journal is the first SEQ lines of ID's, byte for byte, with the io records they refer to; metadata.json says forked_from {run_id, seq}. SEQ must end an iteration (every tool call of the last THOUGHT answered); otherwise the nearest seqs that do are named. Without --at the whole journal is kept. The fork is COMPLETED when its last THOUGHT is a final answer, else INTERRUPTED; continue it with another message, --llm or agent. The original is only read. stdout: {run_id, status, workspace, forked_from}.
+
+prune: "delta prune [-w WS] --older-than DUR [--status S …] [--dry-run] [--format json]" removes the runs last updated longer ago than DUR (90m, 36h, 7d) whose status is COMPLETED, FAILED or INTERRUPTED (--status narrows it); a running or waiting run is never removed. Each run is removed under its lock and renamed out of sight first, so it disappears whole; a run continued meanwhile is left alone. stdout: what was removed ("would remove" with --dry-run), or with --format json an array of {run_id, status, updated_at, workspace, removed}.
 
 log: "delta log [--run-id ID | --last] [-w WS]" prints a run's events, live or finished, exactly as the live stream shows them (-v as with run -v); -f keeps following a running run until it stops; --format json prints one stream-json line per event instead.
 

@@ -27,6 +27,7 @@ Commands:
   log [--run-id ID|--last]  show a run as the live stream does   (delta-run log)
   send --run-id ID -m TEXT  give a running run a message         (delta-run send)
   fork --run-id ID --at SEQ start a new run from a journal prefix (delta-run fork)
+  prune --older-than DUR    remove old finished runs             (delta-run prune)
   init NAME                 create an agent from a template      (delta-run init)
   tool expand [AGENT]       show, check and preview tools        (delta-tool-expand)
   tool:expand [AGENT]       the same                             (delta-tool-expand)
@@ -46,7 +47,7 @@ See delta(1), delta-agent(5) and each command's man page.
 `
 
 // runSubcommands are delta-run's subcommands, reachable as delta SUB.
-var runSubcommands = map[string]bool{"run": true, "continue": true, "list-runs": true, "init": true, "stop": true, "log": true, "send": true, "fork": true}
+var runSubcommands = map[string]bool{"run": true, "continue": true, "list-runs": true, "init": true, "stop": true, "log": true, "send": true, "fork": true, "prune": true}
 
 // run dispatches args; it returns only when it does not exec.
 func run(args []string, std cli.Stdio, execve execFunc) int {

@@ -18,6 +18,7 @@ type manGrammar struct {
 	Log      passCmd `cmd:"" help:"Show a run's events as the live stream does, -f to follow: delta-run log ARGS."`
 	Send     passCmd `cmd:"" help:"Give a running run a message (steering): delta-run send ARGS."`
 	Fork     passCmd `cmd:"" help:"Start a new run from another's journal up to an iteration: delta-run fork ARGS."`
+	Prune    passCmd `cmd:"" help:"Remove finished runs older than an age: delta-run prune ARGS."`
 	Init     passCmd `cmd:"" help:"Create an agent from a template: delta-run init ARGS."`
 	Tool     toolCmd `cmd:"" help:"Tool commands: delta tool expand ARGS runs delta-tool-expand ARGS (also spelled tool:expand)."`
 	Context  passCmd `cmd:"" help:"Build the LLM context: delta-context ARGS."`
@@ -33,7 +34,7 @@ type manGrammar struct {
 // Help is the man page's DESCRIPTION.
 func (manGrammar) Help() string {
 	return `delta is the git-style front of the Delta toolkit. "delta NAME ARGS..." replaces itself (execve) with the binary delta-NAME and ARGS, so signals, standard input and output and the exit code are those of the command itself. delta-NAME is looked for first in the directory of the running delta binary, then on PATH.
-run, continue, list-runs, stop, log, send, fork and init are subcommands of delta-run: "delta run -m TASK" runs "delta-run run -m TASK". "delta tool expand" and "delta tool:expand" run delta-tool-expand.
+run, continue, list-runs, stop, log, send, fork, prune and init are subcommands of delta-run: "delta run -m TASK" runs "delta-run run -m TASK". "delta tool expand" and "delta tool:expand" run delta-tool-expand.
 Exit codes: those of the command run; 0 for --help and --version; 2 for no command, an unknown option, or a command with no delta-NAME next to delta or on PATH.`
 }
 
