@@ -28,18 +28,8 @@ type forkResult struct {
 
 // Run forks the run.
 func (c *ForkCmd) Run(std cli.Stdio) error {
-	pick := ContinueCmd{RunID: c.RunID, Last: c.Last, WorkDir: c.WorkDir}
-	if err := pick.pickRun(); err != nil {
-		return err
-	}
-	if err := runs.ValidateID(pick.RunID); err != nil {
-		return cli.WithCode(cli.ExitConfig, "", err)
-	}
-	ws, runDir, err := findRun(pick.WorkDir, pick.RunID)
+	id, ws, runDir, err := locateRun(c.RunID, c.Last, c.WorkDir)
 	if err != nil {
-		if errors.Is(err, runs.ErrNoRun) {
-			return cli.WithCode(cli.ExitFailed, "see the runs with delta list-runs (with -w WORKSPACE)", err)
-		}
 		return err
 	}
 	at := c.At
@@ -50,20 +40,20 @@ func (c *ForkCmd) Run(std cli.Stdio) error {
 	}
 	newID := c.NewRunID
 	if newID == "" {
-		newID = freeForkID(ws, pick.RunID)
+		newID = freeForkID(ws, id)
 	} else if err := runs.ValidateID(newID); err != nil {
 		return cli.WithCode(cli.ExitConfig, "", err)
 	}
 	m, _, err := runs.Fork(runDir, at, newID)
 	switch {
 	case errors.Is(err, runs.ErrForkPoint):
-		return cli.WithCode(cli.ExitUsage, fmt.Sprintf("see the events with: delta log --run-id %s -w %s --format json", pick.RunID, ws), err)
+		return cli.WithCode(cli.ExitUsage, fmt.Sprintf("see the events with: delta log --run-id %s -w %s --format json", id, ws), err)
 	case errors.Is(err, runs.ErrRunExists):
 		return cli.WithCode(cli.ExitConfig, "choose another --new-run-id", err)
 	case err != nil:
 		return err
 	}
-	fmt.Fprintf(std.Err, "delta-run: forked %s at seq %d as %s; go on with: delta continue --run-id %s -w %s -m \"…\"\n", pick.RunID, at, newID, newID, ws)
+	fmt.Fprintf(std.Err, "delta-run: forked %s at seq %d as %s; go on with: delta continue --run-id %s -w %s -m \"…\"\n", id, at, newID, newID, ws)
 	return printJSON(std, forkResult{RunID: m.RunID, Status: string(m.Status), Workspace: m.WorkDir, ForkedFrom: m.ForkedFrom})
 }
 

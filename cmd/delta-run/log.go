@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -30,18 +29,8 @@ const followPoll = 50 * time.Millisecond
 
 // Run prints the run's events, following it with -f.
 func (c *LogCmd) Run(std cli.Stdio) error {
-	pick := ContinueCmd{RunID: c.RunID, Last: c.Last, WorkDir: c.WorkDir}
-	if err := pick.pickRun(); err != nil {
-		return err
-	}
-	if err := runs.ValidateID(pick.RunID); err != nil {
-		return cli.WithCode(cli.ExitConfig, "", err)
-	}
-	_, runDir, err := findRun(pick.WorkDir, pick.RunID)
+	_, _, runDir, err := locateRun(c.RunID, c.Last, c.WorkDir)
 	if err != nil {
-		if errors.Is(err, runs.ErrNoRun) {
-			return cli.WithCode(cli.ExitFailed, "see the runs with delta list-runs (with -w WORKSPACE)", err)
-		}
 		return err
 	}
 	show := c.printer(std.Out)

@@ -117,3 +117,20 @@ type noRunError struct{ msg string }
 
 func (e *noRunError) Error() string { return e.msg }
 func (e *noRunError) Unwrap() error { return runs.ErrNoRun }
+
+// locateRun finds the run a command names with --run-id or --last (and
+// -w): its id, workspace and directory, or an error that says what to do.
+func locateRun(runID string, last bool, workDir string) (id, ws, runDir string, err error) {
+	pick := ContinueCmd{RunID: runID, Last: last, WorkDir: workDir}
+	if err := pick.pickRun(); err != nil {
+		return "", "", "", err
+	}
+	if err := runs.ValidateID(pick.RunID); err != nil {
+		return "", "", "", cli.WithCode(cli.ExitConfig, "", err)
+	}
+	ws, runDir, err = findRun(pick.WorkDir, pick.RunID)
+	if errors.Is(err, runs.ErrNoRun) {
+		err = cli.WithCode(cli.ExitFailed, "see the runs with delta list-runs (with -w WORKSPACE)", err)
+	}
+	return pick.RunID, ws, runDir, err
+}

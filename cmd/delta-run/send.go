@@ -35,18 +35,8 @@ func (c *SendCmd) Run(std cli.Stdio) error {
 	if strings.TrimSpace(msg) == "" {
 		return cli.Errorf(cli.ExitUsage, `give the message: -m "Use the staging database" (or -m - for stdin, or --message-file FILE)`, "-m/--message is empty or missing")
 	}
-	pick := ContinueCmd{RunID: c.RunID, Last: c.Last, WorkDir: c.WorkDir}
-	if err := pick.pickRun(); err != nil {
-		return err
-	}
-	if err := runs.ValidateID(pick.RunID); err != nil {
-		return cli.WithCode(cli.ExitConfig, "", err)
-	}
-	ws, runDir, err := findRun(pick.WorkDir, pick.RunID)
+	_, ws, runDir, err := locateRun(c.RunID, c.Last, c.WorkDir)
 	if err != nil {
-		if errors.Is(err, runs.ErrNoRun) {
-			return cli.WithCode(cli.ExitFailed, "see the runs with delta list-runs (with -w WORKSPACE)", err)
-		}
 		return err
 	}
 	meta, err := runs.ReadMetadata(runDir)

@@ -44,14 +44,8 @@ func (c *StopCmd) Run(std cli.Stdio) error {
 	if c.All {
 		return c.stopAll(std)
 	}
-	if err := runs.ValidateID(c.RunID); err != nil {
-		return cli.WithCode(cli.ExitConfig, "", err)
-	}
-	ws, runDir, err := findRun(c.WorkDir, c.RunID)
+	_, ws, runDir, err := locateRun(c.RunID, false, c.WorkDir)
 	if err != nil {
-		if errors.Is(err, runs.ErrNoRun) {
-			return cli.WithCode(cli.ExitFailed, "see the runs with delta list-runs (with -w WORKSPACE)", err)
-		}
 		return err
 	}
 	meta, err := runs.ReadMetadata(runDir)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -74,26 +75,11 @@ func TestStreamingOnTerminal(t *testing.T) {
 	agentDir := writeAgent(t, "llm:\n  model: test-model\n", nil)
 	ws := t.TempDir()
 	env := []string{"DELTA_BASE_URL=" + srv.URL, "DELTA_API_KEY=" + testKey}
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Skipf("no pty available: %v", err)
-	}
-	defer ptmx.Close()
-	cmd := deltaRun(t, env, "run", "--agent", agentDir, "-w", ws, "-m", "go", "--run-id", "tty", "--format", "raw")
-	var stdout bytes.Buffer
-	cmd.Stdin, cmd.Stderr, cmd.Stdout = tty, tty, &stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	tty.Close()
-	screen := &lockedBuffer{}
-	copied := make(chan struct{})
-	go func() { io.Copy(screen, ptmx); close(copied) }()
+	cmd, screen, ended := startOnTerminal(t, deltaRun(t, env, "run", "--agent", agentDir, "-w", ws, "-m", "go", "--run-id", "tty", "--format", "raw"))
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("%v\n%s", err, screen.String())
 	}
-	ptmx.Close()
-	<-copied
+	ended()
 	shown := strings.ReplaceAll(screen.String(), "\r\n", "\n")
 	if !strings.Contains(shown, "thought:\n  Streaming answers\n  arrive in pieces.\n") || strings.Count(shown, "arrive in pieces.") != 1 {
 		t.Errorf("terminal shows:\n%s", shown)
@@ -115,21 +101,7 @@ func TestStreamingOnTerminal(t *testing.T) {
 func TestWaitingIndicator(t *testing.T) {
 	agentDir := gatedAgent(t)
 	ws := t.TempDir()
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Skipf("no pty available: %v", err)
-	}
-	defer ptmx.Close()
-	cmd := deltaRun(t, nil, "run", "--agent", agentDir, "-w", ws, "-m", "go", "--run-id", "wi", "--format", "raw")
-	var stdout bytes.Buffer
-	cmd.Stdin, cmd.Stderr, cmd.Stdout = tty, tty, &stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	tty.Close()
-	screen := &lockedBuffer{}
-	go io.Copy(screen, ptmx)
+	cmd, screen, _ := startOnTerminal(t, deltaRun(t, nil, "run", "--agent", agentDir, "-w", ws, "-m", "go", "--run-id", "wi", "--format", "raw"))
 	waitFor(t, "the indicator", func() bool { return strings.Contains(screen.String(), "running wait · ") })
 	if err := os.WriteFile(filepath.Join(ws, "go.on"), nil, 0o644); err != nil {
 		t.Fatal(err)
@@ -148,4 +120,27 @@ func TestWaitingIndicator(t *testing.T) {
 	if code != 0 || strings.Contains(stderr, "\x1b[K") || strings.Contains(stderr, "running wait ·") {
 		t.Errorf("a pipe shows an indicator (exit %d):\n%q", code, stderr)
 	}
+}
+
+// startOnTerminal starts cmd with a pseudo-terminal as its stdin and
+// stderr (stdout stays a pipe) and collects what the terminal shows.
+// ended, called after cmd.Wait, returns once all of it is collected.
+func startOnTerminal(t *testing.T, cmd *exec.Cmd) (*exec.Cmd, *lockedBuffer, func()) {
+	t.Helper()
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pty available: %v", err)
+	}
+	t.Cleanup(func() { ptmx.Close() })
+	var stdout bytes.Buffer
+	cmd.Stdin, cmd.Stderr, cmd.Stdout = tty, tty, &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	tty.Close()
+	screen := &lockedBuffer{}
+	copied := make(chan struct{})
+	go func() { io.Copy(screen, ptmx); close(copied) }()
+	return cmd, screen, func() { ptmx.Close(); <-copied }
 }
