@@ -2,6 +2,7 @@ package journal
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -144,27 +145,16 @@ func (d *decoder) toolCalls() ([]llm.ToolCall, bool) {
 	calls := []llm.ToolCall{}
 	ok := d.array(func() bool {
 		var c llm.ToolCall
-		var seen uint8
-		ok := d.object(func(key []byte) bool {
-			var bit uint8
-			var dst *string
-			switch string(key) {
+		ok := d.strings(func(key string) *string {
+			switch key {
 			case "id":
-				bit, dst = 1, &c.ID
+				return &c.ID
 			case "name":
-				bit, dst = 2, &c.Name
+				return &c.Name
 			case "arguments":
-				bit, dst = 4, &c.Arguments
-			default:
-				return false
+				return &c.Arguments
 			}
-			if seen&bit != 0 {
-				return false
-			}
-			seen |= bit
-			var ok bool
-			*dst, ok = d.str()
-			return ok
+			return nil
 		})
 		calls = append(calls, c)
 		return ok
@@ -177,34 +167,42 @@ func (d *decoder) reasoning() ([]llm.Reasoning, bool) {
 	blocks := []llm.Reasoning{}
 	ok := d.array(func() bool {
 		var r llm.Reasoning
-		var seen uint8
-		ok := d.object(func(key []byte) bool {
-			var bit uint8
-			var dst *string
-			switch string(key) {
+		ok := d.strings(func(key string) *string {
+			switch key {
 			case "type":
-				bit, dst = 1, &r.Type
+				return &r.Type
 			case "text":
-				bit, dst = 2, &r.Text
+				return &r.Text
 			case "signature":
-				bit, dst = 4, &r.Signature
+				return &r.Signature
 			case "data":
-				bit, dst = 8, &r.Data
-			default:
-				return false
+				return &r.Data
 			}
-			if seen&bit != 0 {
-				return false
-			}
-			seen |= bit
-			var ok bool
-			*dst, ok = d.str()
-			return ok
+			return nil
 		})
 		blocks = append(blocks, r)
 		return ok
 	})
 	return blocks, ok
+}
+
+// strings decodes an object whose values are all strings into the fields
+// field names (nil for a key it does not know: the line is then left to
+// encoding/json, as is a key given twice).
+func (d *decoder) strings(field func(key string) *string) bool {
+	var seen [8]*string // no allocation: the objects have a few fields
+	n := 0
+	return d.object(func(key []byte) bool {
+		dst := field(string(key))
+		if dst == nil || n == len(seen) || slices.Contains(seen[:n], dst) {
+			return false
+		}
+		seen[n] = dst
+		n++
+		var ok bool
+		*dst, ok = d.str()
+		return ok
+	})
 }
 
 // usage decodes THOUGHT's usage object.
