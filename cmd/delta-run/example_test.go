@@ -1,0 +1,53 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRunControlExample follows examples/run-control/README.md: steer a
+// running run, queue a follow-up, stop it, continue it, read it back with
+// log, and fork it.
+func TestRunControlExample(t *testing.T) {
+	agentDir, err := filepath.Abs("../../examples/run-control")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	run := deltaRun(t, nil, "run", "--agent", agentDir, "-w", ws, "--run-id", "demo", "-m", "Build the project")
+	var errb bytes.Buffer
+	run.Stderr = &errb
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { run.Process.Kill(); run.Wait() })
+	waitFor(t, "the build to start", fileContains(filepath.Join(ws, ".delta", "demo", "journal.jsonl"), "ACTION_REQUEST"))
+
+	for _, args := range [][]string{
+		{"send", "--run-id", "demo", "-w", ws, "-m", "Use the release profile"},
+		{"send", "--run-id", "demo", "-w", ws, "--follow-up", "-m", "Now summarise"},
+		{"stop", "--run-id", "demo", "-w", ws},
+	} {
+		if _, stderr, code := runDelta(t, nil, args...); code != 0 {
+			t.Fatalf("%s: exit %d\n%s", args[0], code, stderr)
+		}
+	}
+	if code := exitCode(run.Wait()); code != 130 {
+		t.Fatalf("run exit %d, want 130\n%s", code, errb.String())
+	}
+	stdout, stderr, code := runDelta(t, nil, "continue", "--run-id", "demo", "-w", ws, "--format", "raw")
+	if code != 0 || strings.TrimSpace(stdout) != "Summary: one build, no errors." {
+		t.Fatalf("continue: exit %d, stdout %q\n%s", code, stdout, stderr)
+	}
+	log, _, code := runDelta(t, nil, "log", "--run-id", "demo", "-w", ws)
+	for _, want := range []string{"user (steer): Use the release profile", "user (follow_up): Now summarise", "■ COMPLETED after iteration 3"} {
+		if code != 0 || !strings.Contains(log, want) {
+			t.Errorf("log (exit %d) lacks %q:\n%s", code, want, log)
+		}
+	}
+	if stdout, stderr, code := runDelta(t, nil, "fork", "--run-id", "demo", "-w", ws, "--at", "2"); code != 0 || !strings.Contains(stdout, `"run_id": "demo-fork1"`) {
+		t.Errorf("fork: exit %d, stdout %q\n%s", code, stdout, stderr)
+	}
+}
