@@ -37,8 +37,11 @@ func (a *terminalAsker) Ask(ctx context.Context, q engine.Interaction) (string, 
 	if a.shown != nil && a.shown(q.CallID) {
 		label = ""
 	}
-	if q.InputType == "confirmation" {
+	switch q.InputType {
+	case "confirmation":
 		label += "[yes/no] "
+	case engine.InputApproval:
+		label += "[approve, or deny: reason] "
 	}
 	fmt.Fprintf(a.out, "%s> ", label)
 	type answer struct {

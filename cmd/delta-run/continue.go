@@ -27,6 +27,9 @@ type ContinueCmd struct {
 	Interactive   bool   `short:"i" help:"Answer ask_human on the terminal."`
 	Force         bool   `help:"Let the janitor take over a RUNNING run started on another host."`
 	Format        string `help:"Output on stdout: text, json, raw, or stream-json (a JSON line per journal event as it is written, then the RunResult)." enum:"text,json,raw,stream-json" default:"text"`
+	Approve       bool   `help:"Approve the tool call the run waits for: it runs."`
+	Deny          bool   `help:"Deny the tool call the run waits for; -m gives the model the reason."`
+	approvalFlags `embed:""`
 	LLM           string `name:"llm" help:"Override the agent's provider: openai:MODEL or anthropic:MODEL (without MODEL: $$DELTA_MODEL, else llm.model), scripted:FILE to replay FILE offline, or replay:RUN to replay the model answers recorded in run RUN (default: the --llm the run was started or last continued with)." placeholder:"PROVIDER[:ARG]"`
 }
 
@@ -126,7 +129,7 @@ func (c *ContinueCmd) Run(std cli.Stdio) error {
 		return err
 	}
 	return drive(driveOpts{ctx: ctx, agent: a, meta: meta, runDir: runDir, provider: provider, llmConfig: llmConfig, providerEnv: providerEnv,
-		message: message, interactive: c.Interactive, verbose: c.Verbose, format: c.Format, std: std})
+		message: message, interactive: c.Interactive, verbose: c.Verbose, format: c.Format, std: std, approvals: c.approvalFlags})
 }
 
 // joinMessages joins the non-empty messages with a blank line.
@@ -143,6 +146,9 @@ func joinMessages(msgs ...string) string {
 // checkState applies the five-state table: janitor for RUNNING, message
 // rules for the others. For WAITING_FOR_INPUT, -m becomes response.txt.
 func (c *ContinueCmd) checkState(runDir string, meta *runs.Metadata, stderr io.Writer) error {
+	if (c.Approve || c.Deny) && meta.Status != runs.WaitingForInput {
+		return cli.Errorf(cli.ExitConfig, "", "run %s is %s: --approve and --deny answer a run waiting for an approval", c.RunID, meta.Status)
+	}
 	switch meta.Status {
 	case runs.Running:
 		if err := runs.Janitor(meta, c.Force); err != nil {
@@ -163,17 +169,36 @@ func (c *ContinueCmd) checkState(runDir string, meta *runs.Metadata, stderr io.W
 	case runs.Interrupted:
 	case runs.WaitingForInput:
 		resp := filepath.Join(runDir, engine.InteractionDir, engine.ResponseFile)
-		if c.Message != "" {
+		answer, err := c.approvalAnswer(runDir)
+		if err != nil {
+			return err
+		}
+		if answer == "" && c.Message != "" && pendingApproval(runDir) {
+			return cli.Errorf(cli.ExitConfig, fmt.Sprintf("delta continue --run-id %s -w %s --approve (or --deny -m REASON)", c.RunID, c.WorkDir),
+				"run %s waits for an approval, not a message", c.RunID)
+		}
+		if answer == "" {
+			answer = c.Message
+		}
+		if answer != "" {
 			if _, err := os.Stat(resp); err == nil {
-				fmt.Fprintf(stderr, "delta-run: warning: %s already held an answer; -m replaces it\n", resp)
+				by := "-m"
+				if c.Approve || c.Deny {
+					by = "this answer"
+				}
+				fmt.Fprintf(stderr, "delta-run: warning: %s already held an answer; %s replaces it\n", resp, by)
 			}
 			if err := os.MkdirAll(filepath.Dir(resp), 0o755); err != nil {
 				return err
 			}
-			if err := os.WriteFile(resp, []byte(c.Message+"\n"), 0o600); err != nil {
+			if err := os.WriteFile(resp, []byte(answer+"\n"), 0o600); err != nil {
 				return fmt.Errorf("write interaction response: %w", err)
 			}
 		} else if _, err := os.Stat(resp); err != nil && !c.Interactive {
+			if pendingApproval(runDir) {
+				return cli.Errorf(cli.ExitConfig, fmt.Sprintf("delta continue --run-id %s -w %s --approve (or --deny -m REASON, or write approved / denied: REASON to %s first)", c.RunID, c.WorkDir, resp),
+					"run is WAITING_FOR_INPUT for an approval; answer with --approve or --deny")
+			}
 			return cli.Errorf(cli.ExitConfig, fmt.Sprintf("Example: delta continue --run-id %s -w %s -m \"yes, proceed\" (or write %s first)", c.RunID, c.WorkDir, resp),
 				"run is WAITING_FOR_INPUT; provide the answer using -m/--message")
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/provider"
 	"golang.org/x/term"
@@ -178,8 +179,16 @@ func (d *display) event(ev journal.Event) {
 			d.hidden[ev.CallID] = true
 		}
 		d.asked[ev.CallID] = true
-		fmt.Fprintf(d.w, "%s %s\n", d.paint("1;33", "? ask_human:"), safe(ev.Prompt))
+		label := "? ask_human:"
+		if ev.InputType == engine.InputApproval {
+			label = "? approval needed:"
+		}
+		fmt.Fprintf(d.w, "%s %s\n", d.paint("1;33", label), safe(ev.Prompt))
 	case journal.HumanInputReceived:
+		if ev.InputType == engine.InputApproval {
+			fmt.Fprintf(d.w, "%s\n", d.paint("1;33", fmt.Sprintf("? %s by %s", ev.Decision, safe(ev.By))))
+			break
+		}
 		fmt.Fprintf(d.w, "%s\n", d.paint("1;33", "? answer received"))
 	case journal.SystemMessage:
 		fmt.Fprintf(d.w, "%s %s\n", d.paint("1;33", "warning:"), safe(ev.Content))

@@ -44,6 +44,7 @@ type driveOpts struct {
 	verbose     bool
 	format      string
 	std         cli.Stdio
+	approvals   approvalFlags
 }
 
 // drive runs the engine on the run until it stops, keeps metadata.json
@@ -110,6 +111,10 @@ func drive(o driveOpts) error {
 		MaxIterations: o.meta.MaxIterations, MaxTurns: o.agent.MaxTurns, Parallel: o.agent.ParallelTools, LoopWindow: o.agent.LoopWindow, ContextWindow: contextWindow(o.llmConfig), Interactive: o.interactive, Message: o.message,
 		Observe: observer(o, show), Log: logger, Redact: redactor}
 	e.OnText = textSink(o, show)
+	e.Approve, e.ApprovedBy = approver(o.agent), o.approvals.answerer()
+	if e.Approvals, err = o.approvals.mode(); err != nil {
+		return err
+	}
 	if o.interactive {
 		e.Asker = &terminalAsker{in: o.std.In, out: o.std.Err, shown: show.showed}
 	}
@@ -186,6 +191,11 @@ func exitFor(o driveOpts, out engine.Outcome) error {
 		return nil
 	case engine.StatusWaiting:
 		rel := filepath.Join(runs.ControlDir, id, engine.InteractionDir, engine.ResponseFile)
+		if q := out.Interaction; q != nil && q.InputType == engine.InputApproval {
+			fmt.Fprintf(o.std.Err, "Agent paused for an approval: %s\nApprove: delta continue --run-id %s -w %s --approve\nDeny:    delta continue --run-id %s -w %s --deny -m <reason>\nOr write approved / denied: <reason> to %s and run delta continue --run-id %s -w %s\n",
+				q.Prompt, id, ws, id, ws, filepath.Join(ws, rel), id, ws)
+			return &cli.Error{Code: cli.ExitWaiting, Silent: true, Err: fmt.Errorf("run %s is waiting for an approval", id)}
+		}
 		fmt.Fprintf(o.std.Err, "Agent paused. Provide response in %s\nOr use: delta continue --run-id %s -w %s -m <response>\n",
 			filepath.Join(ws, rel), id, ws)
 		// Waiting is not an error: the guidance above is all the user needs.

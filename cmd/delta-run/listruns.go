@@ -40,6 +40,9 @@ type runSummary struct {
 	// Corrupt says what is wrong with a journal changed outside Delta
 	// (continue refuses such a run).
 	Corrupt string `json:"corrupt,omitempty"`
+	// WaitingFor is "approval" for a run waiting for a tool call to be
+	// approved (else a WAITING_FOR_INPUT run waits for an answer).
+	WaitingFor string `json:"waiting_for,omitempty"`
 }
 
 // isStale is the janitor's liveness check, read-only: a RUNNING run of this
@@ -78,7 +81,7 @@ func (c *ListRunsCmd) Run(std cli.Stdio) error {
 			continue
 		}
 		out = append(out, runSummary{RunID: m.RunID, Status: string(m.Status), TaskSummary: summary(m.InitialMessage), LastUpdated: m.UpdatedAt,
-			WorkspacePath: m.WorkDir, Stale: stale, Corrupt: corruption(m)})
+			WorkspacePath: m.WorkDir, Stale: stale, Corrupt: corruption(m), WaitingFor: waitingFor(m)})
 		if c.First {
 			break
 		}
@@ -108,6 +111,9 @@ func (c *ListRunsCmd) Run(std cli.Stdio) error {
 			status := r.Status
 			if r.Stale {
 				status += " (stale)"
+			}
+			if r.WaitingFor != "" {
+				status += " (" + r.WaitingFor + ")"
 			}
 			if r.Corrupt != "" {
 				status += " (corrupt)"
@@ -201,4 +207,12 @@ func absOr(p string) string {
 		return a
 	}
 	return p
+}
+
+// waitingFor is "approval" for a run waiting for an approval.
+func waitingFor(m runs.Metadata) string {
+	if m.Status == runs.WaitingForInput && pendingApproval(filepath.Join(m.WorkDir, runs.ControlDir, m.RunID)) {
+		return "approval"
+	}
+	return ""
 }

@@ -27,7 +27,8 @@ type RunCmd struct {
 	Yes           bool    `short:"y" help:"Never prompt: create a new workspace when -w is not given."`
 	RunID         *string `name:"run-id" help:"Client-generated run ID ([A-Za-z0-9][A-Za-z0-9._-]{0,127}); must not exist in the workspace." placeholder:"ID"`
 	Format        string  `help:"Output on stdout: text (summary), json (RunResult v2.0), raw (the result alone), or stream-json (a JSON line per journal event as it is written, then the RunResult)." enum:"text,json,raw,stream-json" default:"text"`
-	LLM           string  `name:"llm" help:"Override the agent's provider: openai:MODEL or anthropic:MODEL (without MODEL: $$DELTA_MODEL, else llm.model), scripted:FILE to replay FILE offline, or replay:RUN to replay the model answers recorded in run RUN." placeholder:"PROVIDER[:ARG]"`
+	approvalFlags `embed:""`
+	LLM           string `name:"llm" help:"Override the agent's provider: openai:MODEL or anthropic:MODEL (without MODEL: $$DELTA_MODEL, else llm.model), scripted:FILE to replay FILE offline, or replay:RUN to replay the model answers recorded in run RUN." placeholder:"PROVIDER[:ARG]"`
 }
 
 // Run starts the run.
@@ -102,7 +103,7 @@ func (c *RunCmd) Run(std cli.Stdio) error {
 	}
 	defer unlock()
 	err = drive(driveOpts{ctx: ctx, agent: a, meta: meta, runDir: runDir, provider: provider, llmConfig: llmConfig, providerEnv: providerEnv,
-		message: c.Message, interactive: c.Interactive, verbose: c.Verbose, format: c.Format, std: std})
+		message: c.Message, interactive: c.Interactive, verbose: c.Verbose, format: c.Format, std: std, approvals: c.approvalFlags})
 	if err != nil && neverStarted(runDir) {
 		// Refused before its first event (a plugin that does not start, a
 		// journal that cannot be opened): nothing of it is worth keeping,

@@ -34,6 +34,9 @@ type Agent struct {
 	ParallelTools int
 	// Env configures the environment tools and hooks see.
 	Env EnvConfig
+	// Approval is the approval policy: the first matching rule decides
+	// whether a tool call runs, is denied, or waits for a human.
+	Approval []ApprovalRule
 	// LoopWindow is loop_detection.window: how many of the last tool
 	// calls are checked for a repeating pattern; 0 when not set (the
 	// engine's default of 10), -1 when loop_detection.enabled is false.

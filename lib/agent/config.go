@@ -9,7 +9,7 @@ import (
 
 // Keys of agent.yaml and its blocks.
 var (
-	agentKeys  = []string{"name", "version", "description", "llm", "system_prompt", "max_iterations", "max_turns", "parallel_tool_calls", "max_parallel_tools", "tool_timeout_ms", "loop_detection", "env", "imports", "tools", "plugins", "lifecycle_hooks", "hooks"}
+	agentKeys  = []string{"name", "version", "description", "llm", "system_prompt", "max_iterations", "max_turns", "parallel_tool_calls", "max_parallel_tools", "tool_timeout_ms", "loop_detection", "approval", "env", "imports", "tools", "plugins", "lifecycle_hooks", "hooks"}
 	llmKeys    = []string{"provider", "model", "base_url", "script", "temperature", "max_tokens", "top_p", "frequency_penalty", "presence_penalty", "stop", "seed", "price", "timeout_ms", "context_window", "reasoning_effort"}
 	envKeys    = []string{"passthrough", "deny", "inherit_secrets"}
 	loopKeys   = []string{"enabled", "window"}
@@ -43,6 +43,7 @@ func (l *loader) decodeAgent(d *doc, root *yaml.Node, a *Agent) field {
 	l.decodeLLM(d, f["llm"], a)
 	l.decodeEnv(d, f["env"], a)
 	decodeLoopDetection(d, f["loop_detection"], a)
+	a.Approval = decodeApproval(d, f["approval"])
 
 	prompt := DefaultSystemPrompt
 	at := root

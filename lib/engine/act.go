@@ -127,8 +127,18 @@ func (e *Engine) act(ctx context.Context, it int, calls []llm.ToolCall, st callS
 			i++
 			continue
 		}
+		if v := e.verdict(calls[i]); v.Decision == DecisionAsk && !st.resolved[calls[i].ID] && !st.requested[calls[i].ID] {
+			// A call waiting for a human is asked in its place, like
+			// ask_human: the calls before it have run.
+			out, err := e.approval(ctx, it, calls[i], v, st)
+			if err != nil || out != nil {
+				return out, err
+			}
+			i++
+			continue
+		}
 		j := i + 1
-		for j < len(calls) && calls[j].Name != AskHumanName {
+		for j < len(calls) && calls[j].Name != AskHumanName && e.verdict(calls[j]).Decision != DecisionAsk {
 			j++
 		}
 		if out, err := e.actBatch(ctx, it, calls[i:j], st); err != nil || out != nil {
@@ -228,6 +238,11 @@ type preparedCall struct {
 	call llm.ToolCall
 	args json.RawMessage
 	dec  HookDecision
+	// denied is the observation of a call the approval policy or a human
+	// refused ("" when it may run); approved marks a call a human
+	// approved (the policy is not asked again).
+	denied   string
+	approved bool
 }
 
 // prepare runs the pre_tool_execution hook of call and journals its
@@ -257,7 +272,11 @@ func (e *Engine) prepare(ctx context.Context, it int, call llm.ToolCall, syncNow
 	} else {
 		err = e.appendUnsynced(ev)
 	}
-	return preparedCall{call: call, args: args, dec: dec}, err
+	p := preparedCall{call: call, args: args, dec: dec}
+	if v := e.verdict(call); v.Decision == DecisionDeny {
+		p.denied = deniedObservation(call.Name, "the approval policy ("+v.Rule+")", v.Reason)
+	}
+	return p, err
 }
 
 // NotStartedObservation is the result of a call of a batch that an
@@ -276,6 +295,8 @@ func (e *Engine) execute(ctx context.Context, it int, p preparedCall) (res ToolO
 			reason = "no reason given"
 		}
 		return ToolOutcome{IsError: true, ExitCode: -1, Observation: fmt.Sprintf("error: the call to %s was blocked by the pre_tool_execution hook: %s", call.Name, reason)}, true
+	case p.denied != "":
+		return ToolOutcome{IsError: true, ExitCode: -1, Observation: p.denied}, true
 	case !json.Valid([]byte(orEmptyObject(call.Arguments))):
 		return ToolOutcome{IsError: true, ExitCode: -1, Observation: fmt.Sprintf("error: the arguments of %s are not valid JSON: %q", call.Name, call.Arguments)}, true
 	case e.Tools == nil || !e.Tools.Has(call.Name):

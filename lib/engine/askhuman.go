@@ -106,6 +106,12 @@ func (e *Engine) askHuman(ctx context.Context, it int, call llm.ToolCall, st cal
 // pause writes interaction/request.json, journals HUMAN_INPUT_REQUEST (once)
 // and stops the run as WAITING_FOR_INPUT.
 func (e *Engine) pause(it int, call llm.ToolCall, q Interaction, alreadyAsked bool) (*Outcome, error) {
+	return e.pauseWith(it, call, q, alreadyAsked, nil)
+}
+
+// pauseWith is pause with more fields in request.json (an approval's tool,
+// arguments, command, reason and rule).
+func (e *Engine) pauseWith(it int, call llm.ToolCall, q Interaction, alreadyAsked bool, extra map[string]any) (*Outcome, error) {
 	q.RequestID = newRequestID()
 	dir := filepath.Join(e.Run.RunDir, InteractionDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -113,6 +119,9 @@ func (e *Engine) pause(it int, call llm.ToolCall, q Interaction, alreadyAsked bo
 	}
 	doc := map[string]any{"request_id": q.RequestID, "timestamp": time.Now().UTC().Format(time.RFC3339Nano),
 		"prompt": q.Prompt, "input_type": q.InputType, "sensitive": q.Sensitive, "call_id": call.ID}
+	for k, v := range extra {
+		doc[k] = v
+	}
 	data, _ := json.MarshalIndent(doc, "", "  ")
 	if err := writeFileAtomic(filepath.Join(dir, RequestFile), append(data, '\n')); err != nil {
 		return nil, fmt.Errorf("write interaction request: %w", err)

@@ -78,6 +78,13 @@ type Engine struct {
 	// OnText, when set, gets the model's text as it streams in (display
 	// only: the THOUGHT still holds the whole answer).
 	OnText func(delta string)
+	// Approve is the approval policy (nil allows every call); Approvals is
+	// what a call that needs a human gets (ApprovalsAsk, the default, or
+	// ApprovalsDeny); ApprovedBy names who answers approvals in this
+	// invocation, for the journal.
+	Approve    ApprovalPolicy
+	Approvals  string
+	ApprovedBy string
 	// MaxTurns caps the model turns (THOUGHTs) of the whole run, over all
 	// invocations; 0 means no cap.
 	MaxTurns int

@@ -43,7 +43,7 @@ var eventFieldBits = func() map[string]uint64 {
 		"status", "final_iteration", "content", "tool_calls", "usage", "model", "invocation_ref", "call_id",
 		"tool_name", "tool_args", "observation_content", "exit_code", "is_error", "duration_ms", "execution_ref",
 		"prompt", "input_type", "sensitive", "response", "error_message", "error_details", "hook_name",
-		"decision", "hook_ref", "response_id", "reasoning", "kind", "source", "message_id"}
+		"decision", "hook_ref", "response_id", "reasoning", "kind", "source", "message_id", "rule", "by"}
 	m := make(map[string]uint64, len(keys))
 	for i, k := range keys {
 		m[k] = 1 << i
@@ -134,6 +134,10 @@ func (d *decoder) eventField(key []byte, e *Event) bool {
 		e.Source, ok = d.str()
 	case "message_id":
 		e.MessageID, ok = d.str()
+	case "rule":
+		e.Rule, ok = d.str()
+	case "by":
+		e.By, ok = d.str()
 	default:
 		return false
 	}

@@ -97,6 +97,11 @@ type Event struct {
 	InputType string `json:"input_type,omitempty"`
 	Sensitive bool   `json:"sensitive,omitempty"`
 	Response  string `json:"response,omitempty"`
+	// An approval (input_type "approval"): the rule that asked, on the
+	// request; who answered, on HUMAN_INPUT_RECEIVED (with Decision
+	// "approved" or "denied").
+	Rule string `json:"rule,omitempty"`
+	By   string `json:"by,omitempty"`
 
 	// ERROR.
 	ErrorMessage string          `json:"error_message,omitempty"`

@@ -1,0 +1,86 @@
+package agent
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+)
+
+// Approval decisions.
+const (
+	ApproveAllow = "allow"
+	ApproveDeny  = "deny"
+	ApproveAsk   = "ask"
+)
+
+// ApprovalRule is one rule of agent.yaml's approval list: calls of a tool
+// whose name matches Tool (a glob; "" matches every tool) and, when
+// Command is set, whose resolved command line matches it (a regular
+// expression), get Decision, with Reason for the model and the human.
+type ApprovalRule struct {
+	Tool     string
+	Command  *regexp.Regexp
+	Decision string
+	Reason   string
+	// Line is the rule's line in agent.yaml, to name it in the journal.
+	Line int
+}
+
+// Matches reports whether the rule applies to a call of tool whose
+// command line is command ("" for a tool that is not a command).
+func (r ApprovalRule) Matches(tool, command string) bool {
+	if r.Tool != "" {
+		if ok, _ := path.Match(r.Tool, tool); !ok {
+			return false
+		}
+	}
+	return r.Command == nil || r.Command.MatchString(command)
+}
+
+// Name names the rule for messages and the journal.
+func (r ApprovalRule) Name() string {
+	return fmt.Sprintf("agent.yaml approval rule at line %d", r.Line)
+}
+
+// Approve returns the first rule matching a call, or nil: no rule allows.
+func (a *Agent) Approve(tool, command string) *ApprovalRule {
+	for i := range a.Approval {
+		if a.Approval[i].Matches(tool, command) {
+			return &a.Approval[i]
+		}
+	}
+	return nil
+}
+
+var approvalKeys = []string{"tool", "command", "decision", "reason"}
+
+// decodeApproval reads the approval list.
+func decodeApproval(d *doc, fa field) []ApprovalRule {
+	var out []ApprovalRule
+	for _, item := range d.list(fa, "approval") {
+		f := d.fields(item, "approval rule", approvalKeys)
+		r := ApprovalRule{Tool: d.str(f["tool"], "approval tool"), Decision: d.str(f["decision"], "approval decision"),
+			Reason: d.str(f["reason"], "approval reason"), Line: item.Line}
+		if _, err := path.Match(r.Tool, ""); err != nil {
+			d.problem(f["tool"].value, ErrInvalid, "a glob such as write_* or *", "approval tool: bad glob %q: %v", r.Tool, err)
+		}
+		if c, ok := f["command"]; ok {
+			re, err := regexp.Compile(d.str(c, "approval command"))
+			if err != nil {
+				d.problem(c.value, ErrInvalid, `a regular expression over the command line, such as '^rm\b'`, "approval command: %v", err)
+			}
+			r.Command = re
+		}
+		switch r.Decision {
+		case ApproveAllow, ApproveDeny, ApproveAsk:
+		default:
+			at := item
+			if v := f["decision"].value; v != nil {
+				at = v
+			}
+			d.problem(at, ErrInvalid, "decision: allow, deny or ask", "approval rule: decision must be allow, deny or ask, not %q", r.Decision)
+		}
+		out = append(out, r)
+	}
+	return out
+}
