@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"time"
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/cli"
@@ -14,8 +15,9 @@ import (
 
 // approvalFlags are the approval options of run and continue.
 type approvalFlags struct {
-	Approvals string `help:"What a tool call that needs a human's approval gets: ask (pause the run with exit 101, or ask on the terminal with -i) or deny (refuse it at once and tell the model: for CI and batch runs). Default: $$DELTA_APPROVALS, else ask." placeholder:"ask|deny"`
-	By        string `help:"Who answers approvals in this invocation, as the journal records it (default: the user name)." placeholder:"NAME"`
+	Approvals string        `help:"What a tool call that needs a human's approval gets: ask (pause the run with exit 101, or ask on the terminal with -i) or deny (refuse it at once and tell the model: for CI and batch runs). Default: $$DELTA_APPROVALS, else ask." placeholder:"ask|deny"`
+	By        string        `help:"Who answers approvals in this invocation, as the journal records it (default: the user name)." placeholder:"NAME"`
+	Timeout   time.Duration `name:"approval-timeout" help:"Instead of pausing, wait up to this long for an answer in interaction/response.txt (written by an orchestrator), and deny the call when none comes." placeholder:"DUR"`
 }
 
 // approver is the agent's approval policy as the engine asks it.

@@ -111,7 +111,7 @@ func drive(o driveOpts) error {
 		MaxIterations: o.meta.MaxIterations, MaxTurns: o.agent.MaxTurns, Parallel: o.agent.ParallelTools, LoopWindow: o.agent.LoopWindow, ContextWindow: contextWindow(o.llmConfig), Interactive: o.interactive, Message: o.message,
 		Observe: observer(o, show), Log: logger, Redact: redactor}
 	e.OnText = textSink(o, show)
-	e.Approve, e.ApprovedBy = approver(o.agent), o.approvals.answerer()
+	e.Approve, e.ApprovedBy, e.ApprovalTimeout = approver(o.agent), o.approvals.answerer(), o.approvals.Timeout
 	if e.Approvals, err = o.approvals.mode(); err != nil {
 		return err
 	}

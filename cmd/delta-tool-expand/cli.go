@@ -64,13 +64,14 @@ func (c *CLI) Run(std cli.Stdio) error {
 		}
 		// Plugins start once, as in a run: a missing binary or a checksum
 		// that no longer matches is a configuration error now.
-		_, shadowed, err := pluginToolsShadowed(a, stderr)
+		ptools, shadowed, err := pluginToolsShadowed(a, stderr)
 		if err != nil {
 			return err
 		}
 		for _, s := range shadowed {
 			fmt.Fprintf(stderr, "[WARNING] local tool %s hides the plugin's tool of that name\n", s)
 		}
+		showApproval(stderr, a, ptools)
 		fmt.Fprintf(stderr, "delta-tool-expand: ok: agent %s, %d tools\n", a.Name, len(a.Tools))
 		return nil
 	case c.Call != "":

@@ -29,12 +29,16 @@ type ApprovalRule struct {
 // Matches reports whether the rule applies to a call of tool whose
 // command line is command ("" for a tool that is not a command).
 func (r ApprovalRule) Matches(tool, command string) bool {
-	if r.Tool != "" {
-		if ok, _ := path.Match(r.Tool, tool); !ok {
-			return false
-		}
+	return r.MatchesTool(tool) && (r.Command == nil || r.Command.MatchString(command))
+}
+
+// MatchesTool reports whether the rule's tool glob matches tool.
+func (r ApprovalRule) MatchesTool(tool string) bool {
+	if r.Tool == "" {
+		return true
 	}
-	return r.Command == nil || r.Command.MatchString(command)
+	ok, _ := path.Match(r.Tool, tool)
+	return ok
 }
 
 // Name names the rule for messages and the journal.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
@@ -115,7 +116,50 @@ func (e *Engine) approval(ctx context.Context, it int, call llm.ToolCall, v Verd
 		return e.decided(ctx, it, call, answer, true)
 	}
 	extra := map[string]any{"tool_name": call.Name, "tool_args": argsJSON(call.Arguments), "command": command, "reason": v.Reason, "rule": v.Rule}
-	return e.pauseWith(it, call, q, true, extra)
+	if e.ApprovalTimeout <= 0 {
+		return e.pauseWith(it, call, q, true, extra)
+	}
+	// An orchestrator answers by writing response.txt: wait for it, and
+	// deny when it does not come in time.
+	if _, err := e.writeRequest(call, q, extra); err != nil {
+		return nil, err
+	}
+	answer, ok, err := e.waitResponse(ctx, e.ApprovalTimeout)
+	if err != nil {
+		return nil, err
+	}
+	if ctx.Err() != nil {
+		out := e.outcome(StatusInterrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted while waiting for an approval"})
+		return &out, nil
+	}
+	if !ok {
+		answer = fmt.Sprintf("denied: no answer within %s (--approval-timeout)", e.ApprovalTimeout)
+	}
+	return e.decided(ctx, it, call, answer, true)
+}
+
+// approvalPoll is how often a run waiting for an approval looks for
+// response.txt.
+const approvalPoll = 50 * time.Millisecond
+
+// waitResponse waits up to d for interaction/response.txt; ok is false
+// when it did not come (or ctx ended).
+func (e *Engine) waitResponse(ctx context.Context, d time.Duration) (string, bool, error) {
+	deadline := time.Now().Add(d)
+	for {
+		answer, ok, err := e.readResponse()
+		if err != nil || ok {
+			return answer, ok, err
+		}
+		if time.Now().After(deadline) {
+			return "", false, nil
+		}
+		select {
+		case <-ctx.Done():
+			return "", false, nil
+		case <-time.After(approvalPoll):
+		}
+	}
 }
 
 // ParseApproval reads an answer to an approval: "approved" (or approve,

@@ -112,19 +112,9 @@ func (e *Engine) pause(it int, call llm.ToolCall, q Interaction, alreadyAsked bo
 // pauseWith is pause with more fields in request.json (an approval's tool,
 // arguments, command, reason and rule).
 func (e *Engine) pauseWith(it int, call llm.ToolCall, q Interaction, alreadyAsked bool, extra map[string]any) (*Outcome, error) {
-	q.RequestID = newRequestID()
-	dir := filepath.Join(e.Run.RunDir, InteractionDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create interaction directory: %w", err)
-	}
-	doc := map[string]any{"request_id": q.RequestID, "timestamp": time.Now().UTC().Format(time.RFC3339Nano),
-		"prompt": q.Prompt, "input_type": q.InputType, "sensitive": q.Sensitive, "call_id": call.ID}
-	for k, v := range extra {
-		doc[k] = v
-	}
-	data, _ := json.MarshalIndent(doc, "", "  ")
-	if err := writeFileAtomic(filepath.Join(dir, RequestFile), append(data, '\n')); err != nil {
-		return nil, fmt.Errorf("write interaction request: %w", err)
+	q, err := e.writeRequest(call, q, extra)
+	if err != nil {
+		return nil, err
 	}
 	if !alreadyAsked {
 		if err := e.append(&journal.Event{Type: journal.HumanInputRequest, Iteration: it, CallID: call.ID,
@@ -136,6 +126,26 @@ func (e *Engine) pauseWith(it int, call llm.ToolCall, q Interaction, alreadyAske
 	out := e.outcome(StatusWaiting, nil)
 	out.Interaction = &q
 	return &out, nil
+}
+
+// writeRequest writes interaction/request.json for q (with extra fields)
+// and returns q with its request id.
+func (e *Engine) writeRequest(call llm.ToolCall, q Interaction, extra map[string]any) (Interaction, error) {
+	q.RequestID = newRequestID()
+	dir := filepath.Join(e.Run.RunDir, InteractionDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return q, fmt.Errorf("create interaction directory: %w", err)
+	}
+	doc := map[string]any{"request_id": q.RequestID, "timestamp": time.Now().UTC().Format(time.RFC3339Nano),
+		"prompt": q.Prompt, "input_type": q.InputType, "sensitive": q.Sensitive, "call_id": call.ID}
+	for k, v := range extra {
+		doc[k] = v
+	}
+	data, _ := json.MarshalIndent(doc, "", "  ")
+	if err := writeFileAtomic(filepath.Join(dir, RequestFile), append(data, '\n')); err != nil {
+		return q, fmt.Errorf("write interaction request: %w", err)
+	}
+	return q, nil
 }
 
 // answered journals HUMAN_INPUT_RECEIVED (unless already there) and the

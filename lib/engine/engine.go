@@ -85,6 +85,10 @@ type Engine struct {
 	Approve    ApprovalPolicy
 	Approvals  string
 	ApprovedBy string
+	// ApprovalTimeout, when positive, makes a call that needs approval
+	// wait that long for interaction/response.txt instead of pausing the
+	// run, and denies it when no answer comes.
+	ApprovalTimeout time.Duration
 	// MaxTurns caps the model turns (THOUGHTs) of the whole run, over all
 	// invocations; 0 means no cap.
 	MaxTurns int
