@@ -80,11 +80,18 @@ func decide(name agent.HookName, dir, ref string, res result, timeout time.Durat
 	if name == agent.PreToolExecution && (res.exitCode == 2 || v == blockIt) {
 		return engine.HookDecision{Action: engine.HookBlock, Ref: ref, Reason: blockReason(ctl, res)}
 	}
+	if name == agent.PreToolExecution && res.exitCode == 0 && v == askIt {
+		return engine.HookDecision{Action: engine.HookAsk, Ref: ref, Reason: ctlReason(ctl)}
+	}
 	if res.exitCode != 0 {
 		return failed(name, ref, fmt.Sprintf("exited with code %d%s", res.exitCode, tail(res.stderr)))
 	}
-	if v == blockIt {
-		return failed(name, ref, fmt.Sprintf("output/control.json asks to block, but only pre_tool_execution can block; %s went on", name))
+	if v == blockIt || v == askIt {
+		word := "block"
+		if v == askIt {
+			word = "ask for an approval"
+		}
+		return failed(name, ref, fmt.Sprintf("output/control.json asks to %s, but only pre_tool_execution can %s; %s went on", word, word, name))
 	}
 	payload, err := os.ReadFile(filepath.Join(dir, "output", "final_payload.json"))
 	switch {

@@ -25,6 +25,7 @@ const (
 	goOn    verdict = iota // continue, allow or no action
 	modify                 // apply output/final_payload.json
 	blockIt                // block the tool call
+	askIt                  // have a human approve the tool call first
 )
 
 // actions is the control.json vocabulary, matched without regard to case.
@@ -40,11 +41,13 @@ var actions = map[string]verdict{
 	"abort":    blockIt,
 	"deny":     blockIt,
 	"reject":   blockIt,
+	"ask":      askIt,
+	"escalate": askIt,
 }
 
 // AcceptedActions lists the control.json action values, for messages and
 // documentation.
-const AcceptedActions = "continue, allow, modify, block, abort, deny, reject (any case)"
+const AcceptedActions = "continue, allow, modify, block, abort, deny, reject, ask, escalate (any case)"
 
 // errUnknownAction is a control.json action outside the vocabulary.
 var errUnknownAction = errors.New("unknown action")

@@ -102,7 +102,7 @@ func (r *Runner) runPlugin(ctx context.Context, spec agent.HookSpec, req engine.
 	if d.Action == "" {
 		d.Action = engine.HookContinue
 	}
-	if d.Action == engine.HookBlock && req.Name != agent.PreToolExecution {
+	if (d.Action == engine.HookBlock || d.Action == engine.HookAsk) && req.Name != agent.PreToolExecution {
 		d.Action = engine.HookContinue
 	}
 	return d

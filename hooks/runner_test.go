@@ -277,7 +277,7 @@ func TestDecisions(t *testing.T) {
 			hook:    agent.PreToolExecution,
 			body:    `echo '{"action":"frobnicate"}' > "$DELTA_HOOK_IO_PATH/output/control.json"`,
 			want:    engine.HookDecision{Action: engine.HookBlock},
-			failure: `unknown action "frobnicate" (accepted: continue, allow, modify, block, abort, deny, reject (any case))`,
+			failure: `unknown action "frobnicate" (accepted: continue, allow, modify, block, abort, deny, reject, ask, escalate (any case))`,
 			reason:  "policy hook failed (fail-closed)",
 		},
 		{

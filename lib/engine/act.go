@@ -127,7 +127,7 @@ func (e *Engine) act(ctx context.Context, it int, calls []llm.ToolCall, st callS
 			i++
 			continue
 		}
-		if v := e.verdict(calls[i]); v.Decision == DecisionAsk && !st.resolved[calls[i].ID] && !st.requested[calls[i].ID] {
+		if v := e.verdict(calls[i]); (v.Decision == DecisionAsk || st.asked[calls[i].ID]) && !st.resolved[calls[i].ID] && !st.requested[calls[i].ID] {
 			// A call waiting for a human is asked in its place, like
 			// ask_human: the calls before it have run.
 			out, err := e.approval(ctx, it, calls[i], v, st)
@@ -138,7 +138,7 @@ func (e *Engine) act(ctx context.Context, it int, calls []llm.ToolCall, st callS
 			continue
 		}
 		j := i + 1
-		for j < len(calls) && calls[j].Name != AskHumanName && e.verdict(calls[j]).Decision != DecisionAsk {
+		for j < len(calls) && calls[j].Name != AskHumanName && e.verdict(calls[j]).Decision != DecisionAsk && !st.asked[calls[j].ID] {
 			j++
 		}
 		if out, err := e.actBatch(ctx, it, calls[i:j], st); err != nil || out != nil {
@@ -168,12 +168,15 @@ func (e *Engine) actBatch(ctx context.Context, it int, calls []llm.ToolCall, st 
 		}
 	}
 	if e.Parallel > 1 && len(todo) > 1 {
-		return e.runParallel(ctx, it, todo)
+		return e.runParallel(ctx, it, todo, st)
 	}
-	for _, call := range todo {
-		p, err := e.prepare(ctx, it, call, true)
+	for i, call := range todo {
+		p, err := e.prepare(ctx, it, call, true, false)
 		if err != nil {
 			return nil, err
+		}
+		if p.ask != nil {
+			return e.hookAsked(ctx, it, todo[i:], *p.ask, st)
 		}
 		res, started := e.execute(ctx, it, p)
 		if out, err := e.finishCall(ctx, it, p, res, started); err != nil || out != nil {
@@ -189,14 +192,31 @@ func (e *Engine) actBatch(ctx context.Context, it int, calls []llm.ToolCall, st 
 // requested (reported, never run twice, on resume). Results are journaled
 // as the calls finish; the model gets them in call order (the journal
 // source orders tool results by their call).
-func (e *Engine) runParallel(ctx context.Context, it int, calls []llm.ToolCall) (*Outcome, error) {
-	prepared := make([]preparedCall, len(calls))
+func (e *Engine) runParallel(ctx context.Context, it int, calls []llm.ToolCall, st callState) (*Outcome, error) {
+	prepared := make([]preparedCall, 0, len(calls))
 	for i, call := range calls {
-		p, err := e.prepare(ctx, it, call, false)
+		p, err := e.prepare(ctx, it, call, false, false)
 		if err != nil {
 			return nil, err
 		}
-		prepared[i] = p
+		if p.ask != nil {
+			// A hook wants a human for this call: the calls before it run
+			// now, it and the ones after it once it is answered.
+			if out, err := e.runPrepared(ctx, it, prepared); err != nil || out != nil {
+				return out, err
+			}
+			return e.hookAsked(ctx, it, calls[i:], *p.ask, st)
+		}
+		prepared = append(prepared, p)
+	}
+	return e.runPrepared(ctx, it, prepared)
+}
+
+// runPrepared runs prepared calls at the same time, once their
+// ACTION_REQUESTs are durable.
+func (e *Engine) runPrepared(ctx context.Context, it int, prepared []preparedCall) (*Outcome, error) {
+	if len(prepared) == 0 {
+		return nil, nil
 	}
 	if err := e.Journal.Sync(); err != nil {
 		return nil, fmt.Errorf("sync journal: %w", err)
@@ -238,6 +258,9 @@ type preparedCall struct {
 	call llm.ToolCall
 	args json.RawMessage
 	dec  HookDecision
+	// ask is set, and nothing journaled, when the pre-tool hook wants a
+	// human to approve the call first.
+	ask *Verdict
 	// denied is the observation of a call the approval policy or a human
 	// refused ("" when it may run); approved marks a call a human
 	// approved (the policy is not asked again).
@@ -247,7 +270,10 @@ type preparedCall struct {
 
 // prepare runs the pre_tool_execution hook of call and journals its
 // ACTION_REQUEST (synced now, or by the caller before the call starts).
-func (e *Engine) prepare(ctx context.Context, it int, call llm.ToolCall, syncNow bool) (preparedCall, error) {
+//
+// A hook's ask returns the call with ask set and journals nothing, unless
+// a human has approved the call already (approved): then it runs.
+func (e *Engine) prepare(ctx context.Context, it int, call llm.ToolCall, syncNow, approved bool) (preparedCall, error) {
 	args := argsJSON(call.Arguments)
 	// resolved_command is the command line as delta-engine's hooks read it
 	// ("" for a tool that is not a command).
@@ -265,6 +291,10 @@ func (e *Engine) prepare(ctx context.Context, it int, call llm.ToolCall, syncNow
 		// The hook's arguments are what runs (and they are valid JSON even
 		// when the model's were not).
 		call.Arguments = string(args)
+	}
+	if dec.Action == HookAsk && !approved {
+		return preparedCall{call: call, args: args, dec: dec,
+			ask: &Verdict{Decision: DecisionAsk, Reason: dec.Reason, Rule: "the pre_tool_execution hook"}}, nil
 	}
 	ev := &journal.Event{Type: journal.ActionRequest, Iteration: it, CallID: call.ID, ToolName: call.Name, ToolArgs: args}
 	if syncNow {

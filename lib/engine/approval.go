@@ -162,6 +162,16 @@ func (e *Engine) waitResponse(ctx context.Context, d time.Duration) (string, boo
 	}
 }
 
+// hookAsked asks for the approval a pre-tool hook wanted for calls[0];
+// once it is decided (on the terminal, or within --approval-timeout) the
+// rest of the calls go on.
+func (e *Engine) hookAsked(ctx context.Context, it int, calls []llm.ToolCall, v Verdict, st callState) (*Outcome, error) {
+	if out, err := e.approval(ctx, it, calls[0], v, st); err != nil || out != nil {
+		return out, err
+	}
+	return e.actBatch(ctx, it, calls[1:], st)
+}
+
 // ParseApproval reads an answer to an approval: "approved" (or approve,
 // yes, y) approves; anything else denies, "denied: REASON" with that
 // reason.
@@ -199,7 +209,7 @@ func (e *Engine) decided(ctx context.Context, it int, call llm.ToolCall, answer 
 	if err := e.clearInteraction(); err != nil {
 		return nil, err
 	}
-	p, err := e.prepare(ctx, it, call, true)
+	p, err := e.prepare(ctx, it, call, true, true)
 	if err != nil {
 		return nil, err
 	}

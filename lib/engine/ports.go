@@ -87,6 +87,9 @@ const (
 	HookContinue = "continue"
 	HookModify   = "modify" // Payload replaces the request's payload
 	HookBlock    = "block"  // pre_tool_execution: the call does not run
+	// HookAsk (pre_tool_execution): the call waits for a human's approval,
+	// as an approval rule's ask does; Reason says why.
+	HookAsk = "ask"
 )
 
 // HookDecision is a hook's answer. A hook that fails or times out is

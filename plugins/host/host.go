@@ -159,7 +159,9 @@ func (h *Host) Hook(ctx context.Context, plugin string, req engine.HookRequest) 
 	}
 	d := engine.HookDecision{Action: resp.GetAction(), Payload: resp.GetPayloadJson(), Reason: resp.GetReason(), Ran: true}
 	switch d.Action {
-	case engine.HookContinue, engine.HookModify, engine.HookBlock:
+	case "escalate":
+		d.Action = engine.HookAsk
+	case engine.HookContinue, engine.HookModify, engine.HookBlock, engine.HookAsk:
 	case "":
 		d.Action = engine.HookContinue
 	default:

@@ -251,6 +251,13 @@ func TestHookPlugin(t *testing.T) {
 	if err != nil || d.Action != engine.HookBlock || d.Reason != "no rm" {
 		t.Errorf("Hook(pre_tool_execution rm) = %+v, %v", d, err)
 	}
+	// ask (or its alias escalate) has a human approve the call first.
+	for tool, reason := range map[string]string{"deploy": "deploys need a human", "release": "releases too"} {
+		d, err = h.Hook(context.Background(), "test", engine.HookRequest{Name: agent.PreToolExecution, ToolName: tool})
+		if err != nil || d.Action != engine.HookAsk || d.Reason != reason {
+			t.Errorf("Hook(pre_tool_execution %s) = %+v, %v; want ask", tool, d, err)
+		}
+	}
 	if _, err := h.Hook(context.Background(), "absent", engine.HookRequest{Name: agent.OnRunEnd}); !errors.Is(err, host.ErrNotFound) {
 		t.Errorf("Hook(absent plugin) error = %v, want ErrNotFound", err)
 	}

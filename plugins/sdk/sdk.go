@@ -64,6 +64,7 @@ const (
 	Continue = "continue"
 	Modify   = "modify" // HookResponse.Payload replaces the hook's payload
 	Block    = "block"  // pre_tool_execution: the tool call does not run
+	Ask      = "ask"    // pre_tool_execution: a human approves the call first (Reason says why)
 )
 
 // HookRequest is one lifecycle hook invocation (seeds/000 §2.7.3).

@@ -86,6 +86,12 @@ func (hooks) Hook(_ context.Context, req sdk.HookRequest) (sdk.HookResponse, err
 		if req.ToolName == "rm" {
 			return sdk.HookResponse{Action: sdk.Block, Reason: "no rm"}, nil
 		}
+		if req.ToolName == "deploy" {
+			return sdk.HookResponse{Action: sdk.Ask, Reason: "deploys need a human"}, nil
+		}
+		if req.ToolName == "release" {
+			return sdk.HookResponse{Action: "escalate", Reason: "releases too"}, nil
+		}
 		return sdk.HookResponse{Action: sdk.Continue}, nil
 	}
 	return sdk.HookResponse{Action: sdk.Modify, Payload: json.RawMessage(`{"hooked":"` + req.Name + `"}`)}, nil
