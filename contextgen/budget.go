@@ -14,7 +14,7 @@ import (
 // was left out, so the model knows the block is incomplete.
 func truncateText(content string, maxTokens int) (string, bool) {
 	total := utf8.RuneCountInString(content)
-	if maxTokens <= 0 || tokensOf(total) <= maxTokens {
+	if maxTokens <= 0 || llm.TokensOf(total) <= maxTokens {
 		return content, false
 	}
 	budget := maxTokens * CharsPerToken

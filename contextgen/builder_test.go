@@ -326,7 +326,7 @@ func TestMaxTokensFile(t *testing.T) {
 	if !parts[0].Truncated || !strings.Contains(content, "[truncated by delta:") || !strings.Contains(content, "of 1000 characters shown (max_tokens: 50)]") {
 		t.Errorf("truncated content = %q, want a visible marker", content)
 	}
-	if n := tokensOf(len(content)); n > 50 {
+	if n := llm.TokensOf(len(content)); n > 50 {
 		t.Errorf("truncated content is %d tokens, want at most 50", n)
 	}
 }

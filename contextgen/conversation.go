@@ -112,7 +112,7 @@ func rebuild(events []journal.Event) *conversation {
 		it.finish(waiting)
 	}
 	for _, s := range c.segs {
-		s.chars = charCount(s.msgs)
+		s.chars = llm.MessageChars(s.msgs)
 	}
 	return c
 }

@@ -53,15 +53,19 @@ func (f approvalFlags) mode() (string, error) {
 	}
 }
 
-// answerer is who answers approvals: --by, else the user name.
+// answerer is who answers approvals: --by, else the user name ($USER,
+// else the user database).
 func (f approvalFlags) answerer() string {
 	if f.By != "" {
 		return f.By
 	}
-	if u, err := user.Current(); err == nil && u.Username != "" {
+	if name := os.Getenv("USER"); name != "" {
+		return name // no need to read the user database at every start
+	}
+	if u, err := user.Current(); err == nil {
 		return u.Username
 	}
-	return os.Getenv("USER")
+	return ""
 }
 
 // pendingApproval reports whether the run waits for an approval (its

@@ -42,7 +42,7 @@ func (c *ContinueCmd) Run(std cli.Stdio) error {
 		return err
 	}
 	c.Message = msg
-	if err := c.pickRun(); err != nil {
+	if c.RunID, c.WorkDir, err = pickRun(c.RunID, c.Last, c.WorkDir); err != nil {
 		return err
 	}
 	if err := runs.ValidateID(c.RunID); err != nil {
@@ -219,32 +219,6 @@ func (c *ContinueCmd) checkState(runDir string, meta *runs.Metadata, stderr io.W
 	default:
 		return cli.Errorf(cli.ExitConfig, "", "run has unknown status %q in metadata.json", meta.Status)
 	}
-	return nil
-}
-
-// pickRun settles which run: --run-id, or --last (the newest run of -w,
-// or of the current directory and an agent directory's workspaces).
-func (c *ContinueCmd) pickRun() error {
-	switch {
-	case c.Last && c.RunID != "":
-		return cli.Errorf(cli.ExitUsage, "", "give --run-id or --last, not both")
-	case !c.Last && c.RunID == "":
-		return cli.Errorf(cli.ExitUsage, "name the run with --run-id ID (see delta list-runs), or take the latest with --last", "no run given")
-	case c.RunID != "":
-		return nil
-	}
-	dirs := []string{c.WorkDir}
-	if c.WorkDir == "" {
-		var err error
-		if dirs, err = implicitWorkspaces("."); err != nil {
-			return err
-		}
-	}
-	m, err := runs.Latest(dirs...)
-	if err != nil {
-		return cli.WithCode(cli.ExitFailed, "Use `delta run` to start a run, or give the workspace with -w", err)
-	}
-	c.RunID, c.WorkDir = m.RunID, m.WorkDir
 	return nil
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/runs"
@@ -32,19 +31,13 @@ func (c *ForkCmd) Run(std cli.Stdio) error {
 	if err != nil {
 		return err
 	}
-	at := c.At
-	if at == 0 {
-		if at, err = journalLength(runDir); err != nil {
-			return err
-		}
-	}
 	newID := c.NewRunID
 	if newID == "" {
 		newID = freeForkID(ws, id)
 	} else if err := runs.ValidateID(newID); err != nil {
 		return cli.WithCode(cli.ExitConfig, "", err)
 	}
-	m, _, err := runs.Fork(runDir, at, newID)
+	m, _, err := runs.Fork(runDir, c.At, newID)
 	switch {
 	case errors.Is(err, runs.ErrForkPoint):
 		return cli.WithCode(cli.ExitUsage, fmt.Sprintf("see the events with: delta log --run-id %s -w %s --format json", id, ws), err)
@@ -53,15 +46,8 @@ func (c *ForkCmd) Run(std cli.Stdio) error {
 	case err != nil:
 		return err
 	}
-	fmt.Fprintf(std.Err, "delta-run: forked %s at seq %d as %s; go on with: delta continue --run-id %s -w %s -m \"…\"\n", id, at, newID, newID, ws)
+	fmt.Fprintf(std.Err, "delta-run: forked %s at seq %d as %s; go on with: delta continue --run-id %s -w %s -m \"…\"\n", id, m.ForkedFrom.Seq, newID, newID, ws)
 	return printJSON(std, forkResult{RunID: m.RunID, Status: string(m.Status), Workspace: m.WorkDir, ForkedFrom: m.ForkedFrom})
-}
-
-// journalLength is the number of complete events of a run's journal.
-func journalLength(runDir string) (int64, error) {
-	tail := &journalTail{path: filepath.Join(runDir, runs.JournalFile)}
-	evs, err := tail.next()
-	return int64(len(evs)), err
 }
 
 // freeForkID is the first of ID-fork1, ID-fork2 … the workspace does not

@@ -129,7 +129,7 @@ func (c *ListRunsCmd) Run(std cli.Stdio) error {
 // line changed outside Delta. A torn last line is not corruption: continue
 // repairs it.
 func corruption(m runs.Metadata) string {
-	_, err := journal.Check(filepath.Join(m.WorkDir, runs.ControlDir, m.RunID, runs.JournalFile))
+	_, err := journal.Check(filepath.Join(m.Dir(), runs.JournalFile))
 	if err == nil || !errors.Is(err, journal.ErrCorrupt) {
 		return ""
 	}
@@ -211,7 +211,7 @@ func absOr(p string) string {
 
 // waitingFor is "approval" for a run waiting for an approval.
 func waitingFor(m runs.Metadata) string {
-	if m.Status == runs.WaitingForInput && pendingApproval(filepath.Join(m.WorkDir, runs.ControlDir, m.RunID)) {
+	if m.Status == runs.WaitingForInput && pendingApproval(m.Dir()) {
 		return "approval"
 	}
 	return ""

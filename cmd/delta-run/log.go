@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -58,8 +57,7 @@ func (c *LogCmd) Run(std cli.Stdio) error {
 // printer returns the function that writes one event in c.Format.
 func (c *LogCmd) printer(w io.Writer) func(journal.Event) error {
 	if c.Format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
+		enc := newJSONEncoder(w)
 		return func(ev journal.Event) error { return enc.Encode(streamEvent(ev)) }
 	}
 	d := newDisplay(w, c.Verbose)
@@ -75,11 +73,7 @@ func (c *LogCmd) printer(w io.Writer) func(journal.Event) error {
 // running reports whether the run's process still drives it.
 func running(runDir string) bool {
 	m, err := runs.ReadMetadata(runDir)
-	if err != nil || m.Status != runs.Running {
-		return false
-	}
-	alive, err := runs.Alive(m)
-	return err == nil && alive
+	return err == nil && m.Status == runs.Running && !isStale(m)
 }
 
 // journalTail reads a journal's complete lines as they are appended.

@@ -121,16 +121,40 @@ func (e *noRunError) Unwrap() error { return runs.ErrNoRun }
 // locateRun finds the run a command names with --run-id or --last (and
 // -w): its id, workspace and directory, or an error that says what to do.
 func locateRun(runID string, last bool, workDir string) (id, ws, runDir string, err error) {
-	pick := ContinueCmd{RunID: runID, Last: last, WorkDir: workDir}
-	if err := pick.pickRun(); err != nil {
+	if id, workDir, err = pickRun(runID, last, workDir); err != nil {
 		return "", "", "", err
 	}
-	if err := runs.ValidateID(pick.RunID); err != nil {
+	if err := runs.ValidateID(id); err != nil {
 		return "", "", "", cli.WithCode(cli.ExitConfig, "", err)
 	}
-	ws, runDir, err = findRun(pick.WorkDir, pick.RunID)
+	ws, runDir, err = findRun(workDir, id)
 	if errors.Is(err, runs.ErrNoRun) {
 		err = cli.WithCode(cli.ExitFailed, "see the runs with delta list-runs (with -w WORKSPACE)", err)
 	}
-	return pick.RunID, ws, runDir, err
+	return id, ws, runDir, err
+}
+
+// pickRun settles which run a command names: --run-id, or --last (the
+// newest run of -w, or of the current directory and an agent directory's
+// workspaces, with that run's workspace).
+func pickRun(runID string, last bool, workDir string) (id, ws string, err error) {
+	switch {
+	case last && runID != "":
+		return "", "", cli.Errorf(cli.ExitUsage, "", "give --run-id or --last, not both")
+	case !last && runID == "":
+		return "", "", cli.Errorf(cli.ExitUsage, "name the run with --run-id ID (see delta list-runs), or take the latest with --last", "no run given")
+	case runID != "":
+		return runID, workDir, nil
+	}
+	dirs := []string{workDir}
+	if workDir == "" {
+		if dirs, err = implicitWorkspaces("."); err != nil {
+			return "", "", err
+		}
+	}
+	m, err := runs.Latest(dirs...)
+	if err != nil {
+		return "", "", cli.WithCode(cli.ExitFailed, "Use `delta run` to start a run, or give the workspace with -w", err)
+	}
+	return m.RunID, m.WorkDir, nil
 }

@@ -48,7 +48,7 @@ func (c *SendCmd) Run(std cli.Stdio) error {
 	if err != nil {
 		if errors.Is(err, runs.ErrNotRunning) {
 			return cli.WithCode(exitNotRunning, fmt.Sprintf("give it the message with: delta continue --run-id %s -w %s -m …", meta.RunID, ws),
-				fmt.Errorf("run %s %s", meta.RunID, strings.TrimPrefix(err.Error(), "run ")))
+				err)
 		}
 		return cli.WithCode(cli.ExitFailed, "", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -181,7 +180,7 @@ func stopError(err error, meta *runs.Metadata, ws string) error {
 		if meta.Status == runs.Completed {
 			hint = ""
 		}
-		return cli.WithCode(exitNotRunning, hint, fmt.Errorf("run %s %s", meta.RunID, strings.TrimPrefix(err.Error(), "run ")))
+		return cli.WithCode(exitNotRunning, hint, err)
 	case errors.Is(err, runs.ErrOtherHost):
 		return cli.WithCode(cli.ExitFailed, "stop it on that host", err)
 	case errors.Is(err, errStopTimeout):

@@ -277,10 +277,7 @@ func (e *Engine) prepare(ctx context.Context, it int, call llm.ToolCall, syncNow
 	args := argsJSON(call.Arguments)
 	// resolved_command is the command line as delta-engine's hooks read it
 	// ("" for a tool that is not a command).
-	resolved := ""
-	if r, ok := e.Tools.(Resolver); ok {
-		resolved, _ = r.Resolve(call.Name, args)
-	}
+	resolved := e.commandOf(call.Name, args)
 	payload, _ := json.Marshal(map[string]any{"tool_name": call.Name, "tool_args": args, "call_id": call.ID, "resolved_command": resolved})
 	dec, err := e.hookApply(ctx, HookRequest{Name: "pre_tool_execution", Payload: payload, ToolName: call.Name},
 		func(p json.RawMessage) error { return mergeToolArgs(&args, p) })

@@ -3,7 +3,9 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -231,7 +233,7 @@ func (e *Engine) decided(ctx context.Context, it int, call llm.ToolCall, answer 
 func (e *Engine) clearInteraction() error {
 	dir := filepath.Join(e.Run.RunDir, InteractionDir)
 	for _, name := range []string{ResponseFile, RequestFile} {
-		if err := os.Remove(filepath.Join(dir, name)); err != nil && !os.IsNotExist(err) {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove interaction file: %w", err)
 		}
 	}

@@ -159,14 +159,7 @@ func (e *Engine) answered(it int, call llm.ToolCall, answer string, journalRecei
 	if err := e.result(it, call, ToolOutcome{Observation: answer}); err != nil {
 		return err
 	}
-	dir := filepath.Join(e.Run.RunDir, InteractionDir)
-	for _, name := range []string{ResponseFile, RequestFile} {
-		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("remove interaction file: %w", err)
-		}
-	}
-	_ = os.Remove(dir) // only when empty
-	return nil
+	return e.clearInteraction()
 }
 
 // answerWithMessage answers an ask_human call left open by an earlier

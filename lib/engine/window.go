@@ -12,20 +12,14 @@ import (
 // engine warns (seeds/001 context window awareness).
 const contextWarnShare = 0.8
 
-// estimateTokens is a request's size by the usual estimate of 4 characters
-// a token: message texts, tool calls and tool schemas.
+// estimateTokens is a request's size by Delta's usual estimate
+// (llm.CharsPerToken): its messages and the tool schemas sent with them.
 func estimateTokens(req llm.Request) int64 {
-	n := 0
-	for _, m := range req.Messages {
-		n += utf8.RuneCountInString(m.Content)
-		for _, c := range m.ToolCalls {
-			n += utf8.RuneCountInString(c.Name) + utf8.RuneCountInString(c.Arguments)
-		}
-	}
+	n := llm.MessageChars(req.Messages)
 	for _, t := range req.Tools {
 		n += utf8.RuneCountInString(t.Name) + utf8.RuneCountInString(t.Description) + len(t.Parameters)
 	}
-	return int64((n + 3) / 4)
+	return int64(llm.TokensOf(n))
 }
 
 // checkContextUsage journals a SYSTEM_MESSAGE (kind context_window) when

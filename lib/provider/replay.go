@@ -11,11 +11,8 @@ import (
 	"strings"
 
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/runs"
 )
-
-// invocationsDir is where a run keeps its model calls (lib/runs owns the
-// name; the provider package does not link lib/runs for one constant).
-const invocationsDir = "io/invocations"
 
 // ErrDiverged is matched (errors.Is) by a replay whose run no longer asks
 // what the recorded run asked.
@@ -54,7 +51,7 @@ type replay struct {
 
 // NewReplay reads the model answers recorded in the run directory runDir.
 func NewReplay(runDir string) (llm.Provider, error) {
-	dir := filepath.Join(runDir, invocationsDir)
+	dir := filepath.Join(runDir, runs.InvocationsDir)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)

@@ -74,7 +74,8 @@ func CheckForkPoint(events []journal.Event, at int64) error {
 // Fork creates the run newID in the workspace of the run in runDir: its
 // journal is that run's first at lines byte for byte, its io records are
 // those the lines refer to, and its metadata says where it came from. The
-// original is only read. It returns the new run's metadata and directory.
+// original is only read; at 0 keeps the whole journal. It returns the new
+// run's metadata and directory.
 func Fork(runDir string, at int64, newID string) (*Metadata, string, error) {
 	orig, err := ReadMetadata(runDir)
 	if err != nil {
@@ -87,6 +88,9 @@ func Fork(runDir string, at int64, newID string) (*Metadata, string, error) {
 	events, _, err := journal.Parse(data)
 	if err != nil {
 		return nil, "", fmt.Errorf("read journal: %w", err)
+	}
+	if at == 0 {
+		at = int64(len(events))
 	}
 	if err := CheckForkPoint(events, at); err != nil {
 		return nil, "", err

@@ -73,6 +73,9 @@ type Metadata struct {
 	ForkedFrom *ForkOrigin `json:"forked_from,omitempty"`
 }
 
+// Dir is the run's directory, in its workspace.
+func (m *Metadata) Dir() string { return filepath.Join(m.WorkDir, ControlDir, m.RunID) }
+
 // SetProcess records p as the process running the run.
 func (m *Metadata) SetProcess(p ProcessInfo) {
 	m.PID, m.Hostname, m.ProcessName = p.PID, p.Hostname, p.Name

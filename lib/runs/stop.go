@@ -14,6 +14,18 @@ import (
 // its recorded process is gone (or its pid belongs to another process).
 var ErrNotRunning = errors.New("run is not running")
 
+// NotRunningError is ErrNotRunning for one run, with the reason.
+type NotRunningError struct {
+	RunID, Why string
+}
+
+func (e *NotRunningError) Error() string {
+	return fmt.Sprintf("run %s is not running: %s", e.RunID, e.Why)
+}
+
+// Is makes errors.Is(err, ErrNotRunning) true.
+func (e *NotRunningError) Is(target error) bool { return target == ErrNotRunning }
+
 // RunProcess is the live process of a RUNNING run, held through a pidfd:
 // once opened and checked it names that process and no other, so a
 // signal can never reach a process that took over a recycled pid.
@@ -23,21 +35,21 @@ type RunProcess struct {
 }
 
 // OpenProcess returns the process driving the RUNNING run m on this host:
-// ErrNotRunning (wrapped, with the reason) when there is none, ErrOtherHost
+// a *NotRunningError when there is none, ErrOtherHost
 // when the run was started on another host.
 func OpenProcess(m *Metadata) (*RunProcess, error) {
 	if m.Status != Running {
-		return nil, fmt.Errorf("%w: it is %s", ErrNotRunning, m.Status)
+		return nil, &NotRunningError{m.RunID, fmt.Sprintf("it is %s", m.Status)}
 	}
 	if host, _ := os.Hostname(); m.Hostname != "" && m.Hostname != host {
 		return nil, fmt.Errorf("%w: run %s runs on host %s", ErrOtherHost, m.RunID, m.Hostname)
 	}
 	if m.PID <= 0 {
-		return nil, fmt.Errorf("%w: metadata.json records no process", ErrNotRunning)
+		return nil, &NotRunningError{m.RunID, "metadata.json records no process"}
 	}
 	fd, err := unix.PidfdOpen(m.PID, 0)
 	if errors.Is(err, unix.ESRCH) {
-		return nil, fmt.Errorf("%w: its process %d is gone", ErrNotRunning, m.PID)
+		return nil, &NotRunningError{m.RunID, fmt.Sprintf("its process %d is gone", m.PID)}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open process %d: %w", m.PID, err)
@@ -49,7 +61,7 @@ func OpenProcess(m *Metadata) (*RunProcess, error) {
 		if err != nil {
 			return nil, err
 		}
-		return nil, fmt.Errorf("%w: its process %d is gone (the pid now belongs to another process, or none)", ErrNotRunning, m.PID)
+		return nil, &NotRunningError{m.RunID, fmt.Sprintf("its process %d is gone (the pid now belongs to another process, or none)", m.PID)}
 	}
 	return &RunProcess{fd: fd, PID: m.PID}, nil
 }
