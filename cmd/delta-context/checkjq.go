@@ -30,7 +30,7 @@ func (c *CheckJQCmd) Run(std cli.Stdio) error {
 		}
 	}
 	if n := len(problems); n > 0 {
-		return &cli.Error{Code: cli.ExitConfig, Err: fmt.Errorf("%d jq generator(s) do not compile", n), Silent: true}
+		return &cli.Error{Code: cli.ExitConfig, Err: fmt.Errorf("%d jq expression(s) do not compile", n), Silent: true}
 	}
 	return nil
 }

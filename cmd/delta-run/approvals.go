@@ -2,12 +2,18 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/user"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/alecthomas/kong"
+
+	"github.com/deltakit/delta/contextgen"
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/engine"
@@ -20,18 +26,26 @@ type approvalFlags struct {
 	Timeout   time.Duration `name:"approval-timeout" help:"Instead of pausing, wait up to this long for an answer in interaction/response.txt (written by an orchestrator), and deny the call when none comes." placeholder:"DUR"`
 }
 
-// approver is the agent's approval policy as the engine asks it.
-func approver(a *agent.Agent) engine.ApprovalPolicy {
+// approver is the agent's approval policy as the engine asks it; a rule's
+// jq expression that does not compile is a configuration error.
+func approver(a *agent.Agent) (engine.ApprovalPolicy, error) {
 	if len(a.Approval) == 0 {
-		return nil
+		return nil, nil
 	}
-	return func(tool, command string) engine.Verdict {
-		r := a.Approve(tool, command)
+	var jq agent.ArgsMatcher
+	if a.ApprovalHasJQ() {
+		var problems []agent.Problem
+		if jq, problems = contextgen.ApprovalJQ(a); len(problems) > 0 {
+			return nil, cli.WithCode(cli.ExitConfig, problems[0].Hint, errors.New(problems[0].String()))
+		}
+	}
+	return func(tool string, args json.RawMessage, command string) engine.Verdict {
+		r := a.Approve(tool, command, args, jq)
 		if r == nil {
 			return engine.Verdict{Decision: engine.DecisionAllow}
 		}
 		return engine.Verdict{Decision: r.Decision, Reason: r.Reason, Rule: r.Name()}
-	}
+	}, nil
 }
 
 // mode is --approvals, else $DELTA_APPROVALS, else ask.
@@ -71,36 +85,150 @@ func (f approvalFlags) answerer() string {
 // pendingApproval reports whether the run waits for an approval (its
 // interaction/request.json is one).
 func pendingApproval(runDir string) bool {
+	_, ok := pendingCalls(runDir)
+	return ok
+}
+
+// pendingCalls returns the ids of the calls a run waiting for an approval
+// waits for; ok is false when it does not wait for one.
+func pendingCalls(runDir string) (ids []string, ok bool) {
 	data, err := os.ReadFile(filepath.Join(runDir, engine.InteractionDir, engine.RequestFile))
 	if err != nil {
-		return false
+		return nil, false
 	}
 	var req struct {
 		InputType string `json:"input_type"`
+		CallID    string `json:"call_id"`
+		Pending   []struct {
+			CallID string `json:"call_id"`
+		} `json:"pending"`
 	}
-	return json.Unmarshal(data, &req) == nil && req.InputType == engine.InputApproval
+	if json.Unmarshal(data, &req) != nil || req.InputType != engine.InputApproval {
+		return nil, false
+	}
+	for _, p := range req.Pending {
+		ids = append(ids, p.CallID)
+	}
+	if len(ids) == 0 {
+		ids = []string{req.CallID}
+	}
+	return ids, true
 }
 
-// approvalAnswer is the response.txt of continue --approve / --deny.
+// callChoice is --approve or --deny: alone it answers every call waiting;
+// with CALL_ID (repeatable) only those calls.
+type callChoice struct {
+	All bool
+	IDs []string
+}
+
+// Decode implements kong.MapperValue: the flag alone is a bool token,
+// --approve=ID (or --approve ID, see optionalValues) a string.
+func (c *callChoice) Decode(ctx *kong.DecodeContext) error {
+	if ctx.Scan.Peek().Type != kong.FlagValueToken {
+		c.All = true // the flag alone
+		return nil
+	}
+	token := ctx.Scan.Pop()
+	switch v := token.Value.(type) {
+	case bool:
+		c.All = c.All || v
+	case string:
+		for _, id := range strings.Split(v, ",") {
+			if id = strings.TrimSpace(id); id != "" {
+				c.IDs = append(c.IDs, id)
+			}
+		}
+	default:
+		return fmt.Errorf("expected a call id, not %v", token.Value)
+	}
+	return nil
+}
+
+// IsBool lets the flag stand alone.
+func (c *callChoice) IsBool() bool { return true }
+
+func (c callChoice) set() bool { return c.All || len(c.IDs) > 0 }
+
+// optionalValues rewrites "--approve CALL_ID" as "--approve=CALL_ID" (and
+// the same for --deny): the flags take an optional value, which the
+// command-line parser only reads after "=". continue has no positional
+// arguments, so a word after them can only be their value.
+func optionalValues(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if (a == "--approve" || a == "--deny") && i+1 < len(args) && args[i+1] != "" && !strings.HasPrefix(args[i+1], "-") {
+			a += "=" + args[i+1]
+			i++
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// approvalAnswer is the response.txt of continue --approve / --deny:
+// "approved" or "denied: REASON" for every call waiting, or a line
+// "CALL_ID: ANSWER" per call named.
 func (c *ContinueCmd) approvalAnswer(runDir string) (string, error) {
-	if !c.Approve && !c.Deny {
+	if !c.Approve.set() && !c.Deny.set() {
 		return "", nil
 	}
-	if c.Approve && c.Deny {
-		return "", cli.Errorf(cli.ExitUsage, "", "give --approve or --deny, not both")
+	if c.Approve.All && c.Deny.set() || c.Deny.All && c.Approve.set() {
+		return "", cli.Errorf(cli.ExitUsage, "--approve CALL_ID --deny CALL_ID answers calls one by one", "give --approve or --deny for every call, not both")
 	}
-	if !pendingApproval(runDir) {
+	ids, ok := pendingCalls(runDir)
+	if !ok {
 		return "", cli.Errorf(cli.ExitConfig, fmt.Sprintf("see what it waits for: cat %s", filepath.Join(runDir, engine.InteractionDir, engine.RequestFile)),
 			"run %s does not wait for an approval", c.RunID)
 	}
-	if c.Approve {
-		if c.Message != "" {
-			return "", cli.Errorf(cli.ExitUsage, "-m gives the reason of --deny", "--approve takes no -m")
-		}
+	if c.Message != "" && !c.Deny.set() {
+		return "", cli.Errorf(cli.ExitUsage, "-m gives the reason of --deny", "--approve takes no -m")
+	}
+	denied := "denied"
+	if c.Message != "" {
+		denied = "denied: " + c.Message
+	}
+	switch {
+	case c.Approve.All:
 		return "approved", nil
+	case c.Deny.All:
+		return denied, nil
 	}
-	if c.Message == "" {
-		return "denied", nil
+	waiting := map[string]bool{}
+	for _, id := range ids {
+		waiting[id] = true
 	}
-	return "denied: " + c.Message, nil
+	var lines []string
+	for _, ch := range []struct {
+		ids    []string
+		answer string
+	}{{c.Approve.IDs, "approved"}, {c.Deny.IDs, denied}} {
+		for _, id := range ch.ids {
+			if !waiting[id] {
+				return "", cli.Errorf(cli.ExitConfig, "the calls waiting: "+strings.Join(ids, ", "), "run %s has no call %s waiting for an approval", c.RunID, id)
+			}
+			lines = append(lines, id+": "+ch.answer)
+		}
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+// approvalBanner tells how to answer a run paused for approvals.
+func approvalBanner(w io.Writer, q *engine.Interaction, id, ws, resp string) {
+	cont := fmt.Sprintf("delta continue --run-id %s -w %s", id, ws)
+	if len(q.Pending) < 2 {
+		fmt.Fprintf(w, "Agent paused for an approval: %s\nApprove: %s --approve\nDeny:    %s --deny -m <reason>\nOr write approved / denied: <reason> to %s and run %s\n",
+			q.Prompt, cont, cont, resp, cont)
+		return
+	}
+	fmt.Fprintf(w, "Agent paused for %d approvals:\n", len(q.Pending))
+	for _, p := range q.Pending {
+		fmt.Fprintf(w, "  %s: %s\n", p.CallID, p.Prompt)
+	}
+	fmt.Fprintf(w, "Approve all: %s --approve\nDeny all:    %s --deny -m <reason>\nOne by one:  %s --approve CALL_ID (or --deny CALL_ID -m <reason>)\nOr write a line CALL_ID: approved (or CALL_ID: denied: <reason>) per call to %s and run %s\n",
+		cont, cont, cont, resp, cont)
 }

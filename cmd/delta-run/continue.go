@@ -15,20 +15,20 @@ import (
 
 // ContinueCmd continues an existing run (seeds/000 §2.6.2).
 type ContinueCmd struct {
-	RunID         string `name:"run-id" help:"The run to continue (see list-runs)." placeholder:"ID"`
-	Last          bool   `help:"Continue the latest run of the workspace (the first list-runs shows) instead of naming it with --run-id."`
-	Retry         bool   `help:"Go on with a FAILED run after fixing what failed (an endpoint, a key, a limit) without adding a message: the model is asked again where the run stopped."`
-	MessageFile   string `name:"message-file" help:"Read the message from FILE." type:"path" placeholder:"FILE"`
-	WorkDir       string `short:"w" name:"work-dir" help:"Workspace holding the run (default: the current directory and, in an agent directory, its workspaces W001 …)." type:"path" placeholder:"DIR"`
-	Message       string `short:"m" help:"Message: the answer when WAITING_FOR_INPUT (unless -i asks it on the terminal); required for COMPLETED, and for FAILED without --retry; optional for INTERRUPTED (the answer when the run stopped while ask_human waited). - reads it from stdin."`
-	MaxIterations *int   `name:"max-iterations" help:"Maximum iterations of this invocation, at least 1 (default: the run's limit)." placeholder:"N"`
-	Yes           bool   `short:"y" help:"Never prompt (accepted like run -y; continue asks nothing without -i)."`
-	Verbose       bool   `short:"v" help:"Show more detail in the live stream."`
-	Interactive   bool   `short:"i" help:"Answer ask_human on the terminal."`
-	Force         bool   `help:"Let the janitor take over a RUNNING run started on another host."`
-	Format        string `help:"Output on stdout: text, json, raw, or stream-json (a JSON line per journal event as it is written, then the RunResult)." enum:"text,json,raw,stream-json" default:"text"`
-	Approve       bool   `help:"Approve the tool call the run waits for: it runs."`
-	Deny          bool   `help:"Deny the tool call the run waits for; -m gives the model the reason."`
+	RunID         string     `name:"run-id" help:"The run to continue (see list-runs)." placeholder:"ID"`
+	Last          bool       `help:"Continue the latest run of the workspace (the first list-runs shows) instead of naming it with --run-id."`
+	Retry         bool       `help:"Go on with a FAILED run after fixing what failed (an endpoint, a key, a limit) without adding a message: the model is asked again where the run stopped."`
+	MessageFile   string     `name:"message-file" help:"Read the message from FILE." type:"path" placeholder:"FILE"`
+	WorkDir       string     `short:"w" name:"work-dir" help:"Workspace holding the run (default: the current directory and, in an agent directory, its workspaces W001 …)." type:"path" placeholder:"DIR"`
+	Message       string     `short:"m" help:"Message: the answer when WAITING_FOR_INPUT (unless -i asks it on the terminal); required for COMPLETED, and for FAILED without --retry; optional for INTERRUPTED (the answer when the run stopped while ask_human waited). - reads it from stdin."`
+	MaxIterations *int       `name:"max-iterations" help:"Maximum iterations of this invocation, at least 1 (default: the run's limit)." placeholder:"N"`
+	Yes           bool       `short:"y" help:"Never prompt (accepted like run -y; continue asks nothing without -i)."`
+	Verbose       bool       `short:"v" help:"Show more detail in the live stream."`
+	Interactive   bool       `short:"i" help:"Answer ask_human on the terminal."`
+	Force         bool       `help:"Let the janitor take over a RUNNING run started on another host."`
+	Format        string     `help:"Output on stdout: text, json, raw, or stream-json (a JSON line per journal event as it is written, then the RunResult)." enum:"text,json,raw,stream-json" default:"text"`
+	Approve       callChoice `help:"Approve the tool calls the run waits for: they run. With CALL_ID (repeatable) only that call." placeholder:"CALL_ID"`
+	Deny          callChoice `help:"Deny the tool calls the run waits for; -m gives the model the reason. With CALL_ID (repeatable) only that call." placeholder:"CALL_ID"`
 	approvalFlags `embed:""`
 	LLM           string `name:"llm" help:"Override the agent's provider: openai:MODEL or anthropic:MODEL (without MODEL: $$DELTA_MODEL, else llm.model), scripted:FILE to replay FILE offline, or replay:RUN to replay the model answers recorded in run RUN (default: the --llm the run was started or last continued with)." placeholder:"PROVIDER[:ARG]"`
 }
@@ -146,7 +146,7 @@ func joinMessages(msgs ...string) string {
 // checkState applies the five-state table: janitor for RUNNING, message
 // rules for the others. For WAITING_FOR_INPUT, -m becomes response.txt.
 func (c *ContinueCmd) checkState(runDir string, meta *runs.Metadata, stderr io.Writer) error {
-	if (c.Approve || c.Deny) && meta.Status != runs.WaitingForInput {
+	if (c.Approve.set() || c.Deny.set()) && meta.Status != runs.WaitingForInput {
 		return cli.Errorf(cli.ExitConfig, "", "run %s is %s: --approve and --deny answer a run waiting for an approval", c.RunID, meta.Status)
 	}
 	switch meta.Status {
@@ -183,7 +183,7 @@ func (c *ContinueCmd) checkState(runDir string, meta *runs.Metadata, stderr io.W
 		if answer != "" {
 			if _, err := os.Stat(resp); err == nil {
 				by := "-m"
-				if c.Approve || c.Deny {
+				if c.Approve.set() || c.Deny.set() {
 					by = "this answer"
 				}
 				fmt.Fprintf(stderr, "delta-run: warning: %s already held an answer; %s replaces it\n", resp, by)

@@ -84,6 +84,10 @@ func drive(o driveOpts) error {
 	// Secret values of the environment and of the provider's settings
 	// (.env files) are redacted from what the run writes and sends.
 	redactor := redact.FromEnv(os.Environ(), o.providerEnv)
+	approve, err := approver(o.agent)
+	if err != nil {
+		return err
+	}
 	tools := engine.Toolbox(engine.NewCommandTools(o.agent, os.Environ()))
 	// Plugins (agent.yaml plugins:, hook plugins): one process each for the
 	// run, stopped when it ends. Local tools win over plugin tools.
@@ -111,7 +115,7 @@ func drive(o driveOpts) error {
 		MaxIterations: o.meta.MaxIterations, MaxTurns: o.agent.MaxTurns, Parallel: o.agent.ParallelTools, LoopWindow: o.agent.LoopWindow, ContextWindow: contextWindow(o.llmConfig), Interactive: o.interactive, Message: o.message,
 		Observe: observer(o, show), Log: logger, Redact: redactor}
 	e.OnText = textSink(o, show)
-	e.Approve, e.ApprovedBy, e.ApprovalTimeout = approver(o.agent), o.approvals.answerer(), o.approvals.Timeout
+	e.Approve, e.ApprovedBy, e.ApprovalTimeout = approve, o.approvals.answerer(), o.approvals.Timeout
 	if e.Approvals, err = o.approvals.mode(); err != nil {
 		return err
 	}
@@ -192,8 +196,7 @@ func exitFor(o driveOpts, out engine.Outcome) error {
 	case engine.StatusWaiting:
 		rel := filepath.Join(runs.ControlDir, id, engine.InteractionDir, engine.ResponseFile)
 		if q := out.Interaction; q != nil && q.InputType == engine.InputApproval {
-			fmt.Fprintf(o.std.Err, "Agent paused for an approval: %s\nApprove: delta continue --run-id %s -w %s --approve\nDeny:    delta continue --run-id %s -w %s --deny -m <reason>\nOr write approved / denied: <reason> to %s and run delta continue --run-id %s -w %s\n",
-				q.Prompt, id, ws, id, ws, filepath.Join(ws, rel), id, ws)
+			approvalBanner(o.std.Err, q, id, ws, filepath.Join(ws, rel))
 			return &cli.Error{Code: cli.ExitWaiting, Silent: true, Err: fmt.Errorf("run %s is waiting for an approval", id)}
 		}
 		fmt.Fprintf(o.std.Err, "Agent paused. Provide response in %s\nOr use: delta continue --run-id %s -w %s -m <response>\n",

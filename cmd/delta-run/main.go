@@ -9,4 +9,4 @@ import (
 	"github.com/deltakit/delta/lib/cli"
 )
 
-func main() { os.Exit(cli.Run("delta-run", &CLI{}, os.Args[1:], cli.OSStdio())) }
+func main() { os.Exit(cli.Run("delta-run", &CLI{}, optionalValues(os.Args[1:]), cli.OSStdio())) }

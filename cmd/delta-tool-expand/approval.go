@@ -34,6 +34,9 @@ func showApproval(w io.Writer, a *agent.Agent, plugin []pluginTool) {
 		if r.Command != nil {
 			what += fmt.Sprintf(", command matching /%s/", r.Command)
 		}
+		if r.JQ != "" {
+			what += fmt.Sprintf(", arguments where jq %q holds", r.JQ)
+		}
 		line := fmt.Sprintf("  line %d: %s → %s", r.Line, what, r.Decision)
 		if r.Reason != "" {
 			line += " (" + r.Reason + ")"

@@ -137,7 +137,7 @@ func lint(a *agent.Agent, stderr io.Writer) error {
 // checkJQ has delta-context compile the agent's jq generators, when it has
 // any: jq is linked by delta-context, not by this command.
 func checkJQ(a *agent.Agent, stderr io.Writer) error {
-	if !a.Context.HasJQ() {
+	if !a.Context.HasJQ() && !a.ApprovalHasJQ() {
 		return nil
 	}
 	bin, err := cli.FindCommand("delta-context")
@@ -150,7 +150,7 @@ func checkJQ(a *agent.Agent, stderr io.Writer) error {
 	if err := cmd.Run(); err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) && ee.ExitCode() == cli.ExitConfig {
-			return cli.Errorf(cli.ExitConfig, "", "agent %s would fail when it runs: a jq generator does not compile", a.Home)
+			return cli.Errorf(cli.ExitConfig, "", "agent %s would fail when it runs: a jq expression (context generator or approval rule) does not compile", a.Home)
 		}
 		return cli.WithCode(cli.ExitConfig, "", fmt.Errorf("check the jq generators with %s: %w", bin, err))
 	}

@@ -18,8 +18,12 @@ const (
 // Command is set, whose resolved command line matches it (a regular
 // expression), get Decision, with Reason for the model and the human.
 type ApprovalRule struct {
-	Tool     string
-	Command  *regexp.Regexp
+	Tool    string
+	Command *regexp.Regexp
+	// JQ, when set, is a jq expression over the call's arguments that must
+	// be true for the rule to apply; jq is not linked here, so whoever
+	// applies the policy passes an ArgsMatcher (see Approve).
+	JQ       string
 	Decision string
 	Reason   string
 	// Line is the rule's line in agent.yaml, to name it in the journal.
@@ -46,17 +50,33 @@ func (r ApprovalRule) Name() string {
 	return fmt.Sprintf("agent.yaml approval rule at line %d", r.Line)
 }
 
+// ArgsMatcher reports whether the jq expression of rule i (of
+// Agent.Approval) holds for a call's arguments.
+type ArgsMatcher func(i int, tool, command string, args []byte) bool
+
 // Approve returns the first rule matching a call, or nil: no rule allows.
-func (a *Agent) Approve(tool, command string) *ApprovalRule {
+// jq applies the rules' jq expressions (nil: rules with one never match).
+func (a *Agent) Approve(tool, command string, args []byte, jq ArgsMatcher) *ApprovalRule {
 	for i := range a.Approval {
-		if a.Approval[i].Matches(tool, command) {
-			return &a.Approval[i]
+		r := &a.Approval[i]
+		if r.Matches(tool, command) && (r.JQ == "" || jq != nil && jq(i, tool, command, args)) {
+			return r
 		}
 	}
 	return nil
 }
 
-var approvalKeys = []string{"tool", "command", "decision", "reason"}
+// ApprovalHasJQ reports whether an approval rule has a jq expression.
+func (a *Agent) ApprovalHasJQ() bool {
+	for _, r := range a.Approval {
+		if r.JQ != "" {
+			return true
+		}
+	}
+	return false
+}
+
+var approvalKeys = []string{"tool", "command", "jq", "decision", "reason"}
 
 // decodeApproval reads the approval list.
 func decodeApproval(d *doc, fa field) []ApprovalRule {
@@ -74,6 +94,11 @@ func decodeApproval(d *doc, fa field) []ApprovalRule {
 				d.problem(c.value, ErrInvalid, `a regular expression over the command line, such as '^rm\b'`, "approval command: %v", err)
 			}
 			r.Command = re
+		}
+		if j, ok := f["jq"]; ok {
+			if r.JQ = d.str(j, "approval jq"); r.JQ == "" {
+				d.problem(j.value, ErrInvalid, `a jq expression over the arguments, such as '.path | startswith("/")'`, "approval jq: empty expression")
+			}
 		}
 		switch r.Decision {
 		case ApproveAllow, ApproveDeny, ApproveAsk:

@@ -23,6 +23,10 @@ type callState struct {
 	received  map[string]string
 }
 
+func newCallState() callState {
+	return callState{requested: map[string]bool{}, resolved: map[string]bool{}, asked: map[string]bool{}, received: map[string]string{}}
+}
+
 // pending finds the last THOUGHT's tool calls and what happened to them.
 func pending(events []journal.Event) (calls []llm.ToolCall, it int, st callState) {
 	last := -1
@@ -31,7 +35,7 @@ func pending(events []journal.Event) (calls []llm.ToolCall, it int, st callState
 			last = i
 		}
 	}
-	st = callState{requested: map[string]bool{}, resolved: map[string]bool{}, asked: map[string]bool{}, received: map[string]string{}}
+	st = newCallState()
 	if last < 0 {
 		return nil, 0, st
 	}
@@ -130,7 +134,7 @@ func (e *Engine) act(ctx context.Context, it int, calls []llm.ToolCall, st callS
 		if v := e.verdict(calls[i]); (v.Decision == DecisionAsk || st.asked[calls[i].ID]) && !st.resolved[calls[i].ID] && !st.requested[calls[i].ID] {
 			// A call waiting for a human is asked in its place, like
 			// ask_human: the calls before it have run.
-			out, err := e.approval(ctx, it, calls[i], v, st)
+			out, err := e.approval(ctx, it, calls[i:], v, st)
 			if err != nil || out != nil {
 				return out, err
 			}

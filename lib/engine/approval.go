@@ -38,9 +38,9 @@ type Verdict struct {
 	Rule     string // what decided, for the journal
 }
 
-// ApprovalPolicy decides a call from its tool name and resolved command
-// line ("" for a tool that is not a command).
-type ApprovalPolicy func(tool, command string) Verdict
+// ApprovalPolicy decides a call from its tool name, arguments and
+// resolved command line ("" for a tool that is not a command).
+type ApprovalPolicy func(tool string, args json.RawMessage, command string) Verdict
 
 // verdict applies the policy to call; with --approvals deny an ask is a
 // deny.
@@ -48,7 +48,8 @@ func (e *Engine) verdict(call llm.ToolCall) Verdict {
 	if e.Approve == nil || call.Name == AskHumanName {
 		return Verdict{Decision: DecisionAllow}
 	}
-	v := e.Approve(call.Name, e.commandOf(call.Name, argsJSON(call.Arguments)))
+	args := argsJSON(call.Arguments)
+	v := e.Approve(call.Name, args, e.commandOf(call.Name, args))
 	if v.Decision == DecisionAsk && e.Approvals == ApprovalsDeny {
 		v.Decision = DecisionDeny
 		v.Reason = strings.TrimSpace(v.Reason + " (it needs a human's approval, and approvals are off: --approvals deny)")
@@ -74,70 +75,258 @@ func deniedObservation(tool, by, reason string) string {
 	return fmt.Sprintf("error: the call to %s was denied by %s: %s", tool, by, reason)
 }
 
-// approval handles a call the policy wants a human to approve: it asks on
-// the terminal (-i) or pauses the run (WAITING_FOR_INPUT), and on resume
-// applies the answer: an approved call runs, a denied one gets an error
-// observation with the reason.
-func (e *Engine) approval(ctx context.Context, it int, call llm.ToolCall, v Verdict, st callState) (*Outcome, error) {
+// asking is a call waiting for a human's approval and why.
+type asking struct {
+	call llm.ToolCall
+	v    Verdict
+}
+
+// approval handles calls[0], which waits for a human's approval (v). The
+// later calls of the turn the policy also has wait are asked with it, so
+// that one pause shows every call waiting. The answer comes on the
+// terminal (-i), within --approval-timeout, or after a pause
+// (WAITING_FOR_INPUT) from continue; an approved call runs, a denied one
+// gets an error observation with the reason.
+func (e *Engine) approval(ctx context.Context, it int, calls []llm.ToolCall, v Verdict, st callState) (*Outcome, error) {
+	call := calls[0]
 	if answer, ok := st.received[call.ID]; ok {
-		return e.decided(ctx, it, call, answer, false)
+		return e.decided(ctx, it, call, answer)
 	}
-	if st.asked[call.ID] {
-		answer, ok, err := e.readResponse()
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			return e.decided(ctx, it, call, answer, true)
-		}
+	group := append([]asking{{call, v}}, e.alsoWaiting(calls[1:], st)...)
+	if err := e.takeAnswers(it, group, st); err != nil {
+		return nil, err
 	}
-	command := e.commandOf(call.Name, argsJSON(call.Arguments))
-	prompt := fmt.Sprintf("approve %s %s", call.Name, string(argsJSON(call.Arguments)))
-	if command != "" {
-		prompt = fmt.Sprintf("approve %s: %s", call.Name, command)
+	if answer, ok := st.received[call.ID]; ok {
+		return e.decided(ctx, it, call, answer)
 	}
-	if v.Reason != "" {
-		prompt += " (" + v.Reason + ")"
-	}
-	if !st.asked[call.ID] {
-		if err := e.append(&journal.Event{Type: journal.HumanInputRequest, Iteration: it, CallID: call.ID, ToolName: call.Name,
-			ToolArgs: argsJSON(call.Arguments), Prompt: prompt, InputType: InputApproval, Rule: v.Rule}); err != nil {
-			return nil, err
-		}
-	}
-	q := Interaction{Prompt: prompt, InputType: InputApproval, CallID: call.ID}
+	group = unanswered(group, st)
 	if e.Interactive && e.Asker != nil {
-		answer, err := e.Asker.Ask(ctx, q)
+		// On the terminal the calls are asked one at a time, in order.
+		group = group[:1]
+	}
+	for _, a := range group {
+		if err := e.askApproval(it, a, st); err != nil {
+			return nil, err
+		}
+	}
+	if e.Interactive && e.Asker != nil {
+		answer, err := e.Asker.Ask(ctx, approvalQuestion(e.approvalPrompt(group[0]), call))
 		if err != nil {
 			if ctx.Err() != nil {
-				out := e.outcome(StatusInterrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted while waiting for an approval"})
-				return &out, nil
+				return e.interruptedWaiting(), nil
 			}
 			answer = "denied: no answer could be read (" + err.Error() + ")"
 		}
-		return e.decided(ctx, it, call, answer, true)
+		if err := e.receive(it, call, answer, st); err != nil {
+			return nil, err
+		}
+		return e.decided(ctx, it, call, answer)
 	}
-	extra := map[string]any{"tool_name": call.Name, "tool_args": argsJSON(call.Arguments), "command": command, "reason": v.Reason, "rule": v.Rule}
-	if e.ApprovalTimeout <= 0 {
-		return e.pauseWith(it, call, q, true, extra)
-	}
-	// An orchestrator answers by writing response.txt: wait for it, and
-	// deny when it does not come in time.
-	if _, err := e.writeRequest(call, q, extra); err != nil {
-		return nil, err
-	}
-	answer, ok, err := e.waitResponse(ctx, e.ApprovalTimeout)
+	q, err := e.writeApprovalRequest(group)
 	if err != nil {
 		return nil, err
 	}
-	if ctx.Err() != nil {
-		out := e.outcome(StatusInterrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted while waiting for an approval"})
+	if e.ApprovalTimeout <= 0 {
+		e.Log.Printf("iteration %d: waiting for %d approval(s)", it, len(group))
+		out := e.outcome(StatusWaiting, nil)
+		out.Interaction = &q
 		return &out, nil
 	}
-	if !ok {
-		answer = fmt.Sprintf("denied: no answer within %s (--approval-timeout)", e.ApprovalTimeout)
+	// An orchestrator answers by writing response.txt: wait for it, and
+	// deny what is not answered in time.
+	if _, ok, err := e.waitResponse(ctx, e.ApprovalTimeout); err != nil {
+		return nil, err
+	} else if ctx.Err() != nil {
+		return e.interruptedWaiting(), nil
+	} else if ok {
+		if err := e.takeAnswers(it, group, st); err != nil {
+			return nil, err
+		}
 	}
-	return e.decided(ctx, it, call, answer, true)
+	for _, a := range unanswered(group, st) {
+		if err := e.receive(it, a.call, fmt.Sprintf("denied: no answer within %s (--approval-timeout)", e.ApprovalTimeout), st); err != nil {
+			return nil, err
+		}
+	}
+	return e.decided(ctx, it, call, st.received[call.ID])
+}
+
+// alsoWaiting returns the calls the policy has wait for a human (or that
+// were asked already) and that have no answer yet.
+func (e *Engine) alsoWaiting(calls []llm.ToolCall, st callState) []asking {
+	var out []asking
+	for _, c := range calls {
+		if c.Name == AskHumanName || st.resolved[c.ID] || st.requested[c.ID] {
+			continue
+		}
+		if _, ok := st.received[c.ID]; ok {
+			continue
+		}
+		if v := e.verdict(c); v.Decision == DecisionAsk || st.asked[c.ID] {
+			out = append(out, asking{c, v})
+		}
+	}
+	return out
+}
+
+// unanswered keeps the calls of group without an answer.
+func unanswered(group []asking, st callState) []asking {
+	var out []asking
+	for _, a := range group {
+		if _, ok := st.received[a.call.ID]; !ok {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func (e *Engine) interruptedWaiting() *Outcome {
+	out := e.outcome(StatusInterrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted while waiting for an approval"})
+	return &out
+}
+
+// approvalPrompt is the question shown for a call: the tool, its command
+// line (or arguments) and the reason.
+func (e *Engine) approvalPrompt(a asking) string {
+	args := argsJSON(a.call.Arguments)
+	prompt := fmt.Sprintf("approve %s %s", a.call.Name, string(args))
+	if command := e.commandOf(a.call.Name, args); command != "" {
+		prompt = fmt.Sprintf("approve %s: %s", a.call.Name, command)
+	}
+	if a.v.Reason != "" {
+		prompt += " (" + a.v.Reason + ")"
+	}
+	return prompt
+}
+
+func approvalQuestion(prompt string, call llm.ToolCall) Interaction {
+	return Interaction{Prompt: prompt, InputType: InputApproval, CallID: call.ID}
+}
+
+// askApproval journals the HUMAN_INPUT_REQUEST of a call (once).
+func (e *Engine) askApproval(it int, a asking, st callState) error {
+	if st.asked[a.call.ID] {
+		return nil
+	}
+	if err := e.append(&journal.Event{Type: journal.HumanInputRequest, Iteration: it, CallID: a.call.ID, ToolName: a.call.Name,
+		ToolArgs: argsJSON(a.call.Arguments), Prompt: e.approvalPrompt(a), InputType: InputApproval, Rule: a.v.Rule}); err != nil {
+		return err
+	}
+	st.asked[a.call.ID] = true
+	return nil
+}
+
+// writeApprovalRequest writes interaction/request.json for the calls of
+// group: the first one's fields at the top (one call waiting reads as
+// before) and every call under "pending".
+func (e *Engine) writeApprovalRequest(group []asking) (Interaction, error) {
+	pending := make([]map[string]any, len(group))
+	q := approvalQuestion(e.approvalPrompt(group[0]), group[0].call)
+	for i, a := range group {
+		args := argsJSON(a.call.Arguments)
+		pending[i] = map[string]any{"call_id": a.call.ID, "tool_name": a.call.Name, "tool_args": args,
+			"command": e.commandOf(a.call.Name, args), "reason": a.v.Reason, "rule": a.v.Rule, "prompt": e.approvalPrompt(a)}
+		q.Pending = append(q.Pending, approvalQuestion(pending[i]["prompt"].(string), a.call))
+	}
+	extra := map[string]any{"pending": pending}
+	for _, k := range []string{"tool_name", "tool_args", "command", "reason", "rule"} {
+		extra[k] = pending[0][k]
+	}
+	return e.writeRequest(group[0].call, q, extra)
+}
+
+// takeAnswers journals the answers response.txt holds for the calls of
+// group (see Answers) and removes the file. A call whose answer is already
+// journaled keeps it.
+func (e *Engine) takeAnswers(it int, group []asking, st callState) error {
+	text, ok, err := e.readResponse()
+	if err != nil || !ok {
+		return err
+	}
+	// Only a call asked for (journaled) can be answered.
+	var ids []string
+	for _, a := range group {
+		if st.asked[a.call.ID] {
+			ids = append(ids, a.call.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	answers, ignored := Answers(text, ids)
+	if len(ignored) > 0 && len(answers) == 0 {
+		return nil // nothing for these calls: the file stays for whoever reads it
+	}
+	for _, line := range ignored {
+		e.Log.Printf("warning: response.txt line %q names no call waiting for an approval; ignored", line)
+	}
+	for _, a := range group {
+		answer, ok := answers[a.call.ID]
+		if _, done := st.received[a.call.ID]; !ok || done {
+			continue
+		}
+		if err := e.receive(it, a.call, answer, st); err != nil {
+			return err
+		}
+	}
+	if err := os.Remove(filepath.Join(e.Run.RunDir, InteractionDir, ResponseFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove interaction response: %w", err)
+	}
+	return nil
+}
+
+// Answers reads response.txt for calls waiting for an approval (ids, in
+// order). Lines "CALL_ID: ANSWER" answer one call each; any other text is
+// one answer for every call. ignored lists lines of the first form that
+// name no call of ids.
+func Answers(text string, ids []string) (answers map[string]string, ignored []string) {
+	answers = map[string]string{}
+	waiting := map[string]bool{}
+	for _, id := range ids {
+		waiting[id] = true
+	}
+	perCall := false
+	var lines []string
+	for _, line := range strings.Split(text, "\n") {
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
+		lines = append(lines, line)
+		if id, _, ok := strings.Cut(line, ":"); ok && waiting[strings.TrimSpace(id)] {
+			perCall = true
+		}
+	}
+	if !perCall {
+		for _, id := range ids {
+			answers[id] = strings.TrimSpace(text)
+		}
+		return answers, nil
+	}
+	for _, line := range lines {
+		id, answer, _ := strings.Cut(line, ":")
+		if id = strings.TrimSpace(id); waiting[id] {
+			answers[id] = strings.TrimSpace(answer)
+		} else {
+			ignored = append(ignored, line)
+		}
+	}
+	return answers, ignored
+}
+
+// receive journals a human's answer to an approval.
+func (e *Engine) receive(it int, call llm.ToolCall, answer string, st callState) error {
+	approved, _ := ParseApproval(answer)
+	decision := "denied"
+	if approved {
+		decision = "approved"
+	}
+	if err := e.append(&journal.Event{Type: journal.HumanInputReceived, Iteration: it, CallID: call.ID, ToolName: call.Name,
+		Response: answer, InputType: InputApproval, Decision: decision, By: e.ApprovedBy}); err != nil {
+		return err
+	}
+	st.received[call.ID] = answer
+	e.Log.Printf("iteration %d: %s %s (call %s) by %s", it, decision, call.Name, call.ID, e.ApprovedBy)
+	return nil
 }
 
 // approvalPoll is how often a run waiting for an approval looks for
@@ -168,7 +357,7 @@ func (e *Engine) waitResponse(ctx context.Context, d time.Duration) (string, boo
 // once it is decided (on the terminal, or within --approval-timeout) the
 // rest of the calls go on.
 func (e *Engine) hookAsked(ctx context.Context, it int, calls []llm.ToolCall, v Verdict, st callState) (*Outcome, error) {
-	if out, err := e.approval(ctx, it, calls[0], v, st); err != nil || out != nil {
+	if out, err := e.approval(ctx, it, calls, v, st); err != nil || out != nil {
 		return out, err
 	}
 	return e.actBatch(ctx, it, calls[1:], st)
@@ -193,21 +382,10 @@ func ParseApproval(answer string) (approved bool, reason string) {
 	return false, a
 }
 
-// decided journals the human's decision (unless already there) and acts
-// on it: an approved call runs, a denied one is answered with the reason.
-func (e *Engine) decided(ctx context.Context, it int, call llm.ToolCall, answer string, journalIt bool) (*Outcome, error) {
+// decided acts on a human's journaled answer: an approved call runs, a
+// denied one is answered with the reason.
+func (e *Engine) decided(ctx context.Context, it int, call llm.ToolCall, answer string) (*Outcome, error) {
 	approved, reason := ParseApproval(answer)
-	decision := "denied"
-	if approved {
-		decision = "approved"
-	}
-	if journalIt {
-		if err := e.append(&journal.Event{Type: journal.HumanInputReceived, Iteration: it, CallID: call.ID, ToolName: call.Name,
-			Response: answer, InputType: InputApproval, Decision: decision, By: e.ApprovedBy}); err != nil {
-			return nil, err
-		}
-		e.Log.Printf("iteration %d: %s %s (call %s) by %s", it, decision, call.Name, call.ID, e.ApprovedBy)
-	}
 	if err := e.clearInteraction(); err != nil {
 		return nil, err
 	}

@@ -241,7 +241,7 @@ func (e *Engine) iterate(ctx context.Context, events []journal.Event) (*Outcome,
 		out.Result = ParseResult(resp.Content)
 		return &out, nil
 	}
-	if out, err := e.act(ctx, it, resp.ToolCalls, callState{}); err != nil || out != nil {
+	if out, err := e.act(ctx, it, resp.ToolCalls, newCallState()); err != nil || out != nil {
 		return out, err
 	}
 	if _, err := e.hook(ctx, HookRequest{Name: "on_iteration_end"}); err != nil {

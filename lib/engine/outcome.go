@@ -43,6 +43,9 @@ type Interaction struct {
 	InputType string `json:"input_type"`
 	Sensitive bool   `json:"sensitive"`
 	CallID    string `json:"call_id,omitempty"`
+	// Pending lists every call waiting for an approval when several of
+	// one turn wait at once (the first is the one above).
+	Pending []Interaction `json:"pending,omitempty"`
 }
 
 // Outcome is how one engine invocation ended.
