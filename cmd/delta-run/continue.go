@@ -51,12 +51,12 @@ func (c *ContinueCmd) Run(std cli.Stdio) error {
 	if c.MaxIterations != nil && *c.MaxIterations < 1 {
 		return cli.Errorf(cli.ExitUsage, "omit --max-iterations for the run's limit", "--max-iterations must be at least 1, not %d", *c.MaxIterations)
 	}
-	workDir, runDir, err := findRun(c.WorkDir, c.RunID)
+	workDir, runDir, err := runs.Locate(c.WorkDir, c.RunID)
 	if err != nil {
 		if errors.Is(err, runs.ErrNoRun) {
 			return cli.WithCode(cli.ExitFailed, "Use `delta run` to start a new run, or `delta list-runs` (with -w WORKSPACE) to see the runs", err)
 		}
-		if errors.Is(err, errAmbiguousRun) {
+		if errors.Is(err, runs.ErrAmbiguousRun) {
 			return cli.WithCode(cli.ExitConfig, "", err)
 		}
 		return err

@@ -146,7 +146,7 @@ func (c *ListRunsCmd) list() ([]runs.Metadata, error) {
 	}
 	if c.WorkDir == "" {
 		var err error
-		if dirs, err = implicitWorkspaces("."); err != nil {
+		if dirs, err = runs.ImplicitWorkspaces("."); err != nil {
 			return nil, err
 		}
 	}

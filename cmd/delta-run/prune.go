@@ -45,7 +45,7 @@ func (c *PruneCmd) Run(std cli.Stdio) error {
 	}
 	dirs := []string{c.WorkDir}
 	if c.WorkDir == "" {
-		if dirs, err = implicitWorkspaces("."); err != nil {
+		if dirs, err = runs.ImplicitWorkspaces("."); err != nil {
 			return err
 		}
 	}

@@ -63,7 +63,7 @@ func (c *StopCmd) stopAll(std cli.Stdio) error {
 	dirs := []string{c.WorkDir}
 	if c.WorkDir == "" {
 		var err error
-		if dirs, err = implicitWorkspaces("."); err != nil {
+		if dirs, err = runs.ImplicitWorkspaces("."); err != nil {
 			return err
 		}
 	}
