@@ -30,6 +30,7 @@ type ContinueCmd struct {
 	Approve       callChoice `help:"Approve the tool calls the run waits for: they run. With CALL_ID (repeatable) only that call." placeholder:"CALL_ID"`
 	Deny          callChoice `help:"Deny the tool calls the run waits for; -m gives the model the reason. With CALL_ID (repeatable) only that call." placeholder:"CALL_ID"`
 	approvalFlags `embed:""`
+	FrontEnd      bool   `name:"front-end" hidden:"" help:"Run under a front-end such as delta chat: the model's text streams into the live stream on stderr even when it is not a terminal, and a pause does not print how to answer it (the front-end asks)."`
 	LLM           string `name:"llm" help:"Override the agent's provider: openai:MODEL or anthropic:MODEL (without MODEL: $$DELTA_MODEL, else llm.model), scripted:FILE to replay FILE offline, or replay:RUN to replay the model answers recorded in run RUN (default: the --llm the run was started or last continued with)." placeholder:"PROVIDER[:ARG]"`
 }
 
@@ -129,7 +130,7 @@ func (c *ContinueCmd) Run(std cli.Stdio) error {
 		return err
 	}
 	return drive(driveOpts{ctx: ctx, agent: a, meta: meta, runDir: runDir, provider: provider, llmConfig: llmConfig, providerEnv: providerEnv,
-		message: message, interactive: c.Interactive, verbose: c.Verbose, format: c.Format, std: std, approvals: c.approvalFlags})
+		message: message, interactive: c.Interactive, verbose: c.Verbose, format: c.Format, std: std, approvals: c.approvalFlags, frontEnd: c.FrontEnd})
 }
 
 // joinMessages joins the non-empty messages with a blank line.

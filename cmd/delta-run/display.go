@@ -29,6 +29,8 @@ type display struct {
 	// tty is whether the stream is a terminal (streamed text is shown
 	// there only); streaming is set while a streamed answer is shown.
 	tty, streaming bool
+	// streamText shows streamed text (a terminal, or --stream-text).
+	streamText bool
 	// wait is the waiting indicator (terminal only), running counts the
 	// tool calls started and not finished.
 	wait    *waiting

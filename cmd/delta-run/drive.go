@@ -45,6 +45,10 @@ type driveOpts struct {
 	format      string
 	std         cli.Stdio
 	approvals   approvalFlags
+	// frontEnd: a front-end such as delta chat runs the command
+	// (--front-end): the model's text streams into the live stream on
+	// stderr when it is not a terminal too, and pauses print no banner.
+	frontEnd bool
 }
 
 // drive runs the engine on the run until it stops, keeps metadata.json
@@ -54,6 +58,7 @@ func drive(o driveOpts) error {
 	ctx := o.ctx
 	o.std.Err = &liveStream{w: o.std.Err}
 	show := newDisplay(o.std.Err, o.verbose)
+	show.streamText = show.tty || o.frontEnd
 	if show.tty {
 		// Everything written to stderr (stream, prompts, plugin output)
 		// erases the waiting indicator first.
@@ -195,6 +200,9 @@ func exitFor(o driveOpts, out engine.Outcome) error {
 		return nil
 	case engine.StatusWaiting:
 		rel := filepath.Join(runs.ControlDir, id, engine.InteractionDir, engine.ResponseFile)
+		if o.frontEnd {
+			return &cli.Error{Code: cli.ExitWaiting, Silent: true, Err: fmt.Errorf("run %s is waiting for input", id)}
+		}
 		if q := out.Interaction; q != nil && q.InputType == engine.InputApproval {
 			approvalBanner(o.std.Err, q, id, ws, filepath.Join(ws, rel))
 			return &cli.Error{Code: cli.ExitWaiting, Silent: true, Err: fmt.Errorf("run %s is waiting for an approval", id)}

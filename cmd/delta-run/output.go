@@ -27,6 +27,15 @@ type resultInteraction struct {
 	Prompt    string `json:"prompt"`
 	InputType string `json:"input_type"`
 	Sensitive bool   `json:"sensitive"`
+	CallID    string `json:"call_id,omitempty"`
+	// Pending lists the calls waiting for an approval (each with its
+	// call_id and prompt) when several wait at once.
+	Pending []resultPending `json:"pending,omitempty"`
+}
+
+type resultPending struct {
+	CallID string `json:"call_id"`
+	Prompt string `json:"prompt"`
 }
 
 type resultMetrics struct {
@@ -65,7 +74,10 @@ func newRunResult(o driveOpts, out engine.Outcome, start, end time.Time) RunResu
 		r.Result = out.Result
 	case engine.StatusWaiting:
 		if q := out.Interaction; q != nil {
-			r.Interaction = &resultInteraction{Prompt: q.Prompt, InputType: q.InputType, Sensitive: q.Sensitive}
+			r.Interaction = &resultInteraction{Prompt: q.Prompt, InputType: q.InputType, Sensitive: q.Sensitive, CallID: q.CallID}
+			for _, p := range q.Pending {
+				r.Interaction.Pending = append(r.Interaction.Pending, resultPending{CallID: p.CallID, Prompt: p.Prompt})
+			}
 		}
 	default:
 		r.Error = out.Error

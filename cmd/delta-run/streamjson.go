@@ -46,7 +46,7 @@ func observer(o driveOpts, show *display) func(journal.Event) {
 // nobody would see it: the model is then asked without streaming.
 func textSink(o driveOpts, show *display) func(string) {
 	wantJSON := o.format == "stream-json"
-	if !show.tty && !wantJSON {
+	if !show.streamText && !wantJSON {
 		return nil
 	}
 	var enc *json.Encoder
@@ -54,7 +54,7 @@ func textSink(o driveOpts, show *display) func(string) {
 		enc = newJSONEncoder(o.std.Out)
 	}
 	return func(delta string) {
-		if show.tty {
+		if show.streamText {
 			show.text(delta)
 		}
 		if enc != nil {

@@ -29,6 +29,7 @@ Commands:
   fork --run-id ID --at SEQ start a new run from a journal prefix (delta-run fork)
   prune --older-than DUR    remove old finished runs             (delta-run prune)
   init NAME                 create an agent from a template      (delta-run init)
+  chat [AGENT]              talk with an agent, turn by turn     (delta-chat)
   tool expand [AGENT]       show, check and preview tools        (delta-tool-expand)
   tool:expand [AGENT]       the same                             (delta-tool-expand)
   context                   build the LLM context of a run       (delta-context)

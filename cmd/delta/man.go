@@ -20,6 +20,7 @@ type manGrammar struct {
 	Fork     passCmd `cmd:"" help:"Start a new run from another's journal up to an iteration: delta-run fork ARGS."`
 	Prune    passCmd `cmd:"" help:"Remove finished runs older than an age: delta-run prune ARGS."`
 	Init     passCmd `cmd:"" help:"Create an agent from a template: delta-run init ARGS."`
+	Chat     passCmd `cmd:"" help:"Talk with an agent over one run, turn by turn, with approvals and questions asked inline: delta-chat ARGS."`
 	Tool     toolCmd `cmd:"" help:"Tool commands: delta tool expand ARGS runs delta-tool-expand ARGS (also spelled tool:expand)."`
 	Context  passCmd `cmd:"" help:"Build the LLM context: delta-context ARGS."`
 	Sessions passCmd `cmd:"" help:"Persistent command sessions: delta-sessions ARGS."`
