@@ -186,6 +186,11 @@ func (d *display) event(ev journal.Event) {
 			label = "? approval needed:"
 		}
 		fmt.Fprintf(d.w, "%s %s\n", d.paint("1;33", label), safe(ev.Prompt))
+		if ev.InputType == engine.InputApproval && len(ev.ToolArgs) > 0 {
+			// The prompt shows the command line; the arguments are what
+			// the model asked for.
+			fmt.Fprintf(d.w, "  %s %s\n", d.paint("2", "arguments:"), d.abbreviate(string(ev.ToolArgs), 1, 160))
+		}
 	case journal.HumanInputReceived:
 		if ev.InputType == engine.InputApproval {
 			fmt.Fprintf(d.w, "%s\n", d.paint("1;33", fmt.Sprintf("? %s by %s", ev.Decision, safe(ev.By))))
