@@ -274,3 +274,42 @@ func TestChatSteerAndStop(t *testing.T) {
 		t.Errorf("last event %+v, want ENGINE_END INTERRUPTED", evs[len(evs)-1])
 	}
 }
+
+// TestChatSensitiveQuestion: a sensitive ask_human is answered inline
+// without echo and stays out of the line history; the answer reaches the
+// run through stdin, not the command line.
+func TestChatSensitiveQuestion(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.ReplyToolCalls(llm.ToolCall{ID: "call_pw", Name: "ask_human", Arguments: `{"prompt":"Password please","sensitive":true}`})
+	srv.ReplyText("Logged in.")
+	agentDir := writeAgent(t, "", nil)
+	ws := t.TempDir()
+	state := t.TempDir()
+	c := startChat(t, []string{"DELTA_BASE_URL=" + srv.URL, "DELTA_API_KEY=" + testKey, "XDG_STATE_HOME=" + state}, "--agent", agentDir, "-w", ws)
+	c.waitFor("> ")
+	c.typeLine("log in")
+	c.waitFor("the agent asks: Password please")
+	c.waitFor("answer> ")
+	c.typeLine("s3cret")
+	c.waitFor("Logged in.")
+	c.typeLine("/quit")
+	if code := c.exitCode(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, c.screen.String())
+	}
+	if strings.Contains(c.screen.String(), "s3cret") {
+		t.Errorf("the answer was echoed:\n%s", c.screen.String())
+	}
+	history, err := os.ReadFile(filepath.Join(state, "delta", "chat_history"))
+	if err != nil || !strings.Contains(string(history), "log in") || strings.Contains(string(history), "s3cret") {
+		t.Errorf("history (err %v):\n%s", err, history)
+	}
+	var got string
+	for _, ev := range readJournal(t, ws) {
+		if ev.Type == journal.HumanInputReceived {
+			got = ev.Response
+		}
+	}
+	if got != "s3cret" {
+		t.Errorf("HUMAN_INPUT_RECEIVED response %q", got)
+	}
+}
