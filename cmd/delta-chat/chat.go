@@ -27,7 +27,7 @@ type session struct {
 	con     console
 	stdout  io.Writer // final answers, without a terminal
 	turn    *turn     // the invocation under way, nil when idle
-	waiting *interaction
+	waiting *runs.Request
 	// lastCode is the last turn's exit code: without a terminal, the
 	// chat's own when it did not complete.
 	lastCode int
@@ -52,6 +52,7 @@ func (s *session) chat(std cli.Stdio) error {
 	defer signal.Stop(sigs)
 
 	s.greet()
+	s.resumeWaiting()
 	for {
 		if s.quitting && s.turn == nil {
 			break
@@ -105,6 +106,24 @@ func (s *session) greet() {
 	s.say("delta chat with %s (%s). /help lists the commands; Ctrl-C stops a turn, Ctrl-D leaves.", s.name, what)
 }
 
+// resumeWaiting picks up what a resumed run waits for, and asks it.
+func (s *session) resumeWaiting() {
+	if s.runID == "" {
+		return
+	}
+	runDir, err := runs.Find(s.ws, s.runID)
+	if err != nil {
+		return
+	}
+	if m, err := runs.ReadMetadata(runDir); err != nil || m.Status != runs.WaitingForInput {
+		return
+	}
+	if r, err := runs.ReadRequest(runDir); err == nil {
+		s.waiting = r
+		s.ask()
+	}
+}
+
 // prompt asks for the next line, as the state wants it.
 func (s *session) prompt() {
 	switch {
@@ -113,7 +132,7 @@ func (s *session) prompt() {
 		if s.con.Live() {
 			s.con.Ask("(working; type to steer) ", false)
 		}
-	case s.waiting != nil && s.waiting.InputType == "approval":
+	case s.waiting != nil && s.waiting.InputType == runs.InputApproval:
 		s.con.Ask("approve? [y/n/reason] ", false)
 	case s.waiting != nil:
 		s.con.Ask("answer> ", s.waiting.Sensitive)
@@ -135,7 +154,7 @@ func (s *session) line(text string) {
 	switch {
 	case s.turn != nil:
 		s.steer(text)
-	case s.waiting != nil && s.waiting.InputType == "approval":
+	case s.waiting != nil && s.waiting.InputType == runs.InputApproval:
 		s.answerApproval(text)
 	case s.waiting != nil:
 		s.begin(s.continueArgs("-m", "-"), text)
@@ -162,7 +181,7 @@ func (s *session) command(text string) {
 		}
 		s.interrupt()
 	case "/approve", "/deny":
-		if s.waiting == nil || s.waiting.InputType != "approval" || s.turn != nil {
+		if s.waiting == nil || s.waiting.InputType != runs.InputApproval || s.turn != nil {
 			s.say("no tool call waits for an approval")
 			return
 		}
@@ -330,7 +349,7 @@ func (s *session) runStarted() bool {
 // ask shows what the run waits for.
 func (s *session) ask() {
 	w := s.waiting
-	if w.InputType != "approval" {
+	if w.InputType != runs.InputApproval {
 		s.say("the agent asks: %s", w.Prompt)
 		return
 	}

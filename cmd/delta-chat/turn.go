@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // turn is one delta-run invocation (run or continue) under way.
@@ -40,25 +41,13 @@ type runResult struct {
 		Type    string `json:"type"`
 		Message string `json:"message"`
 	} `json:"error"`
-	Interaction *interaction `json:"interaction"`
+	Interaction *runs.Request `json:"interaction"`
 	Metrics     struct {
 		Iterations int `json:"iterations"`
 	} `json:"metrics"`
 	Metadata struct {
 		WorkspacePath string `json:"workspace_path"`
 	} `json:"metadata"`
-}
-
-// interaction is what a paused run waits for.
-type interaction struct {
-	Prompt    string `json:"prompt"`
-	InputType string `json:"input_type"`
-	Sensitive bool   `json:"sensitive"`
-	CallID    string `json:"call_id"`
-	Pending   []struct {
-		CallID string `json:"call_id"`
-		Prompt string `json:"prompt"`
-	} `json:"pending"`
 }
 
 // startTurn runs delta-run with args and stdin; its live stream (stderr)

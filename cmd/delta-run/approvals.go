@@ -17,6 +17,7 @@ import (
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // approvalFlags are the approval options of run and continue.
@@ -92,27 +93,12 @@ func pendingApproval(runDir string) bool {
 // pendingCalls returns the ids of the calls a run waiting for an approval
 // waits for; ok is false when it does not wait for one.
 func pendingCalls(runDir string) (ids []string, ok bool) {
-	data, err := os.ReadFile(filepath.Join(runDir, engine.InteractionDir, engine.RequestFile))
+	r, err := runs.ReadRequest(runDir)
 	if err != nil {
 		return nil, false
 	}
-	var req struct {
-		InputType string `json:"input_type"`
-		CallID    string `json:"call_id"`
-		Pending   []struct {
-			CallID string `json:"call_id"`
-		} `json:"pending"`
-	}
-	if json.Unmarshal(data, &req) != nil || req.InputType != engine.InputApproval {
-		return nil, false
-	}
-	for _, p := range req.Pending {
-		ids = append(ids, p.CallID)
-	}
-	if len(ids) == 0 {
-		ids = []string{req.CallID}
-	}
-	return ids, true
+	ids = r.Approvals()
+	return ids, len(ids) > 0
 }
 
 // callChoice is --approve or --deny: alone it answers every call waiting;

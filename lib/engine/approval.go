@@ -13,6 +13,7 @@ import (
 
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // Approval decisions (agent.yaml approval rules).
@@ -29,7 +30,7 @@ const (
 )
 
 // InputApproval is the input_type of an approval's HUMAN_INPUT_REQUEST.
-const InputApproval = "approval"
+const InputApproval = runs.InputApproval
 
 // Verdict is the approval policy's answer for one call.
 type Verdict struct {

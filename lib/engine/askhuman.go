@@ -16,17 +16,19 @@ import (
 	"github.com/deltakit/delta/lib/atomicfile"
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/lib/tool"
 )
 
 // AskHumanName is the built-in tool every agent has (seeds/000 §2.5.1).
 const AskHumanName = "ask_human"
 
-// Interaction files under the run directory (seeds/000 §2.5.3).
+// Interaction files under the run directory (seeds/000 §2.5.3); lib/runs
+// owns the layout.
 const (
-	InteractionDir = "interaction"
-	RequestFile    = "request.json"
-	ResponseFile   = "response.txt"
+	InteractionDir = runs.InteractionDir
+	RequestFile    = runs.RequestFile
+	ResponseFile   = runs.ResponseFile
 )
 
 // AskHumanSpec is ask_human as the model sees it (tool.AskHumanSpec, the
