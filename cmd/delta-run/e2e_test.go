@@ -401,9 +401,11 @@ func TestHugeOutputStaysBounded(t *testing.T) {
 	if len(res) != 1 || len(res[0].ObservationContent) > 40000 || !strings.Contains(res[0].ObservationContent, "truncated") {
 		t.Fatalf("observation of %d bytes", len(res[0].ObservationContent))
 	}
-	// The marker counts the whole output, not the in-memory capture.
-	if want := fmt.Sprintf(" %d characters were removed", 52428800-30000); !strings.Contains(res[0].ObservationContent, want) {
-		t.Errorf("observation does not say%s", want)
+	// The marker gives the whole output's size, not the in-memory
+	// capture's, and the log holding it, as a path from the workspace.
+	if want := "The whole output (52428800 bytes, 1 line) is in .delta/big/io/tool_executions/"; !strings.Contains(res[0].ObservationContent, want) ||
+		strings.Count(res[0].ObservationContent, "[WARNING") != 1 {
+		t.Errorf("observation does not say %q once", want)
 	}
 	var rec struct {
 		StdoutFile  string `json:"stdout_file"`

@@ -25,6 +25,9 @@ type Agent struct {
 	MaxIterations int
 	// ToolTimeoutMS is the agent-wide default tool timeout; 0 when not set.
 	ToolTimeoutMS int
+	// Output is the agent-wide output limits of command tools (nil: the
+	// defaults); a tool's own output: overrides it.
+	Output *tool.OutputLimits
 	// MaxTurns caps the model turns of a whole run, over all its
 	// invocations; 0 when not set (no cap).
 	MaxTurns int

@@ -4,12 +4,13 @@ import (
 	"path/filepath"
 
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/tool"
 	"gopkg.in/yaml.v3"
 )
 
 // Keys of agent.yaml and its blocks.
 var (
-	agentKeys  = []string{"name", "version", "description", "llm", "system_prompt", "max_iterations", "max_turns", "parallel_tool_calls", "max_parallel_tools", "tool_timeout_ms", "loop_detection", "approval", "env", "imports", "tools", "plugins", "lifecycle_hooks", "hooks"}
+	agentKeys  = []string{"name", "version", "description", "llm", "system_prompt", "max_iterations", "max_turns", "parallel_tool_calls", "max_parallel_tools", "tool_timeout_ms", "output", "loop_detection", "approval", "env", "imports", "tools", "plugins", "lifecycle_hooks", "hooks"}
 	llmKeys    = []string{"provider", "model", "base_url", "script", "temperature", "max_tokens", "top_p", "frequency_penalty", "presence_penalty", "stop", "seed", "price", "timeout_ms", "context_window", "reasoning_effort"}
 	envKeys    = []string{"passthrough", "deny", "inherit_secrets"}
 	loopKeys   = []string{"enabled", "window"}
@@ -43,6 +44,7 @@ func (l *loader) decodeAgent(d *doc, root *yaml.Node, a *Agent) field {
 	l.decodeLLM(d, f["llm"], a)
 	l.decodeEnv(d, f["env"], a)
 	decodeLoopDetection(d, f["loop_detection"], a)
+	a.Output = decodeOutput(d, f["output"], "output")
 	a.Approval = decodeApproval(d, f["approval"])
 
 	prompt := DefaultSystemPrompt
@@ -238,4 +240,30 @@ func (l *loader) decodePlugins(d *doc, fp field) []PluginRef {
 		out = append(out, p)
 	}
 	return out
+}
+
+var outputKeys = []string{"max_chars", "max_lines", "mode"}
+
+// decodeOutput reads an output: block (agent-wide or a tool's).
+func decodeOutput(d *doc, fo field, what string) *tool.OutputLimits {
+	if fo.value == nil {
+		return nil
+	}
+	f := d.fields(fo.value, what, outputKeys)
+	if f == nil {
+		return nil
+	}
+	o := &tool.OutputLimits{Mode: d.str(f["mode"], what+".mode")}
+	for key, dst := range map[string]**int{"max_chars": &o.MaxChars, "max_lines": &o.MaxLines} {
+		if v, ok := f[key]; ok {
+			n := d.integer(v, what+"."+key)
+			*dst = &n
+		}
+	}
+	switch o.Mode {
+	case "", tool.OutputHeadTail, tool.OutputHead, tool.OutputTail:
+	default:
+		d.problem(f["mode"].value, ErrInvalid, "mode: head_tail (the beginning and the end), head or tail", "%s.mode must be head_tail, head or tail, not %q", what, o.Mode)
+	}
+	return o
 }

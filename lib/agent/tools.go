@@ -11,7 +11,7 @@ import (
 
 // Keys of tool definitions, their parameters and imported files.
 var (
-	toolKeys       = []string{"name", "description", "command", "parameters", "exec", "shell", "stdin", "timeout_ms"}
+	toolKeys       = []string{"name", "description", "command", "parameters", "exec", "shell", "stdin", "timeout_ms", "output"}
 	paramKeys      = []string{"name", "type", "description", "required", "inject_as", "option_name", "default", "position", "raw"}
 	importFileKeys = []string{"tools", "imports"}
 	// ignoredImportKeys are agent-level keys that delta-engine 1.10's
@@ -127,6 +127,7 @@ func (l *loader) decodeTool(d *doc, item *yaml.Node) (tool.Tool, bool) {
 		Shell:       d.str(f["shell"], "shell"),
 		Stdin:       d.str(f["stdin"], "stdin"),
 		TimeoutMS:   d.integer(f["timeout_ms"], "timeout_ms"),
+		Output:      decodeOutput(d, f["output"], "tool output"),
 		Source:      d.pos(item),
 		Vars:        map[string]string{"AGENT_HOME": l.home},
 	}

@@ -25,12 +25,6 @@ import (
 // suites, sub-agents), so the default is 120 s.
 const DefaultToolTimeout = 120 * time.Second
 
-// Observation limits of command tools (lib/observe's defaults).
-const (
-	ObservationMaxChars = observe.MaxChars
-	ObservationMaxLines = observe.MaxLines
-)
-
 // CommandTools is the Toolbox of an agent's command tools: each call is
 // built with tool.Build and run with execute.Run in its own process group,
 // in the workspace, with the agent's filtered environment.
@@ -38,13 +32,14 @@ type CommandTools struct {
 	tools   []tool.Tool
 	env     []string
 	timeout time.Duration
+	output  *tool.OutputLimits // agent-wide output limits
 }
 
 // NewCommandTools returns the toolbox of a's tools. environ is the process
 // environment; secrets are filtered per a.Env before any tool sees it (the
 // provider variables of .env never reach tools).
 func NewCommandTools(a *agent.Agent, environ []string) *CommandTools {
-	t := &CommandTools{tools: a.Tools, env: agent.FilterEnv(environ, a.Env), timeout: DefaultToolTimeout}
+	t := &CommandTools{tools: a.Tools, env: agent.FilterEnv(environ, a.Env), timeout: DefaultToolTimeout, output: a.Output}
 	if a.ToolTimeoutMS > 0 {
 		t.timeout = time.Duration(a.ToolTimeoutMS) * time.Millisecond
 	}
@@ -128,7 +123,10 @@ type execRecord struct {
 	Stderr     *string `json:"stderr,omitempty"`
 	StdoutFile string  `json:"stdout_file,omitempty"`
 	StderrFile string  `json:"stderr_file,omitempty"`
-	Error      string  `json:"error,omitempty"`
+	// OutputFile holds what the model would have seen uncut, when it saw
+	// part of it and the output was kept inline.
+	OutputFile string `json:"output_file,omitempty"`
+	Error      string `json:"error,omitempty"`
 }
 
 // Call builds and runs one call. Bad arguments, a missing program, a
@@ -180,9 +178,19 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 		rec.Stdout, rec.StdoutFile = recordOutput(res.Stdout, res.StdoutLog, base)
 		rec.Stderr, rec.StderrFile = recordOutput(res.Stderr, res.StderrLog, base)
 		out.IsError = res.ExitCode != 0 || res.TimedOut || res.Canceled
-		// Bytes the capture left out of Stdout/Stderr count as removed.
-		hidden := res.StdoutBytes + res.StderrBytes - int64(len(res.Stdout)+len(res.Stderr))
-		out.Observation = observe.TruncateCaptured(formatObservation(res, timeout), hidden, ObservationMaxChars, ObservationMaxLines)
+		text := formatObservation(res, timeout)
+		limits := OutputLimits(c.output, t.Output)
+		whole := observe.Whole{Bytes: res.StdoutBytes + res.StderrBytes, Lines: res.StdoutLines + res.StderrLines,
+			Cut: res.StdoutLog != "" || res.StderrLog != ""}
+		if !observe.Fits(text, limits, whole) {
+			// The model sees part of the output: it is told where all of it is.
+			full, err := c.fullOutput(run, base, text, &rec)
+			if err != nil {
+				return out, err
+			}
+			text = observe.Cut(text, limits, whole, full)
+		}
+		out.Observation = text
 	}
 	rel, err := WriteToolRecord(run.RunDir, base, rec)
 	if err != nil {
@@ -190,6 +198,57 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 	}
 	out.RecordPath = rel
 	return out, nil
+}
+
+// OutputLimits are a command tool's output limits: the defaults, then the
+// agent's output:, then the tool's.
+func OutputLimits(agentWide, own *tool.OutputLimits) observe.Limits {
+	l := observe.CommandLimits
+	for _, o := range []*tool.OutputLimits{agentWide, own} {
+		if o == nil {
+			continue
+		}
+		if o.MaxChars != nil {
+			l.MaxChars = *o.MaxChars
+		}
+		if o.MaxLines != nil {
+			l.MaxLines = *o.MaxLines
+		}
+		if o.Mode != "" {
+			l.Mode = o.Mode
+		}
+	}
+	return l
+}
+
+// fullOutput says where the whole output of a cut observation is, as
+// paths relative to the workspace (where tools run): the logs when the
+// capture was cut, else text written to BASE/output.txt.
+func (c *CommandTools) fullOutput(run RunInfo, base, text string, rec *execRecord) (string, error) {
+	rel := func(p string) string {
+		abs := filepath.Join(run.RunDir, p)
+		if r, err := filepath.Rel(run.WorkDir, abs); err == nil {
+			return r
+		}
+		return abs
+	}
+	if rec.StdoutFile != "" || rec.StderrFile != "" {
+		var parts []string
+		if rec.StdoutFile != "" {
+			parts = append(parts, rel(rec.StdoutFile)+" (stdout)")
+		} else if rec.Stdout != nil && *rec.Stdout != "" {
+			parts = append(parts, "the record "+rel(filepath.Join(ToolExecutionsDir, base+".json"))+" (stdout)")
+		}
+		if rec.StderrFile != "" {
+			parts = append(parts, rel(rec.StderrFile)+" (stderr)")
+		}
+		return strings.Join(parts, " and "), nil
+	}
+	rec.OutputFile = filepath.Join(ToolExecutionsDir, base, "output.txt")
+	if err := writeRecordIn(run.RunDir, rec.OutputFile, []byte(text)); err != nil {
+		return "", fmt.Errorf("write full tool output: %w", err)
+	}
+	return rel(rec.OutputFile), nil
 }
 
 // recordOutput is how a record keeps one output stream: inline when the

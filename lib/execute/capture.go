@@ -1,6 +1,7 @@
 package execute
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,8 +19,12 @@ type capture struct {
 	ringPos int // next write position in ring
 	ringLen int // bytes of ring in use
 	total   int64
-	file    *os.File
-	fileErr error
+	// newlines counts the output's newlines; endsInNewline is whether
+	// its last byte is one (see lines).
+	newlines      int64
+	endsInNewline bool
+	file          *os.File
+	fileErr       error
 	// spill, when set, is the file created at the first byte the capture
 	// would drop: it then receives everything, from the start.
 	spill string
@@ -42,6 +47,10 @@ func (c *capture) Write(p []byte) (int, error) {
 		c.openSpill()
 	}
 	c.total += int64(n)
+	if n > 0 {
+		c.newlines += int64(bytes.Count(p, []byte{'\n'}))
+		c.endsInNewline = p[n-1] == '\n'
+	}
 	if c.file != nil && c.fileErr == nil {
 		if _, err := c.file.Write(p); err != nil {
 			c.fileErr = fmt.Errorf("write %s: %w", c.file.Name(), err)
@@ -75,6 +84,15 @@ func (c *capture) openSpill() {
 			return
 		}
 	}
+}
+
+// lines is the number of lines of the whole output: its newlines, and
+// one more for text after the last.
+func (c *capture) lines() int64 {
+	if c.total > 0 && !c.endsInNewline {
+		return c.newlines + 1
+	}
+	return c.newlines
 }
 
 // path is the file that holds the whole output, "" when there is none.

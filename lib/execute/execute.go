@@ -102,8 +102,10 @@ type Result struct {
 	// Stdout and Stderr are the in-memory captures: the whole output when it
 	// fits in MaxCapture, otherwise head + an omission marker + tail.
 	Stdout, Stderr string
-	// StdoutBytes and StderrBytes are the true totals.
+	// StdoutBytes and StderrBytes are the true totals, StdoutLines and
+	// StderrLines the true line counts.
 	StdoutBytes, StderrBytes int64
+	StdoutLines, StderrLines int64
 	// OutputError reports a failure writing OutputDir files (the command
 	// still ran); empty when all went well.
 	OutputError string
@@ -165,8 +167,8 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 		res.ExitCode = 128 + st.Signal
 		res.Signal = unix.SignalName(syscall.Signal(st.Signal))
 	}
-	res.Stdout, res.StdoutBytes = stdout.String(), stdout.total
-	res.Stderr, res.StderrBytes = stderr.String(), stderr.total
+	res.Stdout, res.StdoutBytes, res.StdoutLines = stdout.String(), stdout.total, stdout.lines()
+	res.Stderr, res.StderrBytes, res.StderrLines = stderr.String(), stderr.total, stderr.lines()
 	res.OutputError = errorsText(stdout.fileErr, stderr.fileErr)
 	res.StdoutLog, res.StderrLog = stdout.path(), stderr.path()
 	return res, nil

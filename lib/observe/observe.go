@@ -1,7 +1,8 @@
 // Package observe turns what a tool produced into what the model sees: the
 // truncation rules, their markers, and the note on a timed-out command.
-// Command tools, the plugin host and the coding plugin all go through it,
-// so an observation is cut the same way whichever kind of tool made it.
+// Command tools go through Cut (agent.yaml's output: limits, one marker
+// with the whole output's size and the file holding it); the plugin host
+// and the coding plugin through Truncate and TruncateTail.
 //
 // Why cut at all: a tool's output goes back into the conversation on
 // every later model call, so one huge listing would crowd out the rest of
@@ -29,25 +30,15 @@ const (
 // those that do not.
 const PluginMaxChars = 50000
 
-// Truncate shortens a tool's output for the model exactly as seeds/001 §5
+// Truncate shortens a plugin tool's output for the model as seeds/001 §5
 // says: first by characters (head/tail split with an explicit warning that
 // says how much was removed), then by lines (head/tail split with an
 // "[... N lines omitted ...]" marker). Characters are Unicode code points.
-// maxChars or maxLines <= 0 disables that step.
+// maxChars or maxLines <= 0 disables that step. Command tools use Cut,
+// which knows the whole output and where it is kept.
 func Truncate(output string, maxChars, maxLines int) string {
-	return TruncateCaptured(output, 0, maxChars, maxLines)
-}
-
-// TruncateCaptured is Truncate for output whose in-memory capture already
-// left hidden bytes out (execute.Result's StdoutBytes+StderrBytes minus the
-// length of Stdout+Stderr): the warning then counts them too, so the
-// model learns how much of the real output it does not see, not how much
-// of the capture. The capture's own "[... N bytes omitted ...]" marker is
-// in the removed middle, and its length is what hidden falls short of the
-// omitted bytes, so the two cancel out.
-func TruncateCaptured(output string, hidden int64, maxChars, maxLines int) string {
 	if maxChars > 0 {
-		output = truncateChars(output, hidden, maxChars)
+		output = truncateChars(output, maxChars)
 	}
 	if maxLines > 0 {
 		output = truncateLines(output, maxLines)
@@ -56,13 +47,13 @@ func TruncateCaptured(output string, hidden int64, maxChars, maxLines int) strin
 }
 
 // truncateChars is seeds/001 §5.1 truncate_output in head_tail mode.
-func truncateChars(output string, hidden int64, maxChars int) string {
+func truncateChars(output string, maxChars int) string {
 	n := utf8.RuneCountInString(output)
 	if n <= maxChars {
 		return output
 	}
 	half := maxChars / 2
-	removed := int64(n-maxChars) + max(hidden, 0)
+	removed := n - maxChars
 	return output[:runeOffset(output, half)] +
 		"\n\n[WARNING: Tool output was truncated. " +
 		fmt.Sprint(removed) + " characters were removed from the middle. " +

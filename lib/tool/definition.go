@@ -24,6 +24,7 @@ type Definition struct {
 	Stdin      string
 	Parameters []ParamDef
 	TimeoutMS  int
+	Output     *OutputLimits
 	// Source is file:line:column of the definition, copied to Tool.Source.
 	Source string
 	// Vars are fixed values substituted at load time instead of being
@@ -71,7 +72,7 @@ func Expand(def Definition) (Tool, error) {
 	case hasShell && strings.TrimSpace(def.Shell) == "":
 		return Tool{}, errorf(ErrEmptyTemplate, "shell: is empty; write the script to run (shell: \"cat ${file} | wc -l\")")
 	}
-	t := Tool{Name: def.Name, Description: def.Description, TimeoutMS: def.TimeoutMS, Source: def.Source}
+	t := Tool{Name: def.Name, Description: def.Description, TimeoutMS: def.TimeoutMS, Output: def.Output, Source: def.Source}
 	var errs []error
 	switch {
 	case def.HasCommand:

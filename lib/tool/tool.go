@@ -33,6 +33,8 @@ type Tool struct {
 	Parameters  []Param  `json:"parameters,omitempty" yaml:"parameters,omitempty"`
 	// TimeoutMS overrides the agent-wide tool timeout when > 0.
 	TimeoutMS int `json:"timeout_ms,omitempty" yaml:"timeout_ms,omitempty"`
+	// Output overrides the agent-wide output limits (nil: none).
+	Output *OutputLimits `json:"output,omitempty" yaml:"output,omitempty"`
 
 	// Mode is the form the tool was written in; Template the exec:/shell:
 	// text (empty for ModeCommand).
