@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/engine"
@@ -25,6 +26,15 @@ type Builder struct {
 	Environ func() []string
 	// Stderr receives warnings; nil discards them.
 	Stderr io.Writer
+	// Now is the clock of the environment source; nil means time.Now.
+	Now func() time.Time
+}
+
+func (b *Builder) now() time.Time {
+	if b.Now != nil {
+		return b.Now()
+	}
+	return time.Now()
 }
 
 var _ engine.ContextBuilder = (*Builder)(nil)
@@ -106,6 +116,10 @@ func (b *Builder) buildSource(ctx context.Context, run engine.RunInfo, src agent
 		return b.fileSource(run, src)
 	case agent.SourceComputedFile:
 		return b.computedSource(ctx, run, src, events)
+	case agent.SourceEnvironment:
+		return b.environmentSource(ctx, run, src), nil
+	case agent.SourceProjectDocs:
+		return b.projectDocsSource(ctx, run, src)
 	case agent.SourceJournal:
 		evs, err := events()
 		if err != nil {
@@ -113,7 +127,7 @@ func (b *Builder) buildSource(ctx context.Context, run engine.RunInfo, src agent
 		}
 		return journalSource(evs, src), nil
 	default:
-		return Part{}, fmt.Errorf("%w: unknown type %q (want file, computed_file or journal)", ErrSource, src.Type)
+		return Part{}, fmt.Errorf("%w: unknown type %q (want file, computed_file, journal, environment or project_docs)", ErrSource, src.Type)
 	}
 }
 

@@ -157,6 +157,8 @@ const (
 	SourceFile         = "file"
 	SourceComputedFile = "computed_file"
 	SourceJournal      = "journal"
+	SourceEnvironment  = "environment"  // where and when the run works
+	SourceProjectDocs  = "project_docs" // AGENTS.md and the provider's own file
 )
 
 // ContextSource is one entry of context.yaml's sources, in priority order.

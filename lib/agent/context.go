@@ -15,6 +15,8 @@ var (
 		SourceFile:         {"type", "id", "path", "on_missing", "max_tokens"},
 		SourceComputedFile: {"type", "id", "generator", "output_path", "on_missing", "max_tokens"},
 		SourceJournal:      {"type", "id", "max_iterations", "max_tokens"},
+		SourceEnvironment:  {"type", "id", "max_tokens"},
+		SourceProjectDocs:  {"type", "id", "max_tokens"},
 	}
 )
 
@@ -66,7 +68,7 @@ func (l *loader) decodeSource(d *doc, n *yaml.Node, index int) (ContextSource, b
 		if typ != nil {
 			at = typ
 		}
-		d.problem(at, ErrInvalid, "source types: file, computed_file, journal", "context source #%d needs a type of file, computed_file or journal (got %q)", index+1, src.Type)
+		d.problem(at, ErrInvalid, "source types: file, computed_file, journal, environment, project_docs", "context source #%d needs a type of file, computed_file, journal, environment or project_docs (got %q)", index+1, src.Type)
 		return src, false
 	}
 	f := d.fields(n, "a "+src.Type+" source", known)
