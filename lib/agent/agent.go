@@ -25,6 +25,9 @@ type Agent struct {
 	MaxIterations int
 	// ToolTimeoutMS is the agent-wide default tool timeout; 0 when not set.
 	ToolTimeoutMS int
+	// ExecWrapper is an argv prefix for every command tool (docker exec,
+	// ssh, bwrap …); nil runs tools directly.
+	ExecWrapper []string
 	// Output is the agent-wide output limits of command tools (nil: the
 	// defaults); a tool's own output: overrides it.
 	Output *tool.OutputLimits
@@ -95,6 +98,9 @@ type EnvConfig struct {
 	Deny []string
 	// InheritSecrets turns the default secret filter off.
 	InheritSecrets bool
+	// Inherit is which variables child processes get at all: InheritAll
+	// ("" too), InheritCore or InheritNone.
+	Inherit string
 }
 
 // PluginRef is one entry of agent.yaml's plugins list.

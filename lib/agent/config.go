@@ -2,6 +2,7 @@ package agent
 
 import (
 	"path/filepath"
+	"strings"
 
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/tool"
@@ -10,9 +11,9 @@ import (
 
 // Keys of agent.yaml and its blocks.
 var (
-	agentKeys  = []string{"name", "version", "description", "llm", "system_prompt", "max_iterations", "max_turns", "parallel_tool_calls", "max_parallel_tools", "tool_timeout_ms", "output", "loop_detection", "approval", "env", "imports", "tools", "plugins", "lifecycle_hooks", "hooks"}
+	agentKeys  = []string{"name", "version", "description", "llm", "system_prompt", "max_iterations", "max_turns", "parallel_tool_calls", "max_parallel_tools", "tool_timeout_ms", "output", "exec_wrapper", "loop_detection", "approval", "env", "imports", "tools", "plugins", "lifecycle_hooks", "hooks"}
 	llmKeys    = []string{"provider", "model", "base_url", "script", "temperature", "max_tokens", "top_p", "frequency_penalty", "presence_penalty", "stop", "seed", "price", "timeout_ms", "context_window", "reasoning_effort"}
-	envKeys    = []string{"passthrough", "deny", "inherit_secrets"}
+	envKeys    = []string{"inherit", "passthrough", "deny", "inherit_secrets"}
 	loopKeys   = []string{"enabled", "window"}
 	pluginKeys = []string{"name", "path", "tools", "config", "allow_path"}
 	providers  = []string{"openai", "anthropic", "scripted"}
@@ -45,6 +46,14 @@ func (l *loader) decodeAgent(d *doc, root *yaml.Node, a *Agent) field {
 	l.decodeEnv(d, f["env"], a)
 	decodeLoopDetection(d, f["loop_detection"], a)
 	a.Output = decodeOutput(d, f["output"], "output")
+	if w, ok := f["exec_wrapper"]; ok {
+		if a.ExecWrapper = d.strList(w, "exec_wrapper"); len(a.ExecWrapper) == 0 || a.ExecWrapper[0] == "" {
+			d.problem(w.value, ErrInvalid, `a list: exec_wrapper: [docker, exec, -i, my-container]`, "exec_wrapper needs a program to run")
+		}
+		for i, word := range a.ExecWrapper {
+			a.ExecWrapper[i] = strings.ReplaceAll(word, "${AGENT_HOME}", l.home)
+		}
+	}
 	a.Approval = decodeApproval(d, f["approval"])
 
 	prompt := DefaultSystemPrompt
@@ -190,6 +199,12 @@ func (l *loader) decodeEnv(d *doc, fe field, a *Agent) {
 	}
 	if b := d.boolPtr(f["inherit_secrets"], "env.inherit_secrets"); b != nil {
 		a.Env.InheritSecrets = *b
+	}
+	switch a.Env.Inherit = d.str(f["inherit"], "env.inherit"); a.Env.Inherit {
+	case "", InheritAll, InheritCore, InheritNone:
+	default:
+		d.problem(f["inherit"].value, ErrInvalid, "inherit: all (every variable but secrets), core (PATH, HOME, LANG … and tool-chain settings) or none",
+			"env.inherit must be all, core or none, not %q", a.Env.Inherit)
 	}
 }
 

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -38,5 +39,22 @@ func TestFilterEnv(t *testing.T) {
 				t.Errorf("FilterEnv(%+v) mismatch (-want +got):\n%s", tt.cfg, diff)
 			}
 		})
+	}
+}
+
+func TestFilterEnvInherit(t *testing.T) {
+	environ := []string{"PATH=/bin", "HOME=/h", "LC_ALL=C", "GOPATH=/go", "RANDOM_THING=1", "KEEP=2", "API_TOKEN=s3cret"}
+	for _, tc := range []struct {
+		inherit string
+		want    []string
+	}{
+		{"", []string{"PATH=/bin", "HOME=/h", "LC_ALL=C", "GOPATH=/go", "RANDOM_THING=1", "KEEP=2"}},
+		{InheritCore, []string{"PATH=/bin", "HOME=/h", "LC_ALL=C", "GOPATH=/go", "KEEP=2"}},
+		{InheritNone, []string{"KEEP=2"}},
+	} {
+		got := FilterEnv(environ, EnvConfig{Inherit: tc.inherit, Passthrough: []string{"KEEP"}})
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("inherit %q: %q, want %q", tc.inherit, got, tc.want)
+		}
 	}
 }

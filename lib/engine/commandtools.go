@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -33,13 +34,14 @@ type CommandTools struct {
 	env     []string
 	timeout time.Duration
 	output  *tool.OutputLimits // agent-wide output limits
+	wrapper []string           // exec_wrapper: argv prefix of every call
 }
 
 // NewCommandTools returns the toolbox of a's tools. environ is the process
 // environment; secrets are filtered per a.Env before any tool sees it (the
 // provider variables of .env never reach tools).
 func NewCommandTools(a *agent.Agent, environ []string) *CommandTools {
-	t := &CommandTools{tools: a.Tools, env: agent.FilterEnv(environ, a.Env), timeout: DefaultToolTimeout, output: a.Output}
+	t := &CommandTools{tools: a.Tools, env: agent.FilterEnv(environ, a.Env), timeout: DefaultToolTimeout, output: a.Output, wrapper: a.ExecWrapper}
 	if a.ToolTimeoutMS > 0 {
 		t.timeout = time.Duration(a.ToolTimeoutMS) * time.Millisecond
 	}
@@ -141,7 +143,12 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 	if err != nil {
 		return ToolOutcome{IsError: true, ExitCode: -1, Observation: fmt.Sprintf("error: bad arguments for %s: %v", name, err)}, nil
 	}
-	if msg := checkArgLimits(name, built.Argv, c.env, args); msg != "" {
+	argv := built.Argv
+	if len(c.wrapper) > 0 {
+		// exec_wrapper: the call runs through docker exec, ssh, bwrap …
+		argv = append(slices.Clip(c.wrapper), argv...)
+	}
+	if msg := checkArgLimits(name, argv, c.env, args); msg != "" {
 		return ToolOutcome{IsError: true, ExitCode: -1, Observation: msg}, nil
 	}
 	timeout := c.timeout
@@ -155,13 +162,13 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 	// agent's files and can keep per-run or per-call state apart.
 	env := append(append(c.env[:len(c.env):len(c.env)], run.Env()...),
 		"DELTA_CALL_ID="+callID, "DELTA_ITERATION="+strconv.Itoa(run.Iteration))
-	spec := execute.Spec{Argv: built.Argv, Dir: run.WorkDir, Env: env, Timeout: timeout,
+	spec := execute.Spec{Argv: argv, Dir: run.WorkDir, Env: env, Timeout: timeout,
 		OutputDir: filepath.Join(recDir, base), LogsWhenCut: true}
 	if built.Stdin != nil {
 		spec.Stdin = []byte(*built.Stdin)
 	}
 	res, runErr := execute.Run(ctx, spec)
-	rec := execRecord{CallID: callID, ToolName: name, Args: args, Argv: built.Argv, Stdin: built.Stdin, Dir: run.WorkDir,
+	rec := execRecord{CallID: callID, ToolName: name, Args: args, Argv: argv, Stdin: built.Stdin, Dir: run.WorkDir,
 		StartedAt: started, DurationMS: res.Duration.Milliseconds(), TimeoutMS: timeout.Milliseconds(),
 		ExitCode: res.ExitCode, Signal: res.Signal, TimedOut: res.TimedOut, Canceled: res.Canceled,
 		StdoutBytes: res.StdoutBytes, StderrBytes: res.StderrBytes}
