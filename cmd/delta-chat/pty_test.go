@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,30 +22,12 @@ func TestMain(m *testing.M) { os.Exit(clitest.Main(m)) }
 
 const testKey = "sk-chat-test-0123456789"
 
-// screen collects what the chat shows on its terminal.
-type screen struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (s *screen) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.Write(p)
-}
-
-func (s *screen) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.String()
-}
-
 // chatTerm is delta-chat on a real pseudo-terminal.
 type chatTerm struct {
 	t      *testing.T
 	cmd    *exec.Cmd
 	ptmx   *os.File
-	screen *screen
+	screen *clitest.Buffer
 	from   int // where the next waitFor starts looking
 }
 
@@ -69,7 +49,7 @@ func startChat(t *testing.T, env []string, args ...string) *chatTerm {
 		t.Fatal(err)
 	}
 	tty.Close()
-	c := &chatTerm{t: t, cmd: cmd, ptmx: ptmx, screen: &screen{}}
+	c := &chatTerm{t: t, cmd: cmd, ptmx: ptmx, screen: &clitest.Buffer{}}
 	go io.Copy(c.screen, ptmx)
 	t.Cleanup(func() {
 		cmd.Process.Kill()

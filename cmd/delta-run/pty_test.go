@@ -5,31 +5,13 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/creack/pty"
 
+	"github.com/deltakit/delta/lib/clitest"
 	"github.com/deltakit/delta/lib/journal"
 )
-
-// lockedBuffer collects terminal output from a reader goroutine.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // TestInteractiveSensitiveAnswerOnTerminal: with -i on a real terminal a
 // sensitive ask_human reads the answer without echoing it, and the run
@@ -50,7 +32,7 @@ func TestInteractiveSensitiveAnswerOnTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	tty.Close()
-	screen := &lockedBuffer{}
+	screen := &clitest.Buffer{}
 	go io.Copy(screen, ptmx)
 	waitFor(t, "the prompt", func() bool { return strings.Contains(screen.String(), "Password please\r\n> ") })
 	if _, err := ptmx.Write([]byte("s3cret\r")); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/creack/pty"
 
+	"github.com/deltakit/delta/lib/clitest"
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/llm/llmtest"
@@ -125,7 +126,7 @@ func TestWaitingIndicator(t *testing.T) {
 // startOnTerminal starts cmd with a pseudo-terminal as its stdin and
 // stderr (stdout stays a pipe) and collects what the terminal shows.
 // ended, called after cmd.Wait, returns once all of it is collected.
-func startOnTerminal(t *testing.T, cmd *exec.Cmd) (*exec.Cmd, *lockedBuffer, func()) {
+func startOnTerminal(t *testing.T, cmd *exec.Cmd) (*exec.Cmd, *clitest.Buffer, func()) {
 	t.Helper()
 	ptmx, tty, err := pty.Open()
 	if err != nil {
@@ -139,7 +140,7 @@ func startOnTerminal(t *testing.T, cmd *exec.Cmd) (*exec.Cmd, *lockedBuffer, fun
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	tty.Close()
-	screen := &lockedBuffer{}
+	screen := &clitest.Buffer{}
 	copied := make(chan struct{})
 	go func() { io.Copy(screen, ptmx); close(copied) }()
 	return cmd, screen, func() { ptmx.Close(); <-copied }

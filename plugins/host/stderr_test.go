@@ -5,37 +5,19 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/clitest"
 	"github.com/deltakit/delta/plugins/host"
 	"github.com/deltakit/delta/plugins/install"
 )
-
-// syncBuffer is a bytes.Buffer safe for go-plugin's concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestPluginStderrOncePrefixed checks that a panicking plugin's stderr
 // reaches the host's stderr once, every line prefixed, without go-plugin
 // re-logging it or adding its exit notice (qa-b 5.3).
 func TestPluginStderrOncePrefixed(t *testing.T) {
-	var stderr syncBuffer
+	var stderr clitest.Buffer
 	h := newHost(t, installed(t), host.Options{Stderr: &stderr}, agent.PluginRef{Name: "test"})
 	tb, err := h.Toolbox(context.Background())
 	if err != nil {
