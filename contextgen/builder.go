@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/engine"
@@ -26,15 +25,6 @@ type Builder struct {
 	Environ func() []string
 	// Stderr receives warnings; nil discards them.
 	Stderr io.Writer
-	// Now is the clock of the environment source; nil means time.Now.
-	Now func() time.Time
-}
-
-func (b *Builder) now() time.Time {
-	if b.Now != nil {
-		return b.Now()
-	}
-	return time.Now()
 }
 
 var _ engine.ContextBuilder = (*Builder)(nil)

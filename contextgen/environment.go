@@ -29,7 +29,7 @@ func (b *Builder) environmentSource(ctx context.Context, run engine.RunInfo, src
 	if osName := osRelease(); osName != "" {
 		fmt.Fprintf(&sb, "OS: %s\n", osName)
 	}
-	fmt.Fprintf(&sb, "Date: %s\n", b.now().Format("2006-01-02 (Monday)"))
+	fmt.Fprintf(&sb, "Date: %s\n", time.Now().Format("2006-01-02 (Monday)"))
 	if a := run.Agent; a != nil && a.LLM.Model != "" {
 		fmt.Fprintf(&sb, "Model: %s\n", a.LLM.Model)
 	}

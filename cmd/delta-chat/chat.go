@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -327,7 +328,7 @@ func (s *session) ended(end turnEnd) {
 			s.say("(turn stopped; the next message goes on with the run)")
 		}
 	case cli.ExitConfig:
-		if r == nil && s.turn == nil && !s.runStarted() {
+		if r == nil && !s.runStarted() {
 			s.runID = "" // refused before it started: the next message tries again
 		}
 	default:
@@ -402,7 +403,7 @@ func (s *session) showLog() {
 		s.say("no run yet: the first message starts one")
 		return
 	}
-	out, err := execOutput(s.bin, "log", "--run-id", s.runID, "-w", s.ws)
+	out, err := exec.Command(s.bin, "log", "--run-id", s.runID, "-w", s.ws).CombinedOutput()
 	if err != nil {
 		s.say("error: %v", err)
 	}

@@ -32,13 +32,50 @@ type console interface {
 	Close()
 }
 
+// reads runs read once per request, one read at a time, and delivers
+// each result on lines: the reading both consoles share.
+type reads struct {
+	mu    sync.Mutex
+	busy  bool // a read is under way
+	want  chan struct{}
+	lines chan input
+}
+
+func startReads(read func() input) *reads {
+	r := &reads{want: make(chan struct{}, 1), lines: make(chan input)}
+	go func() {
+		for range r.want {
+			in := read()
+			r.mu.Lock()
+			r.busy = false
+			r.mu.Unlock()
+			r.lines <- in
+			if in.eof {
+				return
+			}
+		}
+	}()
+	return r
+}
+
+// request starts a read unless one is under way; prepare, when set, runs
+// first under the same lock and learns whether one is.
+func (r *reads) request(prepare func(busy bool)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if prepare != nil {
+		prepare(r.busy)
+	}
+	if !r.busy {
+		r.busy = true
+		r.want <- struct{}{}
+	}
+}
+
 // terminal is the console on a terminal: a line editor with history.
 type terminal struct {
-	rl    *readline.Instance
-	lines chan input
-	mu    sync.Mutex
-	want  chan struct{}
-	busy  bool // a Readline is under way
+	rl *readline.Instance
+	*reads
 }
 
 func newTerminal(in io.ReadCloser, out io.Writer) (*terminal, error) {
@@ -55,8 +92,17 @@ func newTerminal(in io.ReadCloser, out io.Writer) (*terminal, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &terminal{rl: rl, lines: make(chan input), want: make(chan struct{}, 1)}
-	go t.read()
+	t := &terminal{rl: rl}
+	t.reads = startReads(func() input {
+		line, err := rl.Readline()
+		switch {
+		case errors.Is(err, readline.ErrInterrupt):
+			return input{interrupt: true}
+		case err != nil:
+			return input{eof: true}
+		}
+		return input{line: line}
+	})
 	return t, nil
 }
 
@@ -78,44 +124,20 @@ func historyFile() string {
 	return filepath.Join(dir, "chat_history")
 }
 
-// read runs one Readline per Ask.
-func (t *terminal) read() {
-	for range t.want {
-		line, err := t.rl.Readline()
-		t.mu.Lock()
-		t.busy = false
-		t.rl.Config.EnableMask = false
-		t.rl.HistoryEnable()
-		t.mu.Unlock()
-		switch {
-		case errors.Is(err, readline.ErrInterrupt):
-			t.lines <- input{interrupt: true}
-		case err != nil:
-			t.lines <- input{eof: true}
-			return
-		default:
-			t.lines <- input{line: line}
-		}
-	}
-}
-
 func (t *terminal) Ask(prompt string, secret bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.rl.SetPrompt(prompt)
-	// A secret answer is masked and kept out of the history.
-	t.rl.Config.EnableMask = secret
-	if secret {
-		t.rl.HistoryDisable()
-	} else {
-		t.rl.HistoryEnable()
-	}
-	if t.busy {
-		t.rl.Refresh()
-		return
-	}
-	t.busy = true
-	t.want <- struct{}{}
+	t.request(func(busy bool) {
+		t.rl.SetPrompt(prompt)
+		// A secret answer is masked and kept out of the history.
+		t.rl.Config.EnableMask = secret
+		if secret {
+			t.rl.HistoryDisable()
+		} else {
+			t.rl.HistoryEnable()
+		}
+		if busy {
+			t.rl.Refresh() // the line being read gets the new prompt
+		}
+	})
 }
 
 func (t *terminal) Lines() <-chan input { return t.lines }
@@ -126,45 +148,22 @@ func (t *terminal) Close()              { t.rl.Close() }
 // plain is the console without a terminal: one line of input per Ask,
 // no prompt, output as it is.
 type plain struct {
-	out   io.Writer
-	lines chan input
-	mu    sync.Mutex
-	want  chan struct{}
-	busy  bool
+	out io.Writer
+	*reads
 }
 
 func newPlain(in io.Reader, out io.Writer) *plain {
-	p := &plain{out: out, lines: make(chan input), want: make(chan struct{}, 1)}
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64*1024), 4<<20)
-	go func() {
-		for range p.want {
-			in := input{eof: true}
-			if sc.Scan() {
-				in = input{line: sc.Text()}
-			}
-			p.mu.Lock()
-			p.busy = false
-			p.mu.Unlock()
-			p.lines <- in
-			if in.eof {
-				return
-			}
+	return &plain{out: out, reads: startReads(func() input {
+		if sc.Scan() {
+			return input{line: sc.Text()}
 		}
-	}()
-	return p
+		return input{eof: true}
+	})}
 }
 
-func (p *plain) Ask(string, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.busy {
-		return
-	}
-	p.busy = true
-	p.want <- struct{}{}
-}
-
+func (p *plain) Ask(string, bool)    { p.request(nil) }
 func (p *plain) Lines() <-chan input { return p.lines }
 func (p *plain) Out() io.Writer      { return p.out }
 func (p *plain) Live() bool          { return false }

@@ -123,8 +123,3 @@ func (l *lineWriter) flush() {
 		l.buf = l.buf[:0]
 	}
 }
-
-// execOutput runs a command and returns what it printed (both streams).
-func execOutput(bin string, args ...string) ([]byte, error) {
-	return exec.Command(bin, args...).CombinedOutput()
-}

@@ -85,20 +85,16 @@ func (f approvalFlags) answerer() string {
 
 // pendingApproval reports whether the run waits for an approval (its
 // interaction/request.json is one).
-func pendingApproval(runDir string) bool {
-	_, ok := pendingCalls(runDir)
-	return ok
-}
+func pendingApproval(runDir string) bool { return len(pendingCalls(runDir)) > 0 }
 
-// pendingCalls returns the ids of the calls a run waiting for an approval
-// waits for; ok is false when it does not wait for one.
-func pendingCalls(runDir string) (ids []string, ok bool) {
+// pendingCalls returns the ids of the calls a run waits to have approved:
+// none when it does not wait for an approval.
+func pendingCalls(runDir string) []string {
 	r, err := runs.ReadRequest(runDir)
 	if err != nil {
-		return nil, false
+		return nil
 	}
-	ids = r.Approvals()
-	return ids, len(ids) > 0
+	return r.Approvals()
 }
 
 // callChoice is --approve or --deny: alone it answers every call waiting;
@@ -159,15 +155,17 @@ func optionalValues(args []string) []string {
 // approvalAnswer is the response.txt of continue --approve / --deny:
 // "approved" or "denied: REASON" for every call waiting, or a line
 // "CALL_ID: ANSWER" per call named.
-func (c *ContinueCmd) approvalAnswer(runDir string) (string, error) {
+//
+// ids are the calls waiting (pendingCalls): none when the run does not
+// wait for an approval.
+func (c *ContinueCmd) approvalAnswer(ids []string, runDir string) (string, error) {
 	if !c.Approve.set() && !c.Deny.set() {
 		return "", nil
 	}
 	if c.Approve.All && c.Deny.set() || c.Deny.All && c.Approve.set() {
 		return "", cli.Errorf(cli.ExitUsage, "--approve CALL_ID --deny CALL_ID answers calls one by one", "give --approve or --deny for every call, not both")
 	}
-	ids, ok := pendingCalls(runDir)
-	if !ok {
+	if len(ids) == 0 {
 		return "", cli.Errorf(cli.ExitConfig, fmt.Sprintf("see what it waits for: cat %s", filepath.Join(runDir, engine.InteractionDir, engine.RequestFile)),
 			"run %s does not wait for an approval", c.RunID)
 	}

@@ -170,11 +170,13 @@ func (c *ContinueCmd) checkState(runDir string, meta *runs.Metadata, stderr io.W
 	case runs.Interrupted:
 	case runs.WaitingForInput:
 		resp := filepath.Join(runDir, engine.InteractionDir, engine.ResponseFile)
-		answer, err := c.approvalAnswer(runDir)
+		waiting := pendingCalls(runDir)
+		approval := len(waiting) > 0
+		answer, err := c.approvalAnswer(waiting, runDir)
 		if err != nil {
 			return err
 		}
-		if answer == "" && c.Message != "" && pendingApproval(runDir) {
+		if answer == "" && c.Message != "" && approval {
 			return cli.Errorf(cli.ExitConfig, fmt.Sprintf("delta continue --run-id %s -w %s --approve (or --deny -m REASON)", c.RunID, c.WorkDir),
 				"run %s waits for an approval, not a message", c.RunID)
 		}
@@ -196,7 +198,7 @@ func (c *ContinueCmd) checkState(runDir string, meta *runs.Metadata, stderr io.W
 				return fmt.Errorf("write interaction response: %w", err)
 			}
 		} else if _, err := os.Stat(resp); err != nil && !c.Interactive {
-			if pendingApproval(runDir) {
+			if approval {
 				return cli.Errorf(cli.ExitConfig, fmt.Sprintf("delta continue --run-id %s -w %s --approve (or --deny -m REASON, or write approved / denied: REASON to %s first)", c.RunID, c.WorkDir, resp),
 					"run is WAITING_FOR_INPUT for an approval; answer with --approve or --deny")
 			}

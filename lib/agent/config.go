@@ -268,13 +268,8 @@ func decodeOutput(d *doc, fo field, what string) *tool.OutputLimits {
 	if f == nil {
 		return nil
 	}
-	o := &tool.OutputLimits{Mode: d.str(f["mode"], what+".mode")}
-	for key, dst := range map[string]**int{"max_chars": &o.MaxChars, "max_lines": &o.MaxLines} {
-		if v, ok := f[key]; ok {
-			n := d.integer(v, what+"."+key)
-			*dst = &n
-		}
-	}
+	o := &tool.OutputLimits{Mode: d.str(f["mode"], what+".mode"),
+		MaxChars: d.integerPtr(f["max_chars"], what+".max_chars"), MaxLines: d.integerPtr(f["max_lines"], what+".max_lines")}
 	switch o.Mode {
 	case "", tool.OutputHeadTail, tool.OutputHead, tool.OutputTail:
 	default:

@@ -245,6 +245,15 @@ func (d *doc) integer(f field, what string) int {
 	return n
 }
 
+// integerPtr is integer for optional values whose absence matters.
+func (d *doc) integerPtr(f field, what string) *int {
+	if f.value == nil {
+		return nil
+	}
+	n := d.integer(f, what)
+	return &n
+}
+
 // positive decodes an optional integer that must be at least 1 when given
 // (0 still means "not set" to callers, so a written 0 must not pass
 // silently as the default).

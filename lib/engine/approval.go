@@ -76,10 +76,29 @@ func deniedObservation(tool, by, reason string) string {
 	return fmt.Sprintf("error: the call to %s was denied by %s: %s", tool, by, reason)
 }
 
-// asking is a call waiting for a human's approval and why.
+// asking is a call waiting for a human's approval, why, and what is shown
+// of it: its command line (resolved once) and the question.
 type asking struct {
-	call llm.ToolCall
-	v    Verdict
+	call    llm.ToolCall
+	v       Verdict
+	args    json.RawMessage
+	command string
+	prompt  string
+}
+
+// newAsking resolves what a call waiting for an approval shows: the tool,
+// its command line (or arguments) and the reason.
+func (e *Engine) newAsking(call llm.ToolCall, v Verdict) asking {
+	a := asking{call: call, v: v, args: argsJSON(call.Arguments)}
+	a.command = e.commandOf(call.Name, a.args)
+	a.prompt = fmt.Sprintf("approve %s %s", call.Name, string(a.args))
+	if a.command != "" {
+		a.prompt = fmt.Sprintf("approve %s: %s", call.Name, a.command)
+	}
+	if v.Reason != "" {
+		a.prompt += " (" + v.Reason + ")"
+	}
+	return a
 }
 
 // approval handles calls[0], which waits for a human's approval (v). The
@@ -93,7 +112,7 @@ func (e *Engine) approval(ctx context.Context, it int, calls []llm.ToolCall, v V
 	if answer, ok := st.received[call.ID]; ok {
 		return e.decided(ctx, it, call, answer)
 	}
-	group := append([]asking{{call, v}}, e.alsoWaiting(calls[1:], st)...)
+	group := append([]asking{e.newAsking(call, v)}, e.alsoWaiting(calls[1:], st)...)
 	if err := e.takeAnswers(it, group, st); err != nil {
 		return nil, err
 	}
@@ -111,7 +130,7 @@ func (e *Engine) approval(ctx context.Context, it int, calls []llm.ToolCall, v V
 		}
 	}
 	if e.Interactive && e.Asker != nil {
-		answer, err := e.Asker.Ask(ctx, approvalQuestion(e.approvalPrompt(group[0]), call))
+		answer, err := e.Asker.Ask(ctx, group[0].question())
 		if err != nil {
 			if ctx.Err() != nil {
 				return e.interruptedWaiting(), nil
@@ -164,7 +183,7 @@ func (e *Engine) alsoWaiting(calls []llm.ToolCall, st callState) []asking {
 			continue
 		}
 		if v := e.verdict(c); v.Decision == DecisionAsk || st.asked[c.ID] {
-			out = append(out, asking{c, v})
+			out = append(out, e.newAsking(c, v))
 		}
 	}
 	return out
@@ -186,22 +205,9 @@ func (e *Engine) interruptedWaiting() *Outcome {
 	return &out
 }
 
-// approvalPrompt is the question shown for a call: the tool, its command
-// line (or arguments) and the reason.
-func (e *Engine) approvalPrompt(a asking) string {
-	args := argsJSON(a.call.Arguments)
-	prompt := fmt.Sprintf("approve %s %s", a.call.Name, string(args))
-	if command := e.commandOf(a.call.Name, args); command != "" {
-		prompt = fmt.Sprintf("approve %s: %s", a.call.Name, command)
-	}
-	if a.v.Reason != "" {
-		prompt += " (" + a.v.Reason + ")"
-	}
-	return prompt
-}
-
-func approvalQuestion(prompt string, call llm.ToolCall) Interaction {
-	return Interaction{Prompt: prompt, InputType: InputApproval, CallID: call.ID}
+// question is the Interaction that asks for the call's approval.
+func (a asking) question() Interaction {
+	return Interaction{Prompt: a.prompt, InputType: InputApproval, CallID: a.call.ID}
 }
 
 // askApproval journals the HUMAN_INPUT_REQUEST of a call (once).
@@ -210,7 +216,7 @@ func (e *Engine) askApproval(it int, a asking, st callState) error {
 		return nil
 	}
 	if err := e.append(&journal.Event{Type: journal.HumanInputRequest, Iteration: it, CallID: a.call.ID, ToolName: a.call.Name,
-		ToolArgs: argsJSON(a.call.Arguments), Prompt: e.approvalPrompt(a), InputType: InputApproval, Rule: a.v.Rule}); err != nil {
+		ToolArgs: a.args, Prompt: a.prompt, InputType: InputApproval, Rule: a.v.Rule}); err != nil {
 		return err
 	}
 	st.asked[a.call.ID] = true
@@ -222,12 +228,11 @@ func (e *Engine) askApproval(it int, a asking, st callState) error {
 // before) and every call under "pending".
 func (e *Engine) writeApprovalRequest(group []asking) (Interaction, error) {
 	pending := make([]map[string]any, len(group))
-	q := approvalQuestion(e.approvalPrompt(group[0]), group[0].call)
+	q := group[0].question()
 	for i, a := range group {
-		args := argsJSON(a.call.Arguments)
-		pending[i] = map[string]any{"call_id": a.call.ID, "tool_name": a.call.Name, "tool_args": args,
-			"command": e.commandOf(a.call.Name, args), "reason": a.v.Reason, "rule": a.v.Rule, "prompt": e.approvalPrompt(a)}
-		q.Pending = append(q.Pending, approvalQuestion(pending[i]["prompt"].(string), a.call))
+		pending[i] = map[string]any{"call_id": a.call.ID, "tool_name": a.call.Name, "tool_args": a.args,
+			"command": a.command, "reason": a.v.Reason, "rule": a.v.Rule, "prompt": a.prompt}
+		q.Pending = append(q.Pending, a.question())
 	}
 	extra := map[string]any{"pending": pending}
 	for _, k := range []string{"tool_name", "tool_args", "command", "reason", "rule"} {

@@ -186,7 +186,7 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 		rec.Stderr, rec.StderrFile = recordOutput(res.Stderr, res.StderrLog, base)
 		out.IsError = res.ExitCode != 0 || res.TimedOut || res.Canceled
 		text := formatObservation(res, timeout)
-		limits := OutputLimits(c.output, t.Output)
+		limits := outputLimits(c.output, t.Output)
 		whole := observe.Whole{Bytes: res.StdoutBytes + res.StderrBytes, Lines: res.StdoutLines + res.StderrLines,
 			Cut: res.StdoutLog != "" || res.StderrLog != ""}
 		if !observe.Fits(text, limits, whole) {
@@ -207,9 +207,9 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 	return out, nil
 }
 
-// OutputLimits are a command tool's output limits: the defaults, then the
+// outputLimits are a command tool's output limits: the defaults, then the
 // agent's output:, then the tool's.
-func OutputLimits(agentWide, own *tool.OutputLimits) observe.Limits {
+func outputLimits(agentWide, own *tool.OutputLimits) observe.Limits {
 	l := observe.CommandLimits
 	for _, o := range []*tool.OutputLimits{agentWide, own} {
 		if o == nil {
