@@ -71,6 +71,7 @@ func Version() string {
 // page, and a generic synopsis; both are replaced here: the header names
 // the Delta manual, and the synopsis lists each command's real usage.
 func ManPage(app *kong.Application, now time.Time) string {
+	defer hideFlags(app.Node)()
 	page := mangokong.NewManPage(1, app).Build(roff.NewDocument())
 	lines := strings.Split(page, "\n")
 	for i, line := range lines {
@@ -85,6 +86,31 @@ func ManPage(app *kong.Application, now time.Time) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// hideFlags removes the hidden flags from n and its commands, which
+// mango-kong would document (it skips hidden commands only), and returns
+// the function that puts them back. A hidden flag is for programs, such as
+// delta chat's --front-end, not for the manual.
+func hideFlags(n *kong.Node) (restore func()) {
+	all := n.Flags
+	visible := make([]*kong.Flag, 0, len(all))
+	for _, f := range all {
+		if !f.Hidden {
+			visible = append(visible, f)
+		}
+	}
+	n.Flags = visible
+	var inner []func()
+	for _, c := range n.Children {
+		inner = append(inner, hideFlags(c))
+	}
+	return func() {
+		for _, r := range inner {
+			r()
+		}
+		n.Flags = all
+	}
 }
 
 // synopsis is one line per runnable command: "name sub <arg> [flags]".
