@@ -11,13 +11,14 @@ import (
 const help = `Usage: delta-exec-guard (internal)
 
 delta-exec-guard is an internal helper of Delta; do not run it by hand.
-Every delta binary starts it around each tool, hook and context generator
-command it runs, so that the command and every process it started end when
-the command ends, times out, or when the delta process itself is killed.
-Only processes that detached with setsid(1) are left running.
+Every delta binary starts one with the first tool, hook or context
+generator command it runs and runs them all through it, so that each
+command and every process it started end when the command ends, times
+out, or when the delta process itself is killed. Only processes that
+detached with setsid(1) are left running.
 
 It must be installed next to the other delta binaries (make install does);
-without it they work the same, only slower to start each command.
+without it they work the same, only slower to start.
 `
 
 // man is the manual page printed by --man (make man writes it to
@@ -28,7 +29,7 @@ delta-exec-guard - internal process guard of Delta
 .SH SYNOPSIS
 \fBdelta-exec-guard\fP (internal; not run by hand)
 .SH DESCRIPTION
-delta-exec-guard is started by every delta binary around each tool, hook and context generator command\&. It makes itself a child subreaper, runs the command in a new process group, and kills the group and every process the command left behind when the command exits, when its caller asks (timeout, cancellation), and when its caller dies, even by SIGKILL\&. Processes that detached with setsid(1) are left running\&.
+delta-exec-guard is started by every delta binary with the first tool, hook or context generator command it runs, and runs that command and all the later ones\&. It makes itself a child subreaper, runs each command as the leader of a new session, and kills every process of that session the command left behind when the command exits, and all of them when its caller asks (timeout, cancellation) and when its caller dies, even by SIGKILL\&. Processes that detached with setsid(1) are left running\&.
 .PP
 It depends on nothing but the Go standard library, so it starts as fast as any small program; when it is missing, the delta binaries re-execute themselves as the guard instead, which is slower but equivalent\&. Install it next to the other delta binaries (make install does)\&.
 .SH OPTIONS
@@ -36,7 +37,7 @@ It depends on nothing but the Go standard library, so it starts as fast as any s
 \fB-h, --help\fP
 Say what this program is\&.
 .SH EXIT STATUS
-As a guard, the command's exit status (128+N when signal N killed it) and 126 when it could not be started\&. Run by hand: 0 for --help and --man, 2 otherwise; 126 when started by a delta binary of another version\&.
+As a guard, 0 once its caller is gone, 126 when it cannot supervise processes\&. Run by hand: 0 for --help and --man, 2 otherwise; 126 when started by a delta binary of another version\&.
 .SH SEE ALSO
 delta(1)
 `
@@ -58,6 +59,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case a == "--man":
 		fmt.Fprint(stdout, man)
 		return 0
+	case a == guard.Arg && len(args) == 2:
+		// Guard mode without the marker: someone, not lib/execute.
+		fmt.Fprint(stderr, help)
+		return 2
 	case strings.HasPrefix(a, guard.ArgPrefix):
 		fmt.Fprintf(stderr, "%s: error: guard protocol %q not understood (this guard speaks %q)\n", guard.Name, a, guard.Arg)
 		fmt.Fprintf(stderr, "%s: hint: install all delta binaries from the same build (make install)\n", guard.Name)

@@ -1,24 +1,25 @@
 // Package execute runs one external command the way every part of Delta
 // needs it run: tools, hooks and context generators alike.
 //
-// Each command runs in its own process group under a tiny guard process
-// (package guard; guardexec.go says how it is found). The guard makes the
-// command's life bounded by ours: when the command exits, when it times out, when the context is cancelled and even when the calling process
-// is killed with SIGKILL, the command and every process it started are
-// killed. Only processes that deliberately detach with setsid(2) (daemons)
-// are left alone. Output is streamed to files on disk when asked and kept in
-// memory only as a bounded head and tail, so a command printing gigabytes
-// cannot grow the caller's heap.
+// Each command runs as the leader of a session of its own under a guard
+// process (package guard; guardexec.go says how it is found), one guard for
+// all the commands of a Delta process, started with the first. The guard
+// makes the commands' lives bounded by ours: when a command exits, when it
+// times out, when the context is cancelled and even when the calling
+// process is killed with SIGKILL, the command and every process it started
+// are killed. Only processes that deliberately detach with setsid(2)
+// (daemons) are left alone. Output is streamed to files on disk when asked
+// and kept in memory only as a bounded head and tail, so a command printing
+// gigabytes cannot grow the caller's heap.
 //
 // Integration: the guard is the dedicated delta-exec-guard binary when it is
 // installed next to the running executable or on PATH (make build and make
 // install put it there); otherwise the current executable re-executed in a
 // hidden mode, which this package's init function recognises. So any binary
 // (or test binary) that imports execute can run commands, and there is
-// nothing to call from main. A command costs one extra exec: of the small
-// guard binary (as cheap as starting any small Go program), or of the
-// current binary (some ten milliseconds for one full of SDKs); see
-// BenchmarkRunTrue and BenchmarkGuardStart.
+// nothing to call from main. The guard is started once per process; each
+// command then costs what its own fork and exec cost plus a message to the
+// guard and back (BenchmarkRunTrue against BenchmarkExecTrue).
 //
 // Background processes: when a command exits, whatever it left running in
 // its session is killed. To leave a process running on purpose, detach it
@@ -29,15 +30,14 @@
 package execute
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -138,34 +138,9 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	defer stdout.close()
 	defer stderr.close()
 
-	g, err := startGuard(s, path, stdout, stderr)
+	res, err := runGuarded(ctx, s, path, stdout, stderr)
 	if err != nil {
 		return Result{}, fmt.Errorf("run %q: %w", s.Argv[0], err)
-	}
-	start := time.Now()
-	done := make(chan struct{})
-	reason := make(chan string, 1)
-	go g.watch(ctx, s, done, reason)
-	waitErr := g.cmd.Wait()
-	close(done)
-	dur := time.Since(start)
-	g.ctlW.Close()
-
-	res := Result{Duration: dur}
-	select {
-	case r := <-reason:
-		res.TimedOut = r == "timeout"
-		res.Canceled = r == "cancel"
-	default:
-	}
-	st, err := g.status(waitErr)
-	if err != nil {
-		return Result{}, fmt.Errorf("run %q: %w", s.Argv[0], err)
-	}
-	res.ExitCode = st.Code
-	if st.Signal != 0 {
-		res.ExitCode = 128 + st.Signal
-		res.Signal = unix.SignalName(syscall.Signal(st.Signal))
 	}
 	res.Stdout, res.StdoutBytes, res.StdoutLines = stdout.String(), stdout.total, stdout.lines()
 	res.Stderr, res.StderrBytes, res.StderrLines = stderr.String(), stderr.total, stderr.lines()
@@ -174,68 +149,98 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	return res, nil
 }
 
-// guardProc is the parent's handle on a running guard.
-type guardProc struct {
-	cmd     *exec.Cmd
-	ctlW    *os.File // writing guard.Term asks for SIGTERM, guard.Kill for SIGKILL; EOF = we died
-	statusR *os.File
+// runGuarded runs the command at path under the guard and waits for it and
+// for its output.
+func runGuarded(ctx context.Context, s Spec, path string, stdout, stderr io.Writer) (Result, error) {
+	g, err := guardFor()
+	if err != nil {
+		return Result{}, err
+	}
+	c := guard.Command{Path: path, Argv: s.Argv, Dir: s.Dir, Env: s.Env}
+	if c.Dir == "" {
+		// Ours, which the guard's may no longer be.
+		if c.Dir, err = os.Getwd(); err != nil {
+			return Result{}, fmt.Errorf("working directory: %w", err)
+		}
+	}
+	if c.Env == nil {
+		c.Env = os.Environ()
+	}
+	c.Env = dedupEnv(guard.WithoutEnv(c.Env))
+	streams, err := openStreams(s.Stdin)
+	if err != nil {
+		return Result{}, err
+	}
+	defer streams.close()
+	gc, err := g.start(c, streams.stdin, streams.outW, streams.errW)
+	streams.closeChildEnds()
+	if err != nil {
+		return Result{}, err
+	}
+	copied := streams.copy(s.Stdin, stdout, stderr)
+	start := time.Now()
+	if st, err := gc.started(); err != nil || st != nil {
+		<-copied
+		if err == nil {
+			err = errors.New(st.Error)
+		}
+		return Result{}, err
+	}
+	done := make(chan struct{})
+	reason := make(chan string, 1)
+	go gc.watch(ctx, s, done, reason)
+	st, err := gc.wait()
+	close(done)
+	res := Result{Duration: time.Since(start)}
+	// The output ends with the command's session; only a daemon that
+	// detached with our pipes still open can hold it longer.
+	if !within(copied, waitDelay) {
+		streams.closeReadEnds()
+		<-copied
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	select {
+	case r := <-reason:
+		res.TimedOut = r == "timeout"
+		res.Canceled = r == "cancel"
+	default:
+	}
+	res.ExitCode = st.Code
+	if st.Signal != 0 {
+		res.ExitCode = 128 + st.Signal
+		res.Signal = unix.SignalName(syscall.Signal(st.Signal))
+	}
+	return res, nil
 }
 
-// startGuard starts the guard running the command at path. When the
-// dedicated guard binary cannot be started (uninstalled since we found it,
-// say), the current executable serves as the guard instead.
-func startGuard(s Spec, path string, stdout, stderr io.Writer) (*guardProc, error) {
-	exe := guardPath()
-	g, err := startGuardExe(exe, s, path, stdout, stderr)
-	if err != nil && exe != selfExe {
-		g, err = startGuardExe(selfExe, s, path, stdout, stderr)
+// dedupEnv keeps the last of several entries of one variable, as os/exec
+// does: callers add their own settings after the environment they
+// inherit, and a program's getenv would find the first.
+func dedupEnv(env []string) []string {
+	last := make(map[string]int, len(env))
+	for i, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		last[name] = i
 	}
-	return g, err
+	if len(last) == len(env) {
+		return env
+	}
+	out := make([]string, 0, len(last))
+	for i, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if last[name] == i {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
-func startGuardExe(exe string, s Spec, path string, stdout, stderr io.Writer) (*guardProc, error) {
-	ctlR, ctlW, err := os.Pipe()
-	if err != nil {
-		return nil, fmt.Errorf("control pipe: %w", err)
-	}
-	statusR, statusW, err := os.Pipe()
-	if err != nil {
-		ctlR.Close()
-		ctlW.Close()
-		return nil, fmt.Errorf("status pipe: %w", err)
-	}
-	cmd := &exec.Cmd{
-		Path:        exe,
-		Args:        append([]string{guard.Name, guard.Arg, path}, s.Argv...),
-		Env:         append(guard.WithoutEnv(s.Env), guard.Env+"=1"),
-		Dir:         s.Dir,
-		Stdout:      stdout,
-		Stderr:      stderr,
-		ExtraFiles:  []*os.File{ctlR, statusW},
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
-		WaitDelay:   waitDelay,
-	}
-	if s.Env == nil {
-		cmd.Env = append(guard.WithoutEnv(os.Environ()), guard.Env+"=1")
-	}
-	if s.Stdin != nil {
-		cmd.Stdin = bytes.NewReader(s.Stdin)
-	}
-	err = cmd.Start()
-	ctlR.Close()
-	statusW.Close()
-	if err != nil {
-		ctlW.Close()
-		statusR.Close()
-		return nil, fmt.Errorf("start guard: %w", err)
-	}
-	return &guardProc{cmd: cmd, ctlW: ctlW, statusR: statusR}, nil
-}
-
-// watch enforces the timeout and ctx cancellation: SIGTERM to the group,
-// SIGKILL after the grace period, and as a last resort SIGKILL to the guard
-// itself if it stopped answering.
-func (g *guardProc) watch(ctx context.Context, s Spec, done <-chan struct{}, reason chan<- string) {
+// watch enforces the timeout and ctx cancellation: SIGTERM to the
+// command's processes, SIGKILL after the grace period, and as a last resort
+// SIGKILL to its group from here if the guard stopped answering.
+func (gc *guardedCmd) watch(ctx context.Context, s Spec, done <-chan struct{}, reason chan<- string) {
 	var timeout <-chan time.Time
 	if s.Timeout > 0 {
 		t := time.NewTimer(s.Timeout)
@@ -250,56 +255,87 @@ func (g *guardProc) watch(ctx context.Context, s Spec, done <-chan struct{}, rea
 	case <-ctx.Done():
 		reason <- "cancel"
 	}
-	g.ctlW.Write([]byte{guard.Term})
-	if !sleepUnless(done, s.KillGrace) {
+	gc.signal(guard.OpTerm)
+	if within(done, s.KillGrace) {
 		return
 	}
-	g.ctlW.Write([]byte{guard.Kill})
-	if !sleepUnless(done, guardLastResort) {
+	gc.signal(guard.OpKill)
+	if within(done, guardLastResort) {
 		return
 	}
-	pid := g.cmd.Process.Pid
-	syscall.Kill(-pid, syscall.SIGKILL)
+	gc.killLastResort()
 }
 
-// sleepUnless waits d and reports true, or returns false as soon as done
-// is closed.
-func sleepUnless(done <-chan struct{}, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-done:
-		return false
-	case <-t.C:
-		return true
+// streams are the pipes between us and one command.
+type streams struct {
+	stdin           *os.File // the command's stdin: /dev/null or a pipe's read end
+	inW             *os.File // nil for /dev/null
+	outR, outW      *os.File
+	errR, errW      *os.File
+	childEndsClosed bool
+}
+
+func openStreams(input []byte) (*streams, error) {
+	var st streams
+	var err error
+	if input == nil {
+		st.stdin, err = os.Open(os.DevNull)
+	} else {
+		st.stdin, st.inW, err = os.Pipe()
+	}
+	if err == nil {
+		st.outR, st.outW, err = os.Pipe()
+	}
+	if err == nil {
+		st.errR, st.errW, err = os.Pipe()
+	}
+	if err != nil {
+		st.close()
+		return nil, fmt.Errorf("pipes: %w", err)
+	}
+	return &st, nil
+}
+
+// closeChildEnds closes our copies of the command's ends, so that its
+// output reaches EOF when it (and its session) are gone.
+func (st *streams) closeChildEnds() {
+	st.stdin.Close()
+	st.outW.Close()
+	st.errW.Close()
+	st.stdin, st.outW, st.errW = nil, nil, nil
+}
+
+func (st *streams) closeReadEnds() {
+	st.outR.Close()
+	st.errR.Close()
+}
+
+func (st *streams) close() {
+	for _, f := range []*os.File{st.stdin, st.inW, st.outR, st.outW, st.errR, st.errW} {
+		if f != nil {
+			f.Close()
+		}
 	}
 }
 
-// status reads the guard's report; when the guard was killed before
-// writing one, its own wait status stands in. A guard that exited without a
-// report does not speak our protocol.
-func (g *guardProc) status(waitErr error) (guard.Status, error) {
-	defer g.statusR.Close()
-	var st guard.Status
-	data, _ := io.ReadAll(g.statusR)
-	if len(bytes.TrimSpace(data)) > 0 {
-		if err := json.Unmarshal(data, &st); err != nil {
-			return st, fmt.Errorf("read guard status %q: %w", data, err)
-		}
-		if st.Error != "" {
-			return st, errors.New(st.Error)
-		}
-		return st, nil
+// copy feeds input to the command and its output to stdout and stderr;
+// the channel closes when both outputs reached EOF (or were closed).
+func (st *streams) copy(input []byte, stdout, stderr io.Writer) <-chan struct{} {
+	if st.inW != nil {
+		go func() {
+			// A command that does not read its stdin makes this fail
+			// with EPIPE, which is no error of the command's.
+			st.inW.Write(input)
+			st.inW.Close()
+		}()
 	}
-	ws, ok := g.cmd.ProcessState.Sys().(syscall.WaitStatus)
-	if !ok {
-		return st, fmt.Errorf("guard ended without status: %v", waitErr)
-	}
-	if !ws.Signaled() {
-		return st, fmt.Errorf("guard %s exited with status %d: %w (is it a delta-exec-guard from another Delta version?)", g.cmd.Path, ws.ExitStatus(), ErrGuard)
-	}
-	st.Signal = int(ws.Signal())
-	return st, nil
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { io.Copy(stdout, st.outR); wg.Done() }()
+	go func() { io.Copy(stderr, st.errR); wg.Done() }()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	return done
 }
 
 func errorsText(errs ...error) string {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -290,4 +291,67 @@ func TestRunSingleTerm(t *testing.T) {
 			t.Errorf("stdout = %q, want one SIGTERM", got.Stdout)
 		}
 	})
+}
+
+// TestRunLargeCommand: an argv larger than a packet to the guard still
+// reaches the command whole.
+func TestRunLargeCommand(t *testing.T) {
+	forEachGuard(t, func(t *testing.T) {
+		// Each argument stays under the kernel's 128 KiB limit for one.
+		big := strings.Repeat("x", 100<<10)
+		res, err := Run(context.Background(), Spec{Argv: []string{"sh", "-c", `printf %s "$1$2" | wc -c`, "sh", big, big}})
+		if err != nil {
+			t.Fatalf("Run with a 200 KiB argv: %.200v", err)
+		}
+		if got := strings.TrimSpace(res.Stdout); got != fmt.Sprint(2*len(big)) {
+			t.Errorf("the command saw %q bytes of its arguments, want %d", got, 2*len(big))
+		}
+	})
+}
+
+// TestRunConcurrent: commands run side by side under one guard, each with
+// its own output and status, and each waits for no other.
+func TestRunConcurrent(t *testing.T) {
+	forEachGuard(t, func(t *testing.T) {
+		dir := t.TempDir()
+		flag := filepath.Join(dir, "flag")
+		var wg sync.WaitGroup
+		results := make([]Result, 8)
+		for i := range results {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				script := fmt.Sprintf("echo out%d; echo err%d >&2; exit %d", i, i, i)
+				if i == 0 {
+					// Waits for a file the last command writes: with the
+					// commands run one after the other it would never
+					// appear.
+					script = fmt.Sprintf("while [ ! -e %s ]; do sleep 0.01; done; %s", flag, script)
+				}
+				if i == len(results)-1 {
+					script = fmt.Sprintf("touch %s; %s", flag, script)
+				}
+				res, err := Run(context.Background(), Spec{Argv: []string{"sh", "-c", script}, Timeout: time.Minute})
+				if err != nil {
+					t.Error(err)
+				}
+				results[i] = res
+			}()
+		}
+		wg.Wait()
+		for i, res := range results {
+			if res.Stdout != fmt.Sprintf("out%d\n", i) || res.Stderr != fmt.Sprintf("err%d\n", i) || res.ExitCode != i {
+				t.Errorf("command %d: stdout %q, stderr %q, exit %d", i, res.Stdout, res.Stderr, res.ExitCode)
+			}
+		}
+	})
+}
+
+// TestRunEnvLastWins: of two entries for one variable the later counts,
+// as with os/exec (callers append their settings to what they inherit).
+func TestRunEnvLastWins(t *testing.T) {
+	got := run(t, Spec{Argv: []string{"sh", "-c", `echo "$X"`}, Env: []string{"PATH=/usr/bin:/bin", "X=", "X=second"}})
+	if got.Stdout != "second\n" {
+		t.Errorf("$X = %q, want %q", got.Stdout, "second\n")
+	}
 }

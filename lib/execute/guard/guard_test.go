@@ -24,11 +24,11 @@ func TestInvoked(t *testing.T) {
 		env  string
 		want bool
 	}{
-		{"guard", []string{Name, Arg, "/bin/true", "true"}, "1", true},
-		{"no marker", []string{Name, Arg, "/bin/true", "true"}, "", false},
-		{"marker not 1", []string{Name, Arg, "/bin/true", "true"}, "yes", false},
-		{"other version", []string{Name, ArgPrefix + "_v0__", "/bin/true", "true"}, "1", false},
-		{"no command", []string{Name, Arg, "/bin/true"}, "1", false},
+		{"guard", []string{Name, Arg}, "1", true},
+		{"no marker", []string{Name, Arg}, "", false},
+		{"marker not 1", []string{Name, Arg}, "yes", false},
+		{"other version", []string{Name, ArgPrefix + "_v1__"}, "1", false},
+		{"old protocol's command", []string{Name, Arg, "/bin/true", "true"}, "1", false},
 		{"help", []string{Name, "--help"}, "1", false},
 	}
 	for _, tt := range tests {

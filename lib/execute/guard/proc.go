@@ -56,3 +56,42 @@ func parseStat(pid int, data []byte) (procStat, bool) {
 	st.sid, err3 = strconv.Atoi(string(f[3]))
 	return st, err1 == nil && err2 == nil && err3 == nil
 }
+
+// childStats reads the stat of each child of process self, as listed by
+// /proc/self/task/*/children (a child belongs to the thread that forked it,
+// or that it was re-parented to); without those files (a kernel built
+// without them) it scans all of /proc.
+func childStats(self int) []procStat {
+	tasks, _ := os.ReadDir("/proc/self/task")
+	var out []procStat
+	found := false
+	for _, t := range tasks {
+		data, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		found = true
+		for _, f := range bytes.Fields(data) {
+			pid, err := strconv.Atoi(string(f))
+			if err != nil {
+				continue
+			}
+			stat, err := os.ReadFile("/proc/" + string(f) + "/stat")
+			if err != nil {
+				continue // reaped meanwhile
+			}
+			if st, ok := parseStat(pid, stat); ok && st.ppid == self {
+				out = append(out, st)
+			}
+		}
+	}
+	if found {
+		return out
+	}
+	for _, p := range listProcs() {
+		if p.ppid == self {
+			out = append(out, p)
+		}
+	}
+	return out
+}
