@@ -156,17 +156,10 @@ func runGuarded(ctx context.Context, s Spec, path string, stdout, stderr io.Writ
 	if err != nil {
 		return Result{}, err
 	}
-	c := guard.Command{Path: path, Argv: s.Argv, Dir: s.Dir, Env: s.Env}
-	if c.Dir == "" {
-		// Ours, which the guard's may no longer be.
-		if c.Dir, err = os.Getwd(); err != nil {
-			return Result{}, fmt.Errorf("working directory: %w", err)
-		}
+	c, err := command(s, path)
+	if err != nil {
+		return Result{}, err
 	}
-	if c.Env == nil {
-		c.Env = os.Environ()
-	}
-	c.Env = dedupEnv(guard.WithoutEnv(c.Env))
 	streams, err := openStreams(s.Stdin)
 	if err != nil {
 		return Result{}, err
@@ -213,6 +206,24 @@ func runGuarded(ctx context.Context, s Spec, path string, stdout, stderr io.Writ
 		res.Signal = unix.SignalName(syscall.Signal(st.Signal))
 	}
 	return res, nil
+}
+
+// command is what the guard runs for s: the program at path with s's
+// arguments, in s.Dir (else our working directory, which the guard's may
+// no longer be), with s.Env (else ours).
+func command(s Spec, path string) (guard.Command, error) {
+	c := guard.Command{Path: path, Argv: s.Argv, Dir: s.Dir, Env: s.Env}
+	if c.Dir == "" {
+		var err error
+		if c.Dir, err = os.Getwd(); err != nil {
+			return c, fmt.Errorf("working directory: %w", err)
+		}
+	}
+	if c.Env == nil {
+		c.Env = os.Environ()
+	}
+	c.Env = dedupEnv(guard.WithoutEnv(c.Env))
+	return c, nil
 }
 
 // dedupEnv keeps the last of several entries of one variable, as os/exec
