@@ -186,14 +186,15 @@ type guardProc struct {
 // say), the current executable serves as the guard instead.
 func startGuard(s Spec, path string, stdout, stderr io.Writer) (*guardProc, error) {
 	exe := guardPath()
-	g, err := startGuardExe(exe, s, path, stdout, stderr)
+	g, err := startGuardExe(exe, s, path, stdout, stderr, nil)
 	if err != nil && exe != selfExe {
-		g, err = startGuardExe(selfExe, s, path, stdout, stderr)
+		g, err = startGuardExe(selfExe, s, path, stdout, stderr, nil)
 	}
 	return g, err
 }
 
-func startGuardExe(exe string, s Spec, path string, stdout, stderr io.Writer) (*guardProc, error) {
+// stdin, when not nil, is the command's standard input instead of s.Stdin.
+func startGuardExe(exe string, s Spec, path string, stdout, stderr io.Writer, stdin io.Reader) (*guardProc, error) {
 	ctlR, ctlW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("control pipe: %w", err)
@@ -220,6 +221,9 @@ func startGuardExe(exe string, s Spec, path string, stdout, stderr io.Writer) (*
 	}
 	if s.Stdin != nil {
 		cmd.Stdin = bytes.NewReader(s.Stdin)
+	}
+	if stdin != nil {
+		cmd.Stdin = stdin
 	}
 	err = cmd.Start()
 	ctlR.Close()
