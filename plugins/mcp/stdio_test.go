@@ -10,11 +10,12 @@ import (
 	"testing"
 
 	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/clitest"
 	"github.com/deltakit/delta/plugins/mcp"
 )
 
-// cleanup is run after the tests (nothing yet).
-func cleanup() {}
+// cleanup removes what the tests built.
+func cleanup() { clitest.Cleanup() }
 
 func stdio(t *testing.T, cfg agent.MCPServer, environ []string) *mcp.Toolbox {
 	t.Helper()
