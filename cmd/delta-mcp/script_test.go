@@ -18,6 +18,7 @@ func TestMain(m *testing.M) { code := m.Run(); clitest.Cleanup(); os.Exit(code) 
 // delta mcp serve, with the scripted provider.
 func TestScripts(t *testing.T) {
 	p := clitest.Params(t, "testdata/script")
+	clitest.WithExamples()(&p)
 	p.Cmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){"exits": exits}
 	testscript.Run(t, p)
 }

@@ -86,7 +86,7 @@ func (c *CLI) Run(std cli.Stdio) error {
 		}
 		ptools = append(ptools, mtools...)
 		showApproval(stderr, a, ptools)
-		fmt.Fprintf(stderr, "delta-tool-expand: ok: agent %s, %d tools\n", a.Name, len(a.Tools))
+		fmt.Fprintf(stderr, "delta-tool-expand: ok: agent %s, %d tools\n", a.Name, len(a.Tools)+len(ptools))
 		return nil
 	case c.Call != "":
 		if i := slices.IndexFunc(plugin, func(p pluginTool) bool { return p.Name == c.Call && p.MCPServer != "" }); i >= 0 {
