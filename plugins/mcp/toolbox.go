@@ -112,7 +112,9 @@ func Start(ctx context.Context, servers []agent.MCPServer, opts Options) (*Toolb
 	}
 	for _, s := range tb.servers {
 		for _, t := range s.tools {
-			name := ToolName(s.cfg.Name, t.Name)
+			// Model APIs accept letters, digits, '_' and '-' in a name:
+			// anything else (a dot, a slash) becomes '_'.
+			name := ToolName(s.cfg.Name, strings.Map(nameRune, t.Name))
 			if _, dup := tb.by[name]; dup {
 				continue
 			}
@@ -139,8 +141,8 @@ func (s *server) list(ctx context.Context) error {
 		if len(s.cfg.Tools) > 0 && !slices.Contains(s.cfg.Tools, t.Name) || slices.Contains(s.cfg.Exclude, t.Name) {
 			continue
 		}
-		if name := ToolName(s.cfg.Name, t.Name); len(name) > 64 || strings.ContainsFunc(t.Name, badNameRune) {
-			return fmt.Errorf("tool %q: the name the model would see, %q, is not a valid tool name (at most 64 letters, digits, '_' or '-'); leave it out with exclude: [%s]", t.Name, name, t.Name)
+		if name := ToolName(s.cfg.Name, t.Name); len(name) > 64 {
+			return fmt.Errorf("tool %q: the name the model would see, %q, is longer than the 64 characters model APIs accept; use a shorter server name or leave the tool out with exclude: [%s]", t.Name, name, t.Name)
 		}
 		s.tools = append(s.tools, t)
 	}
@@ -161,8 +163,12 @@ func (s *server) list(ctx context.Context) error {
 	return nil
 }
 
-func badNameRune(r rune) bool {
-	return !(r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+// nameRune keeps r in a model-visible tool name, or replaces it by '_'.
+func nameRune(r rune) rune {
+	if r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+		return r
+	}
+	return '_'
 }
 
 // Shadow removes the tools whose names local (the agent's own tools)

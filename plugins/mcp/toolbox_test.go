@@ -85,7 +85,7 @@ func TestInMemoryTools(t *testing.T) {
 			t.Errorf("t__echo spec = %q %s, want the server's description and schema", s.Description, s.Parameters)
 		}
 	}
-	if got, want := strings.Join(names, " "), "t__add t__big t__echo t__fail t__sleep"; got != want {
+	if got, want := strings.Join(names, " "), "t__add t__big t__echo t__fail t__note_read t__sleep"; got != want {
 		t.Errorf("tools = %q, want %q (env excluded)", got, want)
 	}
 	r := run(t)
@@ -110,6 +110,9 @@ func TestInMemoryTools(t *testing.T) {
 	if rec["mcp_server"] != "t" || rec["mcp_tool"] != "fail" || rec["is_error"] != true || rec["result"] == nil {
 		t.Errorf("record = %s, want server, tool, is_error and the whole result", data)
 	}
+	if out := call(t, tb, r, "t__note_read", `{}`); out.Observation != "the note" {
+		t.Errorf("note.read through its model name t__note_read = %+v", out)
+	}
 	if out := call(t, tb, r, "t__echo", `{"text":1}`); !out.IsError {
 		t.Errorf("echo with a number = %+v, want the server's validation error", out)
 	}
@@ -125,7 +128,7 @@ func TestAllowList(t *testing.T) {
 		t.Errorf("specs = %v, want echo and add only", tb.Specs())
 	}
 	_, err = inMemory(t, agent.MCPServer{Tools: []string{"echo", "nope"}, Source: "agent.yaml:3:5"})
-	if !errors.Is(err, mcp.ErrStart) || !strings.Contains(err.Error(), `agent.yaml:3:5: mcp server "t"`) || !strings.Contains(err.Error(), "it has no tool nope (it has: add, big, echo, env, fail, sleep)") {
+	if !errors.Is(err, mcp.ErrStart) || !strings.Contains(err.Error(), `agent.yaml:3:5: mcp server "t"`) || !strings.Contains(err.Error(), "it has no tool nope (it has: add, big, echo, env, fail, note.read, sleep)") {
 		t.Errorf("Start with a missing tool = %v, want ErrStart naming it and the tools there are", err)
 	}
 }

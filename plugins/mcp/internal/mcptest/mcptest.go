@@ -1,5 +1,6 @@
 // Package mcptest is a small MCP server for Delta's tests: a few tools
-// whose behaviour a test can predict (echo, add, fail, sleep, big, env).
+// whose behaviour a test can predict (echo, add, fail, sleep, big, env,
+// note.read).
 // testdata/testserver serves it over stdio; in-process tests connect to it
 // with the SDK's in-memory transport.
 package mcptest
@@ -89,6 +90,10 @@ func Server() *sdk.Server {
 				fmt.Fprintf(&b, "line %d\n", i)
 			}
 			return text(b.String()), nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "note.read", Description: "A tool whose name has a dot."},
+		func(_ context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+			return text("the note"), nil, nil
 		})
 	sdk.AddTool(s, &sdk.Tool{Name: "env", Description: "Print an environment variable, or <unset>."},
 		func(_ context.Context, _ *sdk.CallToolRequest, in envIn) (*sdk.CallToolResult, any, error) {
