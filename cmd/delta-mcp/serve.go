@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/deltakit/delta/contextgen"
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/engine"
@@ -60,7 +61,14 @@ func (c *ServeCmd) Run(std cli.Stdio) error {
 		return err
 	}
 	defer closeTools()
-	session, err := mcp.NewSession(a, ws, tools)
+	var jq agent.ArgsMatcher
+	if a.ApprovalHasJQ() {
+		var problems []agent.Problem
+		if jq, problems = contextgen.ApprovalJQ(a); len(problems) > 0 {
+			return cli.WithCode(cli.ExitConfig, problems[0].Hint, errors.New(problems[0].String()))
+		}
+	}
+	session, err := mcp.NewSession(a, ws, tools, jq)
 	if err != nil {
 		return err
 	}

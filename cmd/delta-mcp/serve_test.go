@@ -38,6 +38,10 @@ approval:
   - tool: rm_all
     decision: deny
     reason: never over MCP
+  - tool: greet
+    jq: '.name == "root"'
+    decision: deny
+    reason: not root
 `,
 		"system_prompt.md": "p\n",
 		"context.yaml":     "sources: [{type: journal}]\n",
@@ -88,6 +92,13 @@ func exercise(t *testing.T, session *sdk.ClientSession) {
 	}
 	if got := text(t, res); got != "hello a b; rm -rf /\n" || res.IsError {
 		t.Errorf("greet = %q (error %v), want the argument passed as one word, no shell", got, res.IsError)
+	}
+	res, err = session.CallTool(ctx, &sdk.CallToolParams{Name: "greet", Arguments: map[string]any{"name": "root"}})
+	if err != nil {
+		t.Fatalf("CallTool greet root: %v", err)
+	}
+	if got := text(t, res); !res.IsError || !strings.Contains(got, "not root") {
+		t.Errorf("greet root = %q (error %v), want the jq rule's refusal", got, res.IsError)
 	}
 	res, err = session.CallTool(ctx, &sdk.CallToolParams{Name: "rm_all", Arguments: map[string]any{}})
 	if err != nil {

@@ -25,6 +25,7 @@ type Session struct {
 	tools engine.Toolbox
 	run   engine.RunInfo
 	meta  *runs.Metadata
+	jq    agent.ArgsMatcher // the approval rules' jq conditions
 
 	mu    sync.Mutex // the journal and the call counter
 	j     *engine.FileJournal
@@ -37,8 +38,10 @@ const ServeRunPrefix = "mcp-"
 
 // NewSession creates the session's run directory in workDir and journals
 // its start. tools is what the session offers (the agent's command, plugin
-// and MCP tools); Close ends the session.
-func NewSession(a *agent.Agent, workDir string, tools engine.Toolbox) (*Session, error) {
+// and MCP tools); jq applies the jq conditions of its approval rules
+// (contextgen.ApprovalJQ; nil when no rule has one). Close ends the
+// session.
+func NewSession(a *agent.Agent, workDir string, tools engine.Toolbox, jq agent.ArgsMatcher) (*Session, error) {
 	now := time.Now().UTC()
 	meta := &runs.Metadata{RunID: ServeRunPrefix + runs.NewID(), WorkspaceID: filepath.Base(workDir), AgentName: a.Name, Status: runs.Running,
 		CreatedAt: now, UpdatedAt: now, InitialMessage: "(delta mcp serve: tool calls from an MCP client)", AgentHome: a.Home, WorkDir: workDir}
@@ -51,7 +54,7 @@ func NewSession(a *agent.Agent, workDir string, tools engine.Toolbox) (*Session,
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{tools: tools, meta: meta, j: j,
+	s := &Session{tools: tools, meta: meta, j: j, jq: jq,
 		run: engine.RunInfo{RunID: meta.RunID, RunDir: dir, JournalPath: filepath.Join(dir, runs.JournalFile), AgentHome: a.Home, WorkDir: workDir, Agent: a, Iteration: 1}}
 	config, _ := json.Marshal(map[string]any{"agent_name": a.Name, "mode": "mcp serve"})
 	if err := s.append(&journal.Event{Type: journal.EngineStart, RunID: meta.RunID, AgentHome: a.Home, WorkDir: workDir, Config: config}); err != nil {
@@ -123,15 +126,20 @@ func (s *Session) call(ctx context.Context, name string, args json.RawMessage) (
 }
 
 // approved applies agent.yaml's approval rules: nil when the call may run,
-// else the refusal. A rule with a jq condition never matches here (jq is
-// not linked), so only plain rules refuse.
+// else the refusal. Without a jq matcher a rule with a jq condition holds
+// when it denies or asks and not when it allows, so that nothing runs
+// that a rule might have refused.
 func (s *Session) approved(name string, args json.RawMessage) (*engine.ToolOutcome, error) {
 	a := s.run.Agent
 	command := ""
 	if r, ok := s.tools.(engine.Resolver); ok {
 		command, _ = r.Resolve(name, args)
 	}
-	rule := a.Approve(name, command, args, nil)
+	jq := s.jq
+	if jq == nil {
+		jq = func(i int, _, _ string, _ []byte) bool { return a.Approval[i].Decision != agent.ApproveAllow }
+	}
+	rule := a.Approve(name, command, args, jq)
 	if rule == nil || rule.Decision == agent.ApproveAllow {
 		return nil, nil
 	}
@@ -139,7 +147,7 @@ func (s *Session) approved(name string, args json.RawMessage) (*engine.ToolOutco
 	if why == "" {
 		why = "no reason given"
 	}
-	msg := fmt.Sprintf("error: %s is denied by the %s: %s", name, rule.Name(), why)
+	msg := fmt.Sprintf("error: the call to %s was denied by the approval policy (%s): %s", name, rule.Name(), why)
 	if rule.Decision == agent.ApproveAsk {
 		msg = fmt.Sprintf("error: %s needs a human's approval (the %s: %s), and delta mcp serve has nobody to ask; the call did not run", name, rule.Name(), why)
 	}
