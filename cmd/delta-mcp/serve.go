@@ -74,7 +74,7 @@ func (c *ServeCmd) Run(std cli.Stdio) error {
 	}
 	server := session.Server()
 	if c.HTTP == "" {
-		fmt.Fprintf(std.Err, "delta-mcp: serving %d tools of agent %s over stdio; calls are recorded in %s\n", len(tools.Specs()), a.Name, session.RunDir())
+		fmt.Fprintf(std.Err, "delta-mcp: serving %d tools of agent %s over stdio; calls will be recorded in %s\n", len(tools.Specs()), a.Name, session.RunDir())
 		err = server.Run(ctx, &sdk.StdioTransport{})
 		if errors.Is(err, context.Canceled) || ctx.Err() != nil {
 			err = nil
@@ -136,7 +136,7 @@ func serveHTTP(ctx context.Context, addr string, server *sdk.Server, std cli.Std
 	mux.Handle("/mcp", sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	url := "http://" + ln.Addr().String() + "/mcp"
-	fmt.Fprintf(std.Err, "delta-mcp: serving %s at %s; calls are recorded in %s\n", what, url, runDir)
+	fmt.Fprintf(std.Err, "delta-mcp: serving %s at %s; calls will be recorded in %s\n", what, url, runDir)
 	fmt.Fprintln(std.Out, url)
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()

@@ -36,35 +36,42 @@ type Session struct {
 // tells them from the agent's own runs.
 const ServeRunPrefix = "mcp-"
 
-// NewSession creates the session's run directory in workDir and journals
-// its start. tools is what the session offers (the agent's command, plugin
-// and MCP tools); jq applies the jq conditions of its approval rules
-// (contextgen.ApprovalJQ; nil when no rule has one). Close ends the
-// session.
+// NewSession prepares a session of a's tools in workDir; its run
+// directory is created at the first call, so that a client that only
+// lists the tools (delta tool expand does) leaves nothing behind. tools is
+// what the session offers (the agent's command, plugin and MCP tools); jq
+// applies the jq conditions of its approval rules (contextgen.ApprovalJQ;
+// nil when no rule has one). Close ends the session.
 func NewSession(a *agent.Agent, workDir string, tools engine.Toolbox, jq agent.ArgsMatcher) (*Session, error) {
-	now := time.Now().UTC()
 	meta := &runs.Metadata{RunID: ServeRunPrefix + runs.NewID(), WorkspaceID: filepath.Base(workDir), AgentName: a.Name, Status: runs.Running,
-		CreatedAt: now, UpdatedAt: now, InitialMessage: "(delta mcp serve: tool calls from an MCP client)", AgentHome: a.Home, WorkDir: workDir}
-	meta.SetProcess(runs.Self())
-	dir, err := runs.Create(workDir, meta)
-	if err != nil {
-		return nil, fmt.Errorf("record the serve session: %w", err)
-	}
-	j, err := engine.OpenFileJournal(filepath.Join(dir, runs.JournalFile))
-	if err != nil {
-		return nil, err
-	}
-	s := &Session{tools: tools, meta: meta, j: j, jq: jq,
-		run: engine.RunInfo{RunID: meta.RunID, RunDir: dir, JournalPath: filepath.Join(dir, runs.JournalFile), AgentHome: a.Home, WorkDir: workDir, Agent: a, Iteration: 1}}
-	config, _ := json.Marshal(map[string]any{"agent_name": a.Name, "mode": "mcp serve"})
-	if err := s.append(&journal.Event{Type: journal.EngineStart, RunID: meta.RunID, AgentHome: a.Home, WorkDir: workDir, Config: config}); err != nil {
-		j.Close()
-		return nil, err
-	}
-	return s, nil
+		InitialMessage: "(delta mcp serve: tool calls from an MCP client)", AgentHome: a.Home, WorkDir: workDir}
+	dir := meta.Dir()
+	return &Session{tools: tools, meta: meta, jq: jq,
+		run: engine.RunInfo{RunID: meta.RunID, RunDir: dir, JournalPath: filepath.Join(dir, runs.JournalFile), AgentHome: a.Home, WorkDir: workDir, Agent: a, Iteration: 1}}, nil
 }
 
-// RunDir is the session's run directory.
+// open creates the session's run directory and journals its start, once.
+// Callers hold s.mu.
+func (s *Session) open() error {
+	if s.j != nil {
+		return nil
+	}
+	now := time.Now().UTC()
+	s.meta.CreatedAt, s.meta.UpdatedAt = now, now
+	s.meta.SetProcess(runs.Self())
+	if _, err := runs.Create(s.run.WorkDir, s.meta); err != nil {
+		return fmt.Errorf("record the serve session: %w", err)
+	}
+	j, err := engine.OpenFileJournal(s.run.JournalPath)
+	if err != nil {
+		return err
+	}
+	s.j = j
+	config, _ := json.Marshal(map[string]any{"agent_name": s.meta.AgentName, "mode": "mcp serve"})
+	return s.append(&journal.Event{Type: journal.EngineStart, RunID: s.meta.RunID, AgentHome: s.run.AgentHome, WorkDir: s.run.WorkDir, Config: config})
+}
+
+// RunDir is the session's run directory (created at the first call).
 func (s *Session) RunDir() string { return s.run.RunDir }
 
 // append journals ev and syncs it.
@@ -100,7 +107,10 @@ func (s *Session) call(ctx context.Context, name string, args json.RawMessage) (
 	s.mu.Lock()
 	s.calls++
 	id := fmt.Sprintf("mcp_%d", s.calls)
-	err := s.append(&journal.Event{Type: journal.ActionRequest, Iteration: 1, CallID: id, ToolName: name, ToolArgs: args})
+	err := s.open()
+	if err == nil {
+		err = s.append(&journal.Event{Type: journal.ActionRequest, Iteration: 1, CallID: id, ToolName: name, ToolArgs: args})
+	}
 	s.mu.Unlock()
 	if err != nil {
 		return nil, err
@@ -155,10 +165,13 @@ func (s *Session) approved(name string, args json.RawMessage) (*engine.ToolOutco
 }
 
 // Close journals the end of the session and marks it COMPLETED (FAILED
-// with err).
+// with err); a session without calls has nothing to close.
 func (s *Session) Close(cause error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.j == nil {
+		return nil
+	}
 	status := runs.Completed
 	if cause != nil {
 		status = runs.Failed
