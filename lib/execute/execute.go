@@ -8,7 +8,9 @@
 // killed. Only processes that deliberately detach with setsid(2) (daemons)
 // are left alone. Output is streamed to files on disk when asked and kept in
 // memory only as a bounded head and tail, so a command printing gigabytes
-// cannot grow the caller's heap.
+// cannot grow the caller's heap. Start runs a long-lived command the same
+// way (a stdio server the caller talks to over pipes, such as an MCP
+// server), with the same bound on its life.
 //
 // Integration: the guard is the dedicated delta-exec-guard binary when it is
 // installed next to the running executable or on PATH (make build and make
