@@ -21,6 +21,7 @@ import (
 	"github.com/deltakit/delta/lib/redact"
 	"github.com/deltakit/delta/lib/runs"
 	pluginhost "github.com/deltakit/delta/plugins/host"
+	"github.com/deltakit/delta/plugins/mcp"
 )
 
 // driveOpts is what drive needs to run the engine over an existing run.
@@ -107,6 +108,19 @@ func drive(o driveOpts) error {
 			return cli.WithCode(cli.ExitConfig, pluginhost.Hint(err), err)
 		}
 		tools = engine.Merge(tools, ptools)
+	}
+	// MCP servers (agent.yaml mcp_servers:): started at once, stopped when
+	// the run ends; one that does not start is a configuration error.
+	if len(o.agent.MCPServers) > 0 {
+		mtools, err := mcp.Start(ctx, o.agent.MCPServers, mcp.AgentOptions(o.agent, os.Environ(), o.meta.WorkDir, o.std.Err, o.verbose))
+		if err != nil {
+			return cli.WithCode(cli.ExitConfig, mcp.Hint, err)
+		}
+		defer mtools.Close()
+		for _, w := range mtools.Shadow(tools) {
+			fmt.Fprintln(o.std.Err, w)
+		}
+		tools = engine.Merge(tools, mtools)
 	}
 	defer tools.Close()
 	if past, err := j.Events(); err == nil {

@@ -32,9 +32,9 @@ type CLI struct {
 
 // Help is the long description, and the man page's DESCRIPTION.
 func (CLI) Help() string {
-	return `delta-tool-expand loads an agent exactly as delta-run does (agent.yaml, imports, hooks.yaml, context.yaml) and prints every tool after imports are merged, in the expanded form: each tool as command: (the fixed argv) plus parameters:, each parameter with its type, whether it is required, its default, how it is injected (inject_as: argument, stdin or option) and, for arguments, its position. An exec: tool shows its argv with ${name} where a value goes (inside that one element, never re-split); a shell: tool shows sh -c SCRIPT -- with the script using "$1", "$2" …, so you can check the quoting; raw: true marks a ${name:raw} value the script uses unquoted. Plugin tools are listed with plugin: NAME and no argv; to list them, delta-tool-expand runs delta-plugin (found next to it, then on PATH), which starts each plugin once with its checksum verified.
+	return `delta-tool-expand loads an agent exactly as delta-run does (agent.yaml, imports, hooks.yaml, context.yaml) and prints every tool after imports are merged, in the expanded form: each tool as command: (the fixed argv) plus parameters:, each parameter with its type, whether it is required, its default, how it is injected (inject_as: argument, stdin or option) and, for arguments, its position. An exec: tool shows its argv with ${name} where a value goes (inside that one element, never re-split); a shell: tool shows sh -c SCRIPT -- with the script using "$1", "$2" …, so you can check the quoting; raw: true marks a ${name:raw} value the script uses unquoted. Plugin tools are listed with plugin: NAME and no argv; to list them, delta-tool-expand runs delta-plugin (found next to it, then on PATH), which starts each plugin once with its checksum verified. The tools of the agent's MCP servers (mcp_servers:) are listed the same way, as SERVER__TOOL with mcp_server: NAME; delta-mcp starts each server once to list them.
 The expanded form is itself valid agent.yaml: its command: tools pasted into tools: load back and build the same calls (see delta-agent(5), TOOLS); plugin tools come from plugins: instead.
-With --call TOOL --args JSON it prints {"argv": [...], "stdin": "..." | null}: exactly what would be executed, without running it. With --schema it prints the JSON Schemas the model sees. With --check it validates only: besides load problems it finds what would break a run, a hook or generator script that is missing or not executable, a hook naming a plugin agent.yaml does not list, a jq generator that does not compile, a plugin that is missing or whose binary no longer has its locked checksum (exit 126), and warns of programs not on PATH and of local tools that hide a plugin's tool. Load problems are listed as file:line:column: message, each with a hint. Deprecation warnings go to stderr. The tool syntax is documented in delta-agent(5).
+With --call TOOL --args JSON it prints {"argv": [...], "stdin": "..." | null}: exactly what would be executed, without running it. With --schema it prints the JSON Schemas the model sees. With --check it validates only: besides load problems it finds what would break a run, a hook or generator script that is missing or not executable, a hook naming a plugin agent.yaml does not list, a jq generator that does not compile, a plugin that is missing or whose binary no longer has its locked checksum, an MCP server that does not start (exit 126), and warns of programs not on PATH and of local tools that hide a plugin's tool. Load problems are listed as file:line:column: message, each with a hint. Deprecation warnings go to stderr. The tool syntax is documented in delta-agent(5).
 Exit codes: 0 ok; 1 the --call arguments or tool name are wrong; 2 bad command line; 126 the agent does not load (every problem is listed on stderr).`
 }
 
@@ -56,6 +56,11 @@ func (c *CLI) Run(std cli.Stdio) error {
 		if plugin, err = pluginTools(a, stderr); err != nil {
 			return err
 		}
+		mtools, _, err := mcpTools(a, plugin, stderr)
+		if err != nil {
+			return err
+		}
+		plugin = append(plugin, mtools...)
 	}
 	switch {
 	case c.Check:
@@ -71,10 +76,22 @@ func (c *CLI) Run(std cli.Stdio) error {
 		for _, s := range shadowed {
 			fmt.Fprintf(stderr, "[WARNING] local tool %s hides the plugin's tool of that name\n", s)
 		}
+		// MCP servers start too: one that does not is a configuration error.
+		mtools, mshadowed, err := mcpTools(a, ptools, stderr)
+		if err != nil {
+			return err
+		}
+		for _, s := range mshadowed {
+			fmt.Fprintf(stderr, "[WARNING] local tool %s hides the MCP server's tool of that name\n", s)
+		}
+		ptools = append(ptools, mtools...)
 		showApproval(stderr, a, ptools)
-		fmt.Fprintf(stderr, "delta-tool-expand: ok: agent %s, %d tools\n", a.Name, len(a.Tools))
+		fmt.Fprintf(stderr, "delta-tool-expand: ok: agent %s, %d tools\n", a.Name, len(a.Tools)+len(ptools))
 		return nil
 	case c.Call != "":
+		if i := slices.IndexFunc(plugin, func(p pluginTool) bool { return p.Name == c.Call && p.MCPServer != "" }); i >= 0 {
+			return cli.Errorf(cli.ExitFailed, "see its parameters with: delta-tool-expand --schema", "tool %q is served by mcp server %q: it has no argv", c.Call, plugin[i].MCPServer)
+		}
 		if i := slices.IndexFunc(plugin, func(p pluginTool) bool { return p.Name == c.Call }); i >= 0 {
 			return cli.Errorf(cli.ExitFailed, "see its parameters with: delta-tool-expand --schema", "tool %q is served by plugin %q: it has no argv", c.Call, plugin[i].Plugin)
 		}

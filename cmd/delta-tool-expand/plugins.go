@@ -15,11 +15,13 @@ import (
 )
 
 // pluginTool is a plugin's tool in the expanded listing: it has no argv,
-// the plugin named by Plugin serves it.
+// the plugin named by Plugin serves it (or the MCP server named by
+// MCPServer: MCP tools are listed the same way).
 type pluginTool struct {
 	Name        string `json:"name" yaml:"name"`
 	Description string `json:"description,omitempty" yaml:"description,omitempty"`
-	Plugin      string `json:"plugin" yaml:"plugin"`
+	Plugin      string `json:"plugin,omitempty" yaml:"plugin,omitempty"`
+	MCPServer   string `json:"mcp_server,omitempty" yaml:"mcp_server,omitempty"`
 	Parameters  any    `json:"parameters" yaml:"parameters"`
 	raw         json.RawMessage
 }

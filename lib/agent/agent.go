@@ -53,6 +53,10 @@ type Agent struct {
 	Hooks   Hooks
 	Context ContextConfig
 
+	// MCPServers are the MCP servers whose tools the model may call
+	// (imports' entries first; a later entry of a name replaces one).
+	MCPServers []MCPServer
+
 	// Warnings are non-fatal findings (deprecations, both config files
 	// present); commands print them to stderr.
 	Warnings []string

@@ -27,6 +27,7 @@ type loader struct {
 	cwd      string
 	problems []Problem
 	warnings []string
+	mcp      []MCPServer // mcp_servers of the imports and the agent, merged
 }
 
 func (l *loader) add(p Problem) { l.problems = append(l.problems, p) }

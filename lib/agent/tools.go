@@ -13,7 +13,7 @@ import (
 var (
 	toolKeys       = []string{"name", "description", "command", "parameters", "exec", "shell", "stdin", "timeout_ms", "output"}
 	paramKeys      = []string{"name", "type", "description", "required", "inject_as", "option_name", "default", "position", "raw"}
-	importFileKeys = []string{"tools", "imports"}
+	importFileKeys = []string{"tools", "imports", "mcp_servers"}
 	// ignoredImportKeys are agent-level keys that delta-engine 1.10's
 	// imported modules carried; they are skipped with a warning so such
 	// modules load unchanged.
@@ -69,6 +69,7 @@ func (l *loader) collectTools(d *doc, f map[string]field, chain []string, merged
 		names[t.Name] = item
 		mergeTool(merged, t)
 	}
+	l.collectMCP(d, f["mcp_servers"], &l.mcp)
 }
 
 // warnIgnored warns once per file about agent-level keys an imported file
@@ -76,7 +77,7 @@ func (l *loader) collectTools(d *doc, f map[string]field, chain []string, merged
 func (l *loader) warnIgnored(d *doc, f map[string]field, keys []string) {
 	for _, k := range keys {
 		if fl, ok := f[k]; ok {
-			l.warn("[WARNING] %s: %q in an imported tools file is ignored (only tools: and imports: are read from it)", d.pos(fl.key), k)
+			l.warn("[WARNING] %s: %q in an imported tools file is ignored (only tools:, imports: and mcp_servers: are read from it)", d.pos(fl.key), k)
 		}
 	}
 }

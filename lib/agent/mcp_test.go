@@ -1,0 +1,72 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestLoadMCPServers(t *testing.T) {
+	dir := writeAgent(t, map[string]string{
+		"agent.yaml": `name: m
+imports: [tools/shared.yaml]
+mcp_servers:
+  - name: files
+    command: ./bin/server
+    args: ["--root", "${AGENT_HOME}/data"]
+    env: {API_KEY: "${FILES_KEY}"}
+    tools: [read]
+    timeout_ms: 5000
+  - name: remote
+    url: https://example.com/mcp
+    headers: {Authorization: "Bearer ${REMOTE_TOKEN}"}
+    exclude: [drop]
+`,
+		"tools/shared.yaml": `mcp_servers:
+  - name: files
+    command: overridden
+  - name: shared
+    command: npx
+    args: [-y, some-server]
+`,
+	})
+	a, err := Load(dir)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	home := a.Home
+	for i := range a.MCPServers {
+		a.MCPServers[i].Source = ""
+	}
+	want := []MCPServer{
+		{Name: "files", Command: home + "/bin/server", Args: []string{"--root", home + "/data"}, Env: map[string]string{"API_KEY": "${FILES_KEY}"}, Tools: []string{"read"}, TimeoutMS: 5000},
+		{Name: "shared", Command: "npx", Args: []string{"-y", "some-server"}},
+		{Name: "remote", URL: "https://example.com/mcp", Headers: map[string]string{"Authorization": "Bearer ${REMOTE_TOKEN}"}, Exclude: []string{"drop"}},
+	}
+	if d := cmp.Diff(want, a.MCPServers); d != "" {
+		t.Errorf("MCPServers (-want +got):\n%s", d)
+	}
+}
+
+func TestLoadMCPServerErrors(t *testing.T) {
+	for _, tc := range []struct{ name, yaml, want string }{
+		{"no command or url", "mcp_servers:\n  - name: x\n", `agent.yaml:3:5: mcp server "x" needs a command or a url`},
+		{"both", "mcp_servers:\n  - name: x\n    command: a\n    url: http://b\n", `mcp server "x" has both a command and a url`},
+		{"double underscore", "mcp_servers:\n  - name: a__b\n    command: a\n", `mcp server name "a__b" must be letters`},
+		{"no name", "mcp_servers:\n  - command: a\n", "agent.yaml:3:5: mcp_servers entry needs a name"},
+		{"twice", "mcp_servers:\n  - name: x\n    command: a\n  - name: x\n    command: b\n", `mcp server "x" is listed twice`},
+		{"bad url", "mcp_servers:\n  - name: x\n    url: ftp://b\n", "url must start with http:// or https://"},
+		{"typo", "mcp_servers:\n  - name: x\n    comand: a\n", `unknown key "comand" in an mcp_servers entry (did you mean "command"?)`},
+		{"env list", "mcp_servers:\n  - name: x\n    command: a\n    env: [A]\n", "agent.yaml:5:10: mcp server env must be a mapping"},
+		{"headers on stdio", "mcp_servers:\n  - name: x\n    command: a\n    headers: {A: b}\n", `mcp server "x" has a command and headers`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeAgent(t, map[string]string{"agent.yaml": "name: m\n" + tc.yaml})
+			_, err := Load(dir)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Load() error = %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,227 @@
+// Package mcp connects Delta to the Model Context Protocol in both
+// directions.
+//
+// As a client, it turns the MCP servers of agent.yaml's mcp_servers into
+// one engine.Toolbox (Start): their tools reach the model as SERVER__TOOL
+// with the server's own descriptions and JSON schemas, and a call goes
+// through the engine like any tool's, so timeouts, output truncation,
+// io/tool_executions records, hooks and approvals apply unchanged. A stdio
+// server runs under Delta's guard (lib/execute.Start), so it never outlives
+// the run, even when delta-run is killed with SIGKILL; it gets a minimal
+// environment (agent.CoreEnv without secrets) plus the variables its entry
+// names, never the engine's keys.
+//
+// As a server (Serve), it offers any engine.Toolbox — an agent's command,
+// plugin and MCP tools — to MCP clients such as Claude Code or Codex, over
+// stdio or streamable HTTP; cmd/delta-mcp is the command.
+//
+// Everything MCP lives here and in cmd/delta-mcp: the rest of Delta sees
+// only engine.Toolbox.
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/execute"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Version is the client and server version Delta announces.
+const Version = "1"
+
+// stopWait is how long a stdio server may take to exit once its stdin is
+// closed, before it is sent SIGTERM.
+const stopWait = 2 * time.Second
+
+// server is one connected MCP server.
+type server struct {
+	cfg     agent.MCPServer
+	session *sdk.ClientSession
+	proc    *execute.Process // stdio servers
+	stderr  *tailWriter      // the end of a stdio server's stderr
+	tools   []*sdk.Tool      // the tools the model may see, in the server's order
+}
+
+// connect starts (stdio) or reaches (HTTP) one server and initializes the
+// MCP session.
+func connect(ctx context.Context, cfg agent.MCPServer, opts Options) (*server, error) {
+	s := &server{cfg: cfg}
+	client := sdk.NewClient(&sdk.Implementation{Name: "delta", Version: Version}, nil)
+	transport := opts.transports[cfg.Name]
+	switch {
+	case transport != nil:
+	case cfg.URL != "":
+		headers := map[string]string{}
+		for k, v := range cfg.Headers {
+			headers[k] = expand(v, opts.Environ)
+		}
+		transport = &sdk.StreamableClientTransport{Endpoint: cfg.URL, MaxRetries: -1,
+			HTTPClient: &http.Client{Transport: headerTransport{headers: headers, base: http.DefaultTransport}}}
+	default:
+		s.stderr = &tailWriter{max: 4 << 10}
+		var errw io.Writer = s.stderr
+		if opts.Stderr != nil && opts.Verbose {
+			errw = io.MultiWriter(s.stderr, newPrefixWriter(opts.Stderr, "[mcp "+cfg.Name+"] "))
+		}
+		proc, err := execute.Start(execute.Spec{Argv: append([]string{cfg.Command}, cfg.Args...), Dir: opts.Dir, Env: ServerEnv(cfg, opts.Environ)}, errw)
+		if err != nil {
+			return nil, err
+		}
+		s.proc = proc
+		transport = &sdk.IOTransport{Reader: proc.Stdout, Writer: stopper{proc}}
+	}
+	session, err := client.Connect(ctx, transport, nil)
+	if err != nil {
+		s.close()
+		return nil, s.explain(err)
+	}
+	s.session = session
+	return s, nil
+}
+
+// explain adds what a stdio server said on stderr to err.
+func (s *server) explain(err error) error {
+	if s.stderr != nil {
+		if tail := strings.TrimSpace(s.stderr.String()); tail != "" {
+			return fmt.Errorf("%w; its stderr ends with:\n%s", err, tail)
+		}
+	}
+	return err
+}
+
+// close ends the session and stops a stdio server (closing its stdin, then
+// SIGTERM and SIGKILL to its tree).
+func (s *server) close() error {
+	var err error
+	if s.session != nil {
+		err = s.session.Close()
+	}
+	if s.proc != nil {
+		s.proc.Stop(stopWait)
+	}
+	return err
+}
+
+// stopper is a stdio server's stdin as the MCP transport's writer: the
+// SDK closes it when the session ends, which stops the server.
+type stopper struct{ p *execute.Process }
+
+func (w stopper) Write(b []byte) (int, error) { return w.p.Stdin.Write(b) }
+func (w stopper) Close() error {
+	w.p.Stop(stopWait)
+	return nil
+}
+
+// ServerEnv is the whole environment of a stdio server: the core variables
+// (PATH, HOME, LANG, TMPDIR …, agent.CoreEnv) of environ without secrets,
+// and the entry's env, whose values expand ${VAR} from environ (the
+// engine's own environment, secrets included: naming a key there is how a
+// server gets it).
+func ServerEnv(cfg agent.MCPServer, environ []string) []string {
+	env := agent.FilterEnv(environ, agent.EnvConfig{Inherit: agent.InheritCore})
+	names := make([]string, 0, len(cfg.Env))
+	for k := range cfg.Env {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		env = append(env, k+"="+expand(cfg.Env[k], environ))
+	}
+	return env
+}
+
+// expand replaces ${VAR} and $VAR in s by their values in environ ("" when
+// unset); $$ is a literal $.
+func expand(s string, environ []string) string {
+	vars := map[string]string{}
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			vars[k] = v
+		}
+	}
+	s = strings.ReplaceAll(s, "$$", "\x00")
+	s = os.Expand(s, func(k string) string { return vars[k] })
+	return strings.ReplaceAll(s, "\x00", "$")
+}
+
+// headerTransport adds an entry's headers to every request.
+type headerTransport struct {
+	headers map[string]string
+	base    http.RoundTripper
+}
+
+func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range t.headers {
+		r.Header.Set(k, v)
+	}
+	return t.base.RoundTrip(r)
+}
+
+// tailWriter keeps the last max bytes written to it.
+type tailWriter struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tailWriter) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if len(t.buf) > t.max {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(b), nil
+}
+
+func (t *tailWriter) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
+
+// prefixWriter writes each complete line to w with a prefix, so a
+// server's messages are told apart from the run's own on stderr.
+type prefixWriter struct {
+	mu     sync.Mutex
+	w      io.Writer
+	prefix string
+	buf    []byte
+}
+
+func newPrefixWriter(w io.Writer, prefix string) *prefixWriter {
+	return &prefixWriter{w: w, prefix: prefix}
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.buf = append(p.buf, b...)
+	for {
+		i := strings.IndexByte(string(p.buf), '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		line := p.prefix + string(p.buf[:i+1])
+		p.buf = p.buf[i+1:]
+		if _, err := io.WriteString(p.w, line); err != nil {
+			return len(b), err
+		}
+	}
+}
+
+// ErrStart marks a server that could not be started or reached, or whose
+// tools could not be listed: a configuration error, reported before the
+// run begins.
+var ErrStart = errors.New("mcp server did not start")

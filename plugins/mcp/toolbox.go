@@ -1,0 +1,382 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/observe"
+	"github.com/deltakit/delta/lib/tool"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Options configures Start.
+type Options struct {
+	// Environ is the engine's environment: the base of a stdio server's
+	// (filtered, see ServerEnv) and where ${VAR} in env and headers is
+	// looked up.
+	Environ []string
+	// Dir is a stdio server's working directory (the workspace).
+	Dir string
+	// Stderr receives the servers' stderr, prefixed, when Verbose.
+	Stderr  io.Writer
+	Verbose bool
+	// StartTimeout bounds starting every server and listing its tools;
+	// 0 means DefaultStartTimeout.
+	StartTimeout time.Duration
+	// ToolTimeout is a call's timeout when the server's entry sets none
+	// (the agent's tool_timeout_ms); 0 means engine.DefaultToolTimeout.
+	ToolTimeout time.Duration
+	// Output is the agent-wide output limits (agent.yaml output:).
+	Output *tool.OutputLimits
+
+	// transports replaces a server's connection by name (tests: the SDK's
+	// in-memory transport).
+	transports map[string]sdk.Transport
+}
+
+// DefaultStartTimeout bounds a server's start (npx may download it first).
+const DefaultStartTimeout = 60 * time.Second
+
+// Toolbox is the engine.Toolbox of a run's MCP servers.
+type Toolbox struct {
+	servers []*server
+	specs   []llm.ToolSpec
+	by      map[string]route
+	opts    Options
+	closed  sync.Once
+}
+
+// route is where a model-visible name leads.
+type route struct {
+	s    *server
+	tool string // the server's own name of the tool
+}
+
+var _ engine.Toolbox = (*Toolbox)(nil)
+
+// ToolName is the name the model sees for a server's tool.
+func ToolName(server, tool string) string { return server + agent.MCPSeparator + tool }
+
+// Start starts (or reaches) every server at once, initializes each and
+// lists its tools; Close stops them. A server that fails to start, a
+// selected tool it does not have, or a model-visible name that is too long
+// is an error wrapping ErrStart, after every server is stopped again.
+func Start(ctx context.Context, servers []agent.MCPServer, opts Options) (*Toolbox, error) {
+	tb := &Toolbox{by: map[string]route{}, opts: opts}
+	if len(servers) == 0 {
+		return tb, nil
+	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = DefaultStartTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
+	defer cancel()
+	tb.servers = make([]*server, len(servers))
+	errs := make([]error, len(servers))
+	var wg sync.WaitGroup
+	for i, cfg := range servers {
+		wg.Go(func() {
+			s, err := connect(ctx, cfg, opts)
+			if err == nil {
+				tb.servers[i] = s
+				err = s.list(ctx)
+			}
+			if err != nil {
+				if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+					err = fmt.Errorf("no answer within %s: %w", opts.StartTimeout, err)
+				}
+				where := cfg.URL
+				if where == "" {
+					where = strings.Join(append([]string{cfg.Command}, cfg.Args...), " ")
+				}
+				errs[i] = fmt.Errorf("%s: mcp server %q (%s): %w: %w", cfg.Source, cfg.Name, where, ErrStart, err)
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		tb.Close()
+		return nil, err
+	}
+	for _, s := range tb.servers {
+		for _, t := range s.tools {
+			// Model APIs accept letters, digits, '_' and '-' in a name:
+			// anything else (a dot, a slash) becomes '_'.
+			name := ToolName(s.cfg.Name, strings.Map(nameRune, t.Name))
+			if _, dup := tb.by[name]; dup {
+				continue
+			}
+			schema, _ := json.Marshal(t.InputSchema)
+			if len(schema) == 0 || string(schema) == "null" {
+				schema = json.RawMessage(`{"type":"object","properties":{}}`)
+			}
+			tb.specs = append(tb.specs, llm.ToolSpec{Name: name, Description: t.Description, Parameters: schema})
+			tb.by[name] = route{s: s, tool: t.Name}
+		}
+	}
+	return tb, nil
+}
+
+// list fetches the server's tools and applies the entry's tools and
+// exclude lists.
+func (s *server) list(ctx context.Context) error {
+	served := map[string]bool{}
+	for t, err := range s.session.Tools(ctx, nil) {
+		if err != nil {
+			return s.explain(fmt.Errorf("list tools: %w", err))
+		}
+		served[t.Name] = true
+		if len(s.cfg.Tools) > 0 && !slices.Contains(s.cfg.Tools, t.Name) || slices.Contains(s.cfg.Exclude, t.Name) {
+			continue
+		}
+		if name := ToolName(s.cfg.Name, t.Name); len(name) > 64 {
+			return fmt.Errorf("tool %q: the name the model would see, %q, is longer than the 64 characters model APIs accept; use a shorter server name or leave the tool out with exclude: [%s]", t.Name, name, t.Name)
+		}
+		s.tools = append(s.tools, t)
+	}
+	var missing []string
+	for _, want := range s.cfg.Tools {
+		if !served[want] {
+			missing = append(missing, want)
+		}
+	}
+	if len(missing) > 0 {
+		have := make([]string, 0, len(served))
+		for n := range served {
+			have = append(have, n)
+		}
+		slices.Sort(have)
+		return fmt.Errorf("it has no tool %s (it has: %s)", strings.Join(missing, ", "), strings.Join(have, ", "))
+	}
+	return nil
+}
+
+// nameRune keeps r in a model-visible tool name, or replaces it by '_'.
+func nameRune(r rune) rune {
+	if r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+		return r
+	}
+	return '_'
+}
+
+// Shadow removes the tools whose names local (the agent's own tools)
+// already has, and returns a warning for each: local tools win.
+func (t *Toolbox) Shadow(local interface{ Has(name string) bool }) []string {
+	var warnings []string
+	specs := t.specs[:0]
+	for _, s := range t.specs {
+		if local.Has(s.Name) {
+			r := t.by[s.Name]
+			warnings = append(warnings, fmt.Sprintf("[WARNING] tool %q of mcp server %q is hidden by the agent's own tool of that name", r.tool, r.s.cfg.Name))
+			delete(t.by, s.Name)
+			continue
+		}
+		specs = append(specs, s)
+	}
+	t.specs = specs
+	return warnings
+}
+
+// Specs lists the servers' tools as the model sees them.
+func (t *Toolbox) Specs() []llm.ToolSpec { return slices.Clone(t.specs) }
+
+// Has reports whether a server serves name.
+func (t *Toolbox) Has(name string) bool { _, ok := t.by[name]; return ok }
+
+// Server names the server of a model-visible tool name ("" if none).
+func (t *Toolbox) Server(name string) string {
+	if r, ok := t.by[name]; ok {
+		return r.s.cfg.Name
+	}
+	return ""
+}
+
+// Pids lists the processes of the stdio servers.
+func (t *Toolbox) Pids() []int {
+	var pids []int
+	for _, s := range t.servers {
+		if s != nil && s.proc != nil {
+			pids = append(pids, s.proc.Pid())
+		}
+	}
+	return pids
+}
+
+// Close ends every session and stops the stdio servers.
+func (t *Toolbox) Close() error {
+	var errs []error
+	t.closed.Do(func() {
+		var wg sync.WaitGroup
+		errs = make([]error, len(t.servers))
+		for i, s := range t.servers {
+			if s != nil {
+				wg.Go(func() { errs[i] = s.close() })
+			}
+		}
+		wg.Wait()
+	})
+	return errors.Join(errs...)
+}
+
+// record is the io/tool_executions record of an MCP tool call.
+type record struct {
+	CallID     string          `json:"call_id"`
+	ToolName   string          `json:"tool_name"`
+	MCPServer  string          `json:"mcp_server"`
+	MCPTool    string          `json:"mcp_tool"`
+	Args       json.RawMessage `json:"args"`
+	StartedAt  time.Time       `json:"started_at"`
+	DurationMS int64           `json:"duration_ms"`
+	TimeoutMS  int64           `json:"timeout_ms"`
+	ExitCode   int             `json:"exit_code"`
+	IsError    bool            `json:"is_error,omitempty"`
+	TimedOut   bool            `json:"timed_out,omitempty"`
+	Canceled   bool            `json:"canceled,omitempty"`
+	// Result is the server's whole CallToolResult; ResultFile names it
+	// instead when it is large.
+	Result      json.RawMessage `json:"result,omitempty"`
+	ResultFile  string          `json:"result_file,omitempty"`
+	OutputBytes int             `json:"output_bytes"`
+	// OutputFile holds the text the model would have seen uncut, when it
+	// saw part of it.
+	OutputFile string `json:"output_file,omitempty"`
+	Error      string `json:"error,omitempty"`
+}
+
+// Call calls the tool on its server with the call's timeout (the entry's
+// timeout_ms, else the agent's, else the default). An MCP error result,
+// a protocol error, a dead server and a timeout are all error
+// observations; the error is only for failing to write the run's records.
+func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name string, args json.RawMessage) (engine.ToolOutcome, error) {
+	r, ok := t.by[name]
+	if !ok {
+		return engine.ToolOutcome{IsError: true, ExitCode: -1, Observation: fmt.Sprintf("error: unknown tool %q", name)}, nil
+	}
+	timeout := t.opts.ToolTimeout
+	if r.s.cfg.TimeoutMS > 0 {
+		timeout = time.Duration(r.s.cfg.TimeoutMS) * time.Millisecond
+	}
+	if timeout <= 0 {
+		timeout = engine.DefaultToolTimeout
+	}
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	started := time.Now().UTC()
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, err := r.s.session.CallTool(cctx, &sdk.CallToolParams{Name: r.tool, Arguments: args})
+	dur := time.Since(started)
+	out := engine.ToolOutcome{DurationMS: dur.Milliseconds()}
+	rec := record{CallID: callID, ToolName: name, MCPServer: r.s.cfg.Name, MCPTool: r.tool, Args: args,
+		StartedAt: started, DurationMS: out.DurationMS, TimeoutMS: timeout.Milliseconds()}
+	var text string
+	switch {
+	case err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
+		rec.TimedOut = true
+		text = fmt.Sprintf("error: %s did not answer within %d ms and was abandoned (timeout); its effects are unknown", name, timeout.Milliseconds())
+	case err != nil && ctx.Err() != nil:
+		rec.Canceled = true
+		text = fmt.Sprintf("error: the call to %s was cancelled: %v", name, ctx.Err())
+	case err != nil:
+		text = fmt.Sprintf("error: mcp server %q: %v", r.s.cfg.Name, r.s.explain(err))
+	default:
+		text = Render(res)
+		rec.IsError = res.IsError
+		if raw, merr := json.Marshal(res); merr == nil {
+			rec.Result = raw
+		}
+	}
+	if err != nil {
+		rec.Error = err.Error()
+		rec.IsError = true
+	}
+	out.IsError = rec.IsError
+	if out.IsError {
+		out.ExitCode, rec.ExitCode = 1, 1
+	}
+	rec.OutputBytes = len(text)
+	out.Observation, out.Stdout = text, text
+	if run.RunDir == "" {
+		return out, nil
+	}
+	base := engine.ToolRecordBase(started, name, callID)
+	if len(rec.Result) > engine.RecordInlineMax {
+		rec.ResultFile = filepath.Join(engine.ToolExecutionsDir, base, "result.json")
+		if err := writeFile(run.RunDir, rec.ResultFile, rec.Result); err != nil {
+			return out, err
+		}
+		rec.Result = nil
+	}
+	limits := outputLimits(t.opts.Output)
+	whole := observe.Whole{Bytes: int64(len(text)), Lines: int64(strings.Count(text, "\n") + 1)}
+	if !observe.Fits(text, limits, whole) {
+		rec.OutputFile = filepath.Join(engine.ToolExecutionsDir, base, "output.txt")
+		if err := writeFile(run.RunDir, rec.OutputFile, []byte(text)); err != nil {
+			return out, err
+		}
+		full := filepath.Join(run.RunDir, rec.OutputFile)
+		if rel, err := filepath.Rel(run.WorkDir, full); err == nil {
+			full = rel
+		}
+		out.Observation = observe.Cut(text, limits, whole, full)
+	}
+	rel, err := engine.WriteToolRecord(run.RunDir, base, rec)
+	if err != nil {
+		return out, err
+	}
+	out.RecordPath = rel
+	return out, nil
+}
+
+// outputLimits are an MCP tool's limits: a command tool's defaults and the
+// agent's output: block, as for command tools.
+func outputLimits(agentWide *tool.OutputLimits) observe.Limits {
+	l := observe.CommandLimits
+	if o := agentWide; o != nil {
+		if o.MaxChars != nil {
+			l.MaxChars = *o.MaxChars
+		}
+		if o.MaxLines != nil {
+			l.MaxLines = *o.MaxLines
+		}
+		if o.Mode != "" {
+			l.Mode = o.Mode
+		}
+	}
+	return l
+}
+
+// writeFile writes data at rel under runDir, creating its folder.
+func writeFile(runDir, rel string, data []byte) error {
+	path := filepath.Join(runDir, rel)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("write mcp tool record: %w", err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("write mcp tool record: %w", err)
+	}
+	return nil
+}
+
+// AgentOptions are the Options of an agent's servers: the agent's tool
+// timeout and output limits, servers working in dir (the workspace).
+func AgentOptions(a *agent.Agent, environ []string, dir string, stderr io.Writer, verbose bool) Options {
+	return Options{Environ: environ, Dir: dir, Stderr: stderr, Verbose: verbose,
+		ToolTimeout: time.Duration(a.ToolTimeoutMS) * time.Millisecond, Output: a.Output}
+}
+
+// Hint is what to do about a server that did not start.
+const Hint = "check the entry's command (or url) and args; run the server by hand to see its error, or delta tool expand --check to test every server"
