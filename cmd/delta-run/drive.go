@@ -85,7 +85,7 @@ func drive(o driveOpts) error {
 	defer j.Close()
 
 	run := engine.RunInfo{RunID: o.meta.RunID, RunDir: o.runDir, JournalPath: filepath.Join(o.runDir, engine.JournalFile),
-		AgentHome: o.agent.Home, WorkDir: o.meta.WorkDir, Agent: o.agent}
+		AgentHome: o.agent.Home, WorkDir: o.meta.ToolDir(), Agent: o.agent}
 	// Secret values of the environment and of the provider's settings
 	// (.env files) are redacted from what the run writes and sends.
 	redactor := redact.FromEnv(os.Environ(), o.providerEnv)
@@ -108,6 +108,13 @@ func drive(o driveOpts) error {
 		}
 		tools = engine.Merge(tools, ptools)
 	}
+	if o.agent.Subagents.Enabled { // spawn_agent & co. (lib/subagent); local tools win
+		sub, err := subagentTools(ctx, o)
+		if err != nil {
+			return err
+		}
+		tools = engine.Merge(tools, sub)
+	}
 	defer tools.Close()
 	if past, err := j.Events(); err == nil {
 		show.remember(past) // sensitive questions asked before a resume
@@ -118,7 +125,7 @@ func drive(o driveOpts) error {
 	e := &engine.Engine{Run: run, Journal: j, Provider: o.provider, Context: cb,
 		Hooks: hooks.New(o.agent, hooks.Options{Stderr: o.std.Err, Plugin: plugins.Hook}), Tools: tools, Params: provider.ParamsOf(o.llmConfig),
 		MaxIterations: o.meta.MaxIterations, MaxTurns: o.agent.MaxTurns, Parallel: o.agent.ParallelTools, LoopWindow: o.agent.LoopWindow, ContextWindow: contextWindow(o.llmConfig), Interactive: o.interactive, Message: o.message,
-		Observe: observer(o, show), Log: logger, Redact: redactor}
+		Observe: observer(o, show), Log: logger, Redact: redactor, ParentRunID: o.meta.ParentRunID}
 	e.OnText = textSink(o, show)
 	e.Approve, e.ApprovedBy, e.ApprovalTimeout = approve, o.approvals.answerer(), o.approvals.Timeout
 	if e.Approvals, err = o.approvals.mode(); err != nil {
