@@ -109,7 +109,7 @@ func drive(o driveOpts) error {
 		tools = engine.Merge(tools, ptools)
 	}
 	if o.agent.Subagents.Enabled { // spawn_agent & co. (lib/subagent); local tools win
-		sub, err := subagentTools(ctx, o)
+		sub, err := subagentTools(ctx, o, tools)
 		if err != nil {
 			return err
 		}

@@ -22,7 +22,7 @@ type ListRunsCmd struct {
 	Resumable bool   `help:"Only runs continue can resume: INTERRUPTED, WAITING_FOR_INPUT, FAILED, COMPLETED, and RUNNING (stale) — a RUNNING run whose process is gone."`
 	Status    string `help:"Only runs with this status: RUNNING, WAITING_FOR_INPUT, COMPLETED, FAILED or INTERRUPTED (any case)." placeholder:"STATUS"`
 	First     bool   `help:"Only the most recent run (text: just its run id, for $(…))."`
-	Format    string `help:"text, json (an array of {run_id, status, task_summary, last_updated, workspace_path}) or raw (the run ids, one per line)." enum:"text,json,raw" default:"text"`
+	Format    string `help:"text (a run's subagents indented under it), json (an array of {run_id, status, task_summary, last_updated, workspace_path}, with parent_run_id for a subagent) or raw (the run ids, one per line)." enum:"text,json,raw" default:"text"`
 }
 
 // allStatuses are the values of --status.

@@ -17,10 +17,10 @@ import (
 // a child run (lib/subagent): its parent and its place in the tree,
 // recorded in its metadata.json so that continue keeps them.
 type subagentFlags struct {
-	ParentRunID string `name:"parent-run-id" hidden:"" help:"The run that spawned this one (spawn_agent)." placeholder:"ID"`
-	Depth       int    `name:"subagent-depth" hidden:"" help:"The run's depth below its top-level run."`
-	MaxDepth    int    `name:"subagent-max-depth" hidden:"" help:"The depth limit inherited from the parent."`
-	Dir         string `name:"subagent-dir" hidden:"" help:"The subdirectory of the workspace the run's tools work in." placeholder:"DIR"`
+	ParentRunID string `name:"parent-run-id" hidden:"" help:"Set by spawn_agent, not for direct use: the run that spawned this one." placeholder:"ID"`
+	Depth       int    `name:"subagent-depth" hidden:"" help:"Set by spawn_agent: the run's depth below its top-level run."`
+	MaxDepth    int    `name:"subagent-max-depth" hidden:"" help:"Set by spawn_agent: the depth limit inherited from the parent."`
+	Dir         string `name:"subagent-dir" hidden:"" help:"Set by spawn_agent: the subdirectory of the workspace the run's tools work in." placeholder:"DIR"`
 }
 
 // apply records the flags in the new run's metadata.
@@ -55,13 +55,24 @@ func (f subagentFlags) apply(m *runs.Metadata) error {
 
 // subagentTools is the run's spawn_agent, send_input, wait and
 // close_agent (agent.yaml subagents:). Children run this same binary with
-// the engine's environment: the provider's keys reach their engines
-// without passing through any tool.
-func subagentTools(ctx context.Context, o driveOpts) (engine.Toolbox, error) {
+// the engine's environment and the provider settings it read from .env
+// files: the provider's keys reach their engines without passing through
+// any tool. A tool of the agent's own with one of their names hides it
+// (local tools win), which is worth a warning.
+func subagentTools(ctx context.Context, o driveOpts, local engine.Toolbox) (engine.Toolbox, error) {
 	bin, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("subagents: find delta-run: %w", err)
 	}
+	for _, name := range subagent.Names {
+		if local.Has(name) {
+			fmt.Fprintf(o.std.Err, "delta-run: warning: the agent's tool %s hides the subagents tool of that name; rename it\n", name)
+		}
+	}
+	env := o.providerEnv
+	if env == nil {
+		env = os.Environ()
+	}
 	return subagent.New(ctx, subagent.Options{Config: o.agent.Subagents, Run: o.meta, RunDir: o.runDir,
-		Binary: bin, Env: os.Environ(), LLM: o.meta.LLM}), nil
+		Binary: bin, Env: env, LLM: o.meta.LLM}), nil
 }

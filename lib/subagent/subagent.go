@@ -69,8 +69,9 @@ type Options struct {
 	RunDir string
 	// Binary is the delta-run executable a child runs (os.Executable).
 	Binary string
-	// Env is the environment of a child's delta-run: the engine's own,
-	// not the filtered one tools get.
+	// Env is the environment of a child's delta-run: the engine's own
+	// with the provider settings it read (.env files), not the filtered
+	// one tools get.
 	Env []string
 	// LLM is the parent's --llm override, given to the children too
 	// (scripted: and replay: overrides are not: they replay the parent's
@@ -369,7 +370,7 @@ func (t *Toolbox) spawn(ctx context.Context, run engine.RunInfo, raw json.RawMes
 	if a.MaxTurns != nil {
 		argv = append(argv, "--max-iterations", strconv.Itoa(*a.MaxTurns))
 	}
-	m, err := t.start(ctx, id, argv, a.Task, nil)
+	m, err := t.start(ctx, id, argv, a.Task)
 	if err != nil {
 		return result{}, err
 	}
@@ -453,7 +454,7 @@ func (t *Toolbox) llmFor(child *agent.Agent, model string) (string, error) {
 // background, in a session of its own, with stdin as its message, and
 // waits until it holds run id: its metadata names its process. A process
 // that ends before that failed to start; its output says why.
-func (t *Toolbox) start(ctx context.Context, id string, argv []string, stdin string, before *runs.Metadata) (*runs.Metadata, error) {
+func (t *Toolbox) start(ctx context.Context, id string, argv []string, stdin string) (*runs.Metadata, error) {
 	logPath := runs.SubagentLog(t.o.RunDir, id)
 	if err := runs.MkdirIn(t.o.RunDir, filepath.Dir(logPath)); err != nil {
 		return nil, err
@@ -729,7 +730,7 @@ func (t *Toolbox) send(ctx context.Context, run engine.RunInfo, raw json.RawMess
 		argv = append(argv, "-m", "-")
 		stdin = a.Message
 	}
-	nm, err := t.start(ctx, m.RunID, argv, stdin, m)
+	nm, err := t.start(ctx, m.RunID, argv, stdin)
 	if err != nil {
 		return result{}, err
 	}
