@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,5 +56,31 @@ func TestToolDir(t *testing.T) {
 	}
 	if got := SubagentLog("/ws/.delta/p", "p.sub1"); got != "/ws/.delta/p/io/subagents/p.sub1.log" {
 		t.Errorf("SubagentLog = %q", got)
+	}
+}
+
+func TestForkOfChild(t *testing.T) {
+	ws := t.TempDir()
+	m := &Metadata{RunID: "p.sub1", ParentRunID: "p", WorkDir: ws, Status: Completed, Subagent: &Subagent{Depth: 1, MaxDepth: 2, Dir: "sub"}}
+	dir, err := Create(ws, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := `{"type":"ENGINE_START","seq":1,"timestamp":"2026-01-01T00:00:00Z","run_id":"p.sub1","parent_run_id":"p"}
+{"type":"USER_MESSAGE","seq":2,"timestamp":"2026-01-01T00:00:00Z","content":"task"}
+{"type":"THOUGHT","seq":3,"timestamp":"2026-01-01T00:00:00Z","iteration":1,"content":"done"}
+`
+	if err := os.WriteFile(filepath.Join(dir, JournalFile), []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, _, err := Fork(dir, 0, "p.sub1-fork1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.ParentRunID != "" || f.Subagent == nil || *f.Subagent != *m.Subagent {
+		t.Errorf("fork: parent_run_id %q, subagent %+v; want no parent and the child's %+v", f.ParentRunID, f.Subagent, *m.Subagent)
+	}
+	if kids, _ := Children(ws, "p"); len(kids) != 1 {
+		t.Errorf("Children(p) = %d runs, want 1 (the fork is not p's child)", len(kids))
 	}
 }
