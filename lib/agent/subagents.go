@@ -67,8 +67,14 @@ func (l *loader) decodeSubagents(d *doc, fs field) Subagents {
 			"subagents.agents is empty")
 	}
 	seen := map[string]bool{}
+	var nodes []*yaml.Node // the items strList kept, for positions
+	for _, n := range f["agents"].value.Content {
+		if n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
+			nodes = append(nodes, n)
+		}
+	}
 	for i, name := range names {
-		n := f["agents"].value.Content[i]
+		n := nodes[i]
 		if seen[name] {
 			d.problem(n, ErrInvalid, "", "subagents.agents lists %q twice", name)
 			continue

@@ -59,6 +59,7 @@ func TestSubagentsProblems(t *testing.T) {
 		{"missing dir", "subagents:\n  agents: [nowhere]\n", ErrMissingFile, `agent.yaml:2:12: subagents.agents: "nowhere" not found`},
 		{"not an agent", "subagents:\n  agents: [empty]\n", ErrNoConfig, `agent.yaml:2:12: subagents.agents: "empty" holds no agent.yaml`},
 		{"twice", "subagents:\n  agents: ['.', '.']\n", ErrInvalid, `agent.yaml:2:17: subagents.agents lists "." twice`},
+		{"item not a string", "subagents:\n  agents: [{a: 1}, nowhere]\n", ErrMissingFile, `agent.yaml:2:20: subagents.agents: "nowhere" not found`},
 		{"empty list", "subagents:\n  agents: []\n", ErrInvalid, "agent.yaml:2:11: subagents.agents is empty"},
 	}
 	for _, tc := range tests {
