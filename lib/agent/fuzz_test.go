@@ -16,6 +16,7 @@ func FuzzLoad(f *testing.F) {
 		"llm: {provider: scripted, temperature: x}\n",
 		"lifecycle_hooks: {on_error: {command: [x]}}\n",
 		"imports: [agent.yaml]\n", "- a\n- b\n", "name: [", "&a [*a]", "tools: {a: b}", "plugins: [{name: p, config: 3}]",
+		"subagents: {enabled: true, max_depth: 2, agents: [., [x], ../nowhere]}", "subagents: [a]",
 	} {
 		f.Add(s)
 	}
