@@ -10,9 +10,10 @@
 // children from their metadata.json (parent_run_id), which is how a
 // continued parent picks up children still running or long finished.
 //
-// A child gets the engine's own environment, so its provider keys reach
-// its engine without ever passing through the parent's tools, which see
-// the environment without secrets. Its place in the tree (depth, the
+// A child gets the engine's own environment and the provider settings it
+// read from .env files, so its provider keys reach its engine without ever
+// passing through the parent's tools, which see the environment without
+// secrets. Its place in the tree (depth, the
 // inherited max_depth, the directory it is scoped to) is in its metadata,
 // so the depth limit holds in the child too.
 package subagent
@@ -49,7 +50,7 @@ var Names = []string{Spawn, Send, Wait, Close}
 
 // StopTimeout is how long a child has to stop after SIGINT (close_agent,
 // or its parent interrupted) before it is killed.
-var StopTimeout = 10 * time.Second
+const StopTimeout = 10 * time.Second
 
 // startTimeout bounds how long spawn_agent and send_input wait for the
 // child's delta-run to take the run over.
