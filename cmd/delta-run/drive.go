@@ -86,7 +86,7 @@ func drive(o driveOpts) error {
 	defer j.Close()
 
 	run := engine.RunInfo{RunID: o.meta.RunID, RunDir: o.runDir, JournalPath: filepath.Join(o.runDir, engine.JournalFile),
-		AgentHome: o.agent.Home, WorkDir: o.meta.WorkDir, Agent: o.agent}
+		AgentHome: o.agent.Home, WorkDir: o.meta.ToolDir(), Agent: o.agent}
 	// Secret values of the environment and of the provider's settings
 	// (.env files) are redacted from what the run writes and sends.
 	redactor := redact.FromEnv(os.Environ(), o.providerEnv)
@@ -112,7 +112,7 @@ func drive(o driveOpts) error {
 	// MCP servers (agent.yaml mcp_servers:): started at once, stopped when
 	// the run ends; one that does not start is a configuration error.
 	if len(o.agent.MCPServers) > 0 {
-		mtools, err := mcp.Start(ctx, o.agent.MCPServers, mcp.AgentOptions(o.agent, os.Environ(), o.meta.WorkDir, o.std.Err, o.verbose))
+		mtools, err := mcp.Start(ctx, o.agent.MCPServers, mcp.AgentOptions(o.agent, os.Environ(), o.meta.ToolDir(), o.std.Err, o.verbose))
 		if err != nil {
 			return cli.WithCode(cli.ExitConfig, mcp.Hint, err)
 		}
@@ -121,6 +121,13 @@ func drive(o driveOpts) error {
 			fmt.Fprintln(o.std.Err, w)
 		}
 		tools = engine.Merge(tools, mtools)
+	}
+	if o.agent.Subagents.Enabled { // spawn_agent & co. (lib/subagent); local tools win
+		sub, err := subagentTools(ctx, o, tools)
+		if err != nil {
+			return err
+		}
+		tools = engine.Merge(tools, sub)
 	}
 	defer tools.Close()
 	if past, err := j.Events(); err == nil {
@@ -132,7 +139,7 @@ func drive(o driveOpts) error {
 	e := &engine.Engine{Run: run, Journal: j, Provider: o.provider, Context: cb,
 		Hooks: hooks.New(o.agent, hooks.Options{Stderr: o.std.Err, Plugin: plugins.Hook}), Tools: tools, Params: provider.ParamsOf(o.llmConfig),
 		MaxIterations: o.meta.MaxIterations, MaxTurns: o.agent.MaxTurns, Parallel: o.agent.ParallelTools, LoopWindow: o.agent.LoopWindow, ContextWindow: contextWindow(o.llmConfig), Interactive: o.interactive, Message: o.message,
-		Observe: observer(o, show), Log: logger, Redact: redactor}
+		Observe: observer(o, show), Log: logger, Redact: redactor, ParentRunID: o.meta.ParentRunID}
 	e.OnText = textSink(o, show)
 	e.Approve, e.ApprovedBy, e.ApprovalTimeout = approve, o.approvals.answerer(), o.approvals.Timeout
 	if e.Approvals, err = o.approvals.mode(); err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -49,5 +50,35 @@ func TestRunControlExample(t *testing.T) {
 	}
 	if stdout, stderr, code := runDelta(t, nil, "fork", "--run-id", "demo", "-w", ws, "--at", "2"); code != 0 || !strings.Contains(stdout, `"run_id": "demo-fork1"`) {
 		t.Errorf("fork: exit %d, stdout %q\n%s", code, stdout, stderr)
+	}
+}
+
+// TestSubagentsExample follows examples/subagents/README.md: the editor
+// starts two poets at once, waits for both, and answers; the poets are
+// runs of their own, scoped to poems/, shown under the editor by list-runs.
+func TestSubagentsExample(t *testing.T) {
+	agentDir, err := filepath.Abs("../../examples/subagents")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	stdout, stderr, code := runDelta(t, nil, "run", "--agent", agentDir, "-w", ws, "--run-id", "anthology", "-m", "Make a small anthology about the sea", "--format", "raw")
+	if code != 0 || !strings.Contains(stdout, "The anthology is ready") {
+		t.Fatalf("run: exit %d, stdout %q\n%s", code, stdout, stderr)
+	}
+	for file, want := range map[string]string{"poems/haiku.txt": "Grey waves fold and break", "poems/limerick.txt": "A sailor who sang to the sea"} {
+		if data, err := os.ReadFile(filepath.Join(ws, file)); err != nil || !strings.Contains(string(data), want) {
+			t.Errorf("%s = %q (%v), want the poem", file, data, err)
+		}
+	}
+	list, _, code := runDelta(t, nil, "list-runs", "-w", ws)
+	for _, want := range []string{"\n  anthology.sub1 ", "\n  anthology.sub2 "} {
+		if code != 0 || !strings.Contains(list, want) || !strings.HasPrefix(list, "anthology ") {
+			t.Errorf("list-runs (exit %d) does not show %q under anthology:\n%s", code, want, list)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(ws, ".delta", "anthology.sub1", "metadata.json"))
+	if err != nil || !strings.Contains(string(data), `"dir": "poems"`) || !strings.Contains(string(data), `"parent_run_id": "anthology"`) {
+		t.Errorf("child metadata = %s (%v), want parent_run_id anthology and dir poems", data, err)
 	}
 }

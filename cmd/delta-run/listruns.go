@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,7 +22,7 @@ type ListRunsCmd struct {
 	Resumable bool   `help:"Only runs continue can resume: INTERRUPTED, WAITING_FOR_INPUT, FAILED, COMPLETED, and RUNNING (stale) — a RUNNING run whose process is gone."`
 	Status    string `help:"Only runs with this status: RUNNING, WAITING_FOR_INPUT, COMPLETED, FAILED or INTERRUPTED (any case)." placeholder:"STATUS"`
 	First     bool   `help:"Only the most recent run (text: just its run id, for $(…))."`
-	Format    string `help:"text, json (an array of {run_id, status, task_summary, last_updated, workspace_path}) or raw (the run ids, one per line)." enum:"text,json,raw" default:"text"`
+	Format    string `help:"text (a run's subagents indented under it), json (an array of {run_id, status, task_summary, last_updated, workspace_path}, with parent_run_id for a subagent) or raw (the run ids, one per line)." enum:"text,json,raw" default:"text"`
 }
 
 // allStatuses are the values of --status.
@@ -43,6 +44,8 @@ type runSummary struct {
 	// WaitingFor is "approval" for a run waiting for a tool call to be
 	// approved (else a WAITING_FOR_INPUT run waits for an answer).
 	WaitingFor string `json:"waiting_for,omitempty"`
+	// ParentRunID is the run that spawned this one (subagents).
+	ParentRunID string `json:"parent_run_id,omitempty"`
 }
 
 // isStale is the janitor's liveness check, read-only: a RUNNING run of this
@@ -81,7 +84,7 @@ func (c *ListRunsCmd) Run(std cli.Stdio) error {
 			continue
 		}
 		out = append(out, runSummary{RunID: m.RunID, Status: string(m.Status), TaskSummary: summary(m.InitialMessage), LastUpdated: m.UpdatedAt,
-			WorkspacePath: m.WorkDir, Stale: stale, Corrupt: corruption(m), WaitingFor: waitingFor(m)})
+			WorkspacePath: m.WorkDir, Stale: stale, Corrupt: corruption(m), WaitingFor: waitingFor(m), ParentRunID: m.ParentRunID})
 		if c.First {
 			break
 		}
@@ -107,7 +110,8 @@ func (c *ListRunsCmd) Run(std cli.Stdio) error {
 		}
 		fmt.Fprintln(std.Out, out[0].RunID)
 	} else {
-		for _, r := range out {
+		for _, n := range tree(out) {
+			r := n.run
 			status := r.Status
 			if r.Stale {
 				status += " (stale)"
@@ -119,7 +123,7 @@ func (c *ListRunsCmd) Run(std cli.Stdio) error {
 				status += " (corrupt)"
 				fmt.Fprintf(std.Err, "delta-run: warning: run %s: journal %s\n", r.RunID, r.Corrupt)
 			}
-			fmt.Fprintf(std.Out, "%-24s  %-17s  %-32s  %s\n", r.RunID, status, quote(r.TaskSummary), ago(time.Since(r.LastUpdated)))
+			fmt.Fprintf(std.Out, "%-24s  %-17s  %-32s  %s\n", strings.Repeat("  ", n.depth)+r.RunID, status, quote(r.TaskSummary), ago(time.Since(r.LastUpdated)))
 		}
 	}
 	return nil
@@ -215,4 +219,56 @@ func waitingFor(m runs.Metadata) string {
 		return "approval"
 	}
 	return ""
+}
+
+// treeNode is a run in list-runs' text output, at its depth below the
+// listed run that spawned it.
+type treeNode struct {
+	run   runSummary
+	depth int
+}
+
+// tree orders runs for the text listing: each run followed by the runs it
+// spawned (subagents), indented, in the order they were spawned; runs whose parent is
+// not listed stay where they were.
+func tree(list []runSummary) []treeNode {
+	listed := map[string]bool{}
+	kids := map[string][]runSummary{}
+	for _, r := range list {
+		listed[r.WorkspacePath+"\x00"+r.RunID] = true
+	}
+	var roots []runSummary
+	for _, r := range list {
+		if r.ParentRunID != "" && listed[r.WorkspacePath+"\x00"+r.ParentRunID] {
+			key := r.WorkspacePath + "\x00" + r.ParentRunID
+			kids[key] = append(kids[key], r)
+			continue
+		}
+		roots = append(roots, r)
+	}
+	var out []treeNode
+	seen := map[string]bool{}
+	var add func(r runSummary, depth int)
+	add = func(r runSummary, depth int) {
+		if seen[r.WorkspacePath+"\x00"+r.RunID] {
+			return
+		}
+		seen[r.WorkspacePath+"\x00"+r.RunID] = true
+		out = append(out, treeNode{r, depth})
+		ch := kids[r.WorkspacePath+"\x00"+r.RunID]
+		// In the order they were spawned: PARENT.sub1, .sub2 … .sub10.
+		slices.SortFunc(ch, func(a, b runSummary) int {
+			return cmp.Or(cmp.Compare(len(a.RunID), len(b.RunID)), strings.Compare(a.RunID, b.RunID))
+		})
+		for _, c := range ch {
+			add(c, depth+1)
+		}
+	}
+	for _, r := range roots {
+		add(r, 0)
+	}
+	for _, r := range list { // parents edited into a cycle: shown flat
+		add(r, 0)
+	}
+	return out
 }

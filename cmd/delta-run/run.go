@@ -30,6 +30,7 @@ type RunCmd struct {
 	approvalFlags `embed:""`
 	FrontEnd      bool   `name:"front-end" hidden:"" help:"Run under a front-end such as delta chat: the model's text streams into the live stream on stderr even when it is not a terminal, and a pause does not print how to answer it (the front-end asks)."`
 	LLM           string `name:"llm" help:"Override the agent's provider: openai:MODEL or anthropic:MODEL (without MODEL: $$DELTA_MODEL, else llm.model), scripted:FILE to replay FILE offline, or replay:RUN to replay the model answers recorded in run RUN." placeholder:"PROVIDER[:ARG]"`
+	subagentFlags `embed:""`
 }
 
 // Run starts the run.
@@ -91,6 +92,9 @@ func (c *RunCmd) Run(std cli.Stdio) error {
 		CreatedAt: now, InitialMessage: c.Message, MaxIterations: maxIterations(max, a),
 		AgentHome: a.Home, WorkDir: workDir, LLM: overrideOf(c.LLM, llmConfig)}
 	meta.SetProcess(runs.Self())
+	if err := c.subagentFlags.apply(meta); err != nil {
+		return err
+	}
 	runDir, err := runs.Create(workDir, meta)
 	if err != nil {
 		if errors.Is(err, runs.ErrRunExists) {

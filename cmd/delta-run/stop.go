@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/deltakit/delta/lib/cli"
@@ -113,63 +112,20 @@ func (c *StopCmd) stopAll(std cli.Stdio) error {
 }
 
 // stop interrupts one run and waits for it to end, escalating to SIGKILL
-// with --force.
+// with --force (runs.Interrupt).
 func (c *StopCmd) stop(meta *runs.Metadata, runDir string) (stopResult, error) {
-	p, err := runs.OpenProcess(meta)
-	if err != nil {
-		return stopResult{}, err
-	}
-	defer p.Close()
-	res := stopResult{RunID: meta.RunID, Workspace: meta.WorkDir, PID: p.PID, Signal: "SIGINT"}
+	res := stopResult{RunID: meta.RunID, Workspace: meta.WorkDir, PID: meta.PID}
 	started := time.Now()
-	if err := p.Signal(syscall.SIGINT); err != nil {
-		return res, err
-	}
-	ended, err := p.Wait(c.Timeout)
+	sig, err := runs.Interrupt(meta, runDir, c.Timeout, c.Force)
+	res.Signal = sig
 	if err != nil {
 		return res, err
-	}
-	if !ended && !c.Force {
-		return res, fmt.Errorf("%w: it did not stop within %s of SIGINT", errStopTimeout, c.Timeout)
-	}
-	if !ended {
-		res.Signal = "SIGKILL"
-		if err := p.Signal(syscall.SIGKILL); err != nil {
-			return res, err
-		}
-		if _, err := p.Wait(10 * time.Second); err != nil {
-			return res, err
-		}
-		if err := markInterrupted(runDir); err != nil {
-			return res, err
-		}
 	}
 	res.WaitedMS = time.Since(started).Milliseconds()
 	if m, err := runs.ReadMetadata(runDir); err == nil {
 		res.Status = string(m.Status)
 	}
 	return res, nil
-}
-
-var errStopTimeout = errors.New("run still running")
-
-// markInterrupted records a killed run as INTERRUPTED, as continue's
-// janitor would: the lock its process held is free now.
-func markInterrupted(runDir string) error {
-	unlock, err := runs.Acquire(runDir)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	m, err := runs.ReadMetadata(runDir)
-	if err != nil {
-		return err
-	}
-	if m.Status != runs.Running {
-		return nil
-	}
-	m.Status = runs.Interrupted
-	return writeMetadata(runDir, m)
 }
 
 // stopError turns stop's failures into messages that say what to do.
@@ -183,7 +139,7 @@ func stopError(err error, meta *runs.Metadata, ws string) error {
 		return cli.WithCode(exitNotRunning, hint, err)
 	case errors.Is(err, runs.ErrOtherHost):
 		return cli.WithCode(cli.ExitFailed, "stop it on that host", err)
-	case errors.Is(err, errStopTimeout):
+	case errors.Is(err, runs.ErrStopTimeout):
 		return cli.WithCode(cli.ExitFailed, fmt.Sprintf("wait longer (--timeout 60s), or kill it: delta stop --run-id %s -w %s --force", meta.RunID, ws),
 			fmt.Errorf("run %s: %w", meta.RunID, err))
 	}

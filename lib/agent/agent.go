@@ -48,6 +48,9 @@ type Agent struct {
 	// engine's default of 10), -1 when loop_detection.enabled is false.
 	LoopWindow int
 
+	// Subagents is the subagents block: the spawn_agent tools.
+	Subagents Subagents
+
 	Tools   []tool.Tool // imports merged in order, local tools last
 	Plugins []PluginRef
 	Hooks   Hooks

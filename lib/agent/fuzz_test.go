@@ -17,6 +17,7 @@ func FuzzLoad(f *testing.F) {
 		"lifecycle_hooks: {on_error: {command: [x]}}\n",
 		"imports: [agent.yaml]\n", "- a\n- b\n", "name: [", "&a [*a]", "tools: {a: b}", "plugins: [{name: p, config: 3}]",
 		"mcp_servers: [{name: m, command: ./s, args: [a], env: {K: '${K}'}, tools: [t], timeout_ms: 5}, {name: h, url: 'http://x', headers: {A: b}}]\n",
+		"subagents: {enabled: true, max_depth: 2, agents: [., [x], ../nowhere]}", "subagents: [a]",
 	} {
 		f.Add(s)
 	}

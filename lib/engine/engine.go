@@ -95,6 +95,9 @@ type Engine struct {
 	// ContextWindow is the model's context size in tokens; 0 when unknown
 	// (no usage warning is given).
 	ContextWindow int64
+	// ParentRunID is the run that spawned this one (subagents), recorded
+	// in ENGINE_START; "" for a top-level run.
+	ParentRunID string
 
 	// answer is Message while resuming: the answer for an ask_human call
 	// left without one. Taking it clears Message.
@@ -120,7 +123,7 @@ func (e *Engine) Start(ctx context.Context, config json.RawMessage) (Outcome, er
 		e.Run.Events = e.Journal.Events
 	}
 	if err := e.append(&journal.Event{Type: journal.EngineStart, RunID: e.Run.RunID,
-		AgentHome: e.Run.AgentHome, WorkDir: e.Run.WorkDir, Config: config}); err != nil {
+		AgentHome: e.Run.AgentHome, WorkDir: e.Run.WorkDir, Config: config, ParentRunID: e.ParentRunID}); err != nil {
 		return Outcome{}, err
 	}
 	e.Log.Printf("engine start: run %s, agent %s, workspace %s", e.Run.RunID, e.Run.AgentHome, e.Run.WorkDir)

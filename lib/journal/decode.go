@@ -43,7 +43,7 @@ var eventFieldBits = func() map[string]uint64 {
 		"status", "final_iteration", "content", "tool_calls", "usage", "model", "invocation_ref", "call_id",
 		"tool_name", "tool_args", "observation_content", "exit_code", "is_error", "duration_ms", "execution_ref",
 		"prompt", "input_type", "sensitive", "response", "error_message", "error_details", "hook_name",
-		"decision", "hook_ref", "response_id", "reasoning", "kind", "source", "message_id", "rule", "by"}
+		"decision", "hook_ref", "response_id", "reasoning", "kind", "source", "message_id", "rule", "by", "parent_run_id"}
 	m := make(map[string]uint64, len(keys))
 	for i, k := range keys {
 		m[k] = 1 << i
@@ -138,6 +138,8 @@ func (d *decoder) eventField(key []byte, e *Event) bool {
 		e.Rule, ok = d.str()
 	case "by":
 		e.By, ok = d.str()
+	case "parent_run_id":
+		e.ParentRunID, ok = d.str()
 	default:
 		return false
 	}

@@ -25,7 +25,7 @@ func fullEvent() Event {
 		ObservationContent: "out\r\n\x00\x1f", ExitCode: &code, IsError: true, DurationMS: 12, ExecutionRef: "io/t",
 		Prompt: "p", InputType: "text", Sensitive: true, Response: "yes", ErrorMessage: "boom",
 		ErrorDetails: json.RawMessage(`{"type":"x"}`), HookName: "h", Decision: "block", HookRef: "io/hooks/h",
-		ResponseID: "msg_1", Kind: "loop_detection", Source: "steer", MessageID: "m1", Rule: "r", By: "ann", Reasoning: []llm.Reasoning{{Type: "thinking", Text: "hmm \"x\"", Signature: "c2ln"}, {Type: "redacted_thinking", Data: "ZGF0YQ=="}}}
+		ResponseID: "msg_1", Kind: "loop_detection", Source: "steer", MessageID: "m1", Rule: "r", By: "ann", ParentRunID: "p1", Reasoning: []llm.Reasoning{{Type: "thinking", Text: "hmm \"x\"", Signature: "c2ln"}, {Type: "redacted_thinking", Data: "ZGF0YQ=="}}}
 }
 
 // TestDecodeEventTakesWriterLines checks that the one-pass decoder handles

@@ -54,6 +54,8 @@ type Event struct {
 	AgentHome string          `json:"agent_home,omitempty"`
 	WorkDir   string          `json:"work_dir,omitempty"`
 	Config    json.RawMessage `json:"config,omitempty"`
+	// ENGINE_START of a run spawned by another (spawn_agent): that run.
+	ParentRunID string `json:"parent_run_id,omitempty"`
 	// ENGINE_END: final status; FinalIteration the last iteration reached.
 	Status         string `json:"status,omitempty"`
 	FinalIteration int    `json:"final_iteration,omitempty"`

@@ -25,6 +25,10 @@ type Limits struct {
 // otherwise (the shell tool's).
 var CommandLimits = Limits{MaxChars: MaxChars, MaxLines: MaxLines, Mode: HeadTail}
 
+// SubagentLimits are what the model sees of a subagent's result (wait):
+// its beginning and its end, 20000 characters in all.
+var SubagentLimits = Limits{MaxChars: 20000, Mode: HeadTail}
+
 // Whole is the real size of an output, which the text the model is cut
 // from may already lack part of (a capture that kept its head and tail).
 type Whole struct {

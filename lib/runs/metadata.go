@@ -71,6 +71,10 @@ type Metadata struct {
 	LLM string `json:"llm,omitempty"`
 	// ForkedFrom is the run and seq this run was forked from (delta fork).
 	ForkedFrom *ForkOrigin `json:"forked_from,omitempty"`
+	// Subagent runs (spawn_agent): the run that spawned this one, in the
+	// same workspace, and the run's place in the tree (see Subagent).
+	ParentRunID string    `json:"parent_run_id,omitempty"`
+	Subagent    *Subagent `json:"subagent,omitempty"`
 }
 
 // Dir is the run's directory, in its workspace.

@@ -101,3 +101,61 @@ func (p *RunProcess) Wait(d time.Duration) (bool, error) {
 
 // Close releases the pidfd.
 func (p *RunProcess) Close() error { return unix.Close(p.fd) }
+
+// ErrStopTimeout is Interrupt's error for a run still running after its
+// timeout (without force).
+var ErrStopTimeout = errors.New("run still running")
+
+// Interrupt stops the RUNNING run m (its directory runDir) the way Ctrl-C
+// does: SIGINT to its process, then up to timeout for it to end (it
+// journals INTERRUPTED and exits). With force, a process still there is
+// killed (SIGKILL; its tools die with it) and the run marked INTERRUPTED,
+// as the janitor would. It returns the last signal sent ("SIGINT" or
+// "SIGKILL"); a run that is not running is a *NotRunningError.
+func Interrupt(m *Metadata, runDir string, timeout time.Duration, force bool) (string, error) {
+	p, err := OpenProcess(m)
+	if err != nil {
+		return "", err
+	}
+	defer p.Close()
+	if err := p.Signal(syscall.SIGINT); err != nil {
+		return "SIGINT", err
+	}
+	ended, err := p.Wait(timeout)
+	if err != nil {
+		return "SIGINT", err
+	}
+	if ended {
+		return "SIGINT", nil
+	}
+	if !force {
+		return "SIGINT", fmt.Errorf("%w: it did not stop within %s of SIGINT", ErrStopTimeout, timeout)
+	}
+	if err := p.Signal(syscall.SIGKILL); err != nil {
+		return "SIGKILL", err
+	}
+	if _, err := p.Wait(10 * time.Second); err != nil {
+		return "SIGKILL", err
+	}
+	return "SIGKILL", markInterrupted(runDir)
+}
+
+// markInterrupted records a killed run as INTERRUPTED, as continue's
+// janitor would: the lock its process held is free now.
+func markInterrupted(runDir string) error {
+	unlock, err := Acquire(runDir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	m, err := ReadMetadata(runDir)
+	if err != nil {
+		return err
+	}
+	if m.Status != Running {
+		return nil
+	}
+	m.Status = Interrupted
+	m.UpdatedAt = time.Now().UTC()
+	return WriteMetadata(runDir, m)
+}
