@@ -27,7 +27,7 @@ type CLI struct {
 	Check  bool   `xor:"action" help:"Only validate the agent: print nothing on stdout, every problem on stderr, exit 126 when there is one."`
 	Call   string `xor:"action" placeholder:"TOOL" help:"Print the argv and stdin a call of TOOL would execute (nothing is run)."`
 	Args   string `placeholder:"JSON" help:"The call's arguments, a JSON object, as the model would send them (with --call; default {})."`
-	Schema bool   `xor:"action" help:"Print the tools as the model sees them: a JSON array of {name, description, parameters}, built-in ask_human included."`
+	Schema bool   `xor:"action" help:"Print the tools as the model sees them: a JSON array of {name, description, parameters}, built-in ask_human (and, with subagents: on, spawn_agent, send_input, wait and close_agent) included."`
 }
 
 // Help is the long description, and the man page's DESCRIPTION.
@@ -200,7 +200,8 @@ func tools(a *agent.Agent, plugin []pluginTool) []any {
 }
 
 // specs returns the tools as the model sees them: the agent's tools, the
-// plugins' tools, then the built-in ask_human.
+// plugins' tools, then the built-in ask_human and, with subagents: on, the
+// subagent tools.
 func specs(a *agent.Agent, plugin []pluginTool) []llm.ToolSpec {
 	out := make([]llm.ToolSpec, 0, len(a.Tools)+len(plugin)+1)
 	for _, t := range a.Tools {
@@ -209,7 +210,15 @@ func specs(a *agent.Agent, plugin []pluginTool) []llm.ToolSpec {
 	for _, p := range plugin {
 		out = append(out, llm.ToolSpec{Name: p.Name, Description: p.Description, Parameters: p.raw})
 	}
-	return append(out, tool.AskHumanSpec())
+	out = append(out, tool.AskHumanSpec())
+	if a.Subagents.Enabled {
+		var agents []string
+		for _, d := range a.Subagents.Agents {
+			agents = append(agents, d.Name)
+		}
+		out = append(out, tool.SubagentSpecs(agents)...)
+	}
+	return out
 }
 
 // printCall builds one call and prints its argv and stdin.

@@ -26,7 +26,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -35,18 +34,19 @@ import (
 	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/runs"
+	"github.com/deltakit/delta/lib/tool"
 )
 
 // The tools' names.
 const (
-	Spawn = "spawn_agent"
-	Send  = "send_input"
-	Wait  = "wait"
-	Close = "close_agent"
+	Spawn = tool.SpawnAgentName
+	Send  = tool.SendInputName
+	Wait  = tool.WaitName
+	Close = tool.CloseAgentName
 )
 
 // Names are the tools a Toolbox offers.
-var Names = []string{Spawn, Send, Wait, Close}
+var Names = tool.SubagentNames
 
 // StopTimeout is how long a child has to stop after SIGINT (close_agent,
 // or its parent interrupted) before it is killed.
@@ -151,40 +151,7 @@ func (t *Toolbox) Specs() []llm.ToolSpec {
 	for _, a := range t.o.Config.Agents {
 		names = append(names, a.Name)
 	}
-	agentProp := map[string]any{"type": "string", "description": "The agent directory to run (default: " + strconv.Quote(first(names)) + ")."}
-	if len(names) > 0 {
-		agentProp["enum"] = names
-	}
-	id := map[string]any{"type": "string", "description": "The agent_id spawn_agent returned."}
-	return []llm.ToolSpec{
-		{Name: Spawn, Description: "Spawn a subagent to handle a scoped task autonomously, in the background: its own run with its own conversation, sharing this workspace's files. Returns its agent_id at once; call wait to get its result. Spawn several before waiting to have them work in parallel.",
-			Parameters: schema(map[string]any{
-				"task":        map[string]any{"type": "string", "description": "What the subagent should do, with everything it needs to know: it does not see this conversation."},
-				"agent":       agentProp,
-				"working_dir": map[string]any{"type": "string", "description": "A subdirectory of the workspace (relative) to scope the subagent to: its tools run there."},
-				"model":       map[string]any{"type": "string", "description": "Model override (default: the agent's model)."},
-				"max_turns":   map[string]any{"type": "integer", "minimum": 1, "description": "Limit of the subagent's model turns (default: its agent's max_iterations)."},
-			}, "task")},
-		{Name: Send, Description: "Send a message to a subagent: a running one sees it on its next model call; a finished, stopped or waiting one continues with it as its next message (or as the answer to its question).",
-			Parameters: schema(map[string]any{"agent_id": id, "message": map[string]any{"type": "string"}}, "agent_id", "message")},
-		{Name: Wait, Description: "Wait for a subagent to finish (or to stop for a question) and return its result.",
-			Parameters: schema(map[string]any{"agent_id": id,
-				"timeout_ms": map[string]any{"type": "integer", "minimum": 0, "description": "Return after this long even if the subagent still runs (default: wait until it ends)."}}, "agent_id")},
-		{Name: Close, Description: "Stop a running subagent (it can be continued later with send_input). Returns its final status.",
-			Parameters: schema(map[string]any{"agent_id": id}, "agent_id")},
-	}
-}
-
-func first(s []string) string {
-	if len(s) == 0 {
-		return "."
-	}
-	return s[0]
-}
-
-func schema(props map[string]any, required ...string) json.RawMessage {
-	data, _ := json.Marshal(map[string]any{"type": "object", "properties": props, "required": required, "additionalProperties": false})
-	return data
+	return tool.SubagentSpecs(names)
 }
 
 // Call runs one of the tools. Mistakes of the model (a bad argument, an
