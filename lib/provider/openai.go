@@ -16,6 +16,9 @@ import (
 
 const openAIDefaultBaseURL = "https://api.openai.com/v1/"
 
+// geminiDefaultBaseURL is Gemini's OpenAI-compatible endpoint.
+const geminiDefaultBaseURL = "https://generativelanguage.googleapis.com/v1beta/openai/"
+
 // openAIProvider talks to any OpenAI-compatible chat completions endpoint.
 type openAIProvider struct {
 	remote
@@ -23,7 +26,16 @@ type openAIProvider struct {
 }
 
 func newOpenAI(cfg agent.LLMConfig, env map[string]string) (llm.Provider, error) {
-	r, err := newRemote("openai", cfg, env, "OPENAI_API_KEY", "OPENAI_BASE_URL", openAIDefaultBaseURL)
+	return newOpenAICompatible(newRemote("openai", cfg, env, "OPENAI_API_KEY", "OPENAI_BASE_URL", openAIDefaultBaseURL))
+}
+
+// newGemini talks to Gemini through its OpenAI-compatible endpoint.
+func newGemini(cfg agent.LLMConfig, env map[string]string) (llm.Provider, error) {
+	return newOpenAICompatible(newRemote("gemini", cfg, env, "GEMINI_API_KEY", "GEMINI_BASE_URL", geminiDefaultBaseURL))
+}
+
+// newOpenAICompatible is the chat completions client of endpoint r.
+func newOpenAICompatible(r remote, err error) (llm.Provider, error) {
 	if err != nil {
 		return nil, err
 	}
