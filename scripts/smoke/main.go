@@ -44,6 +44,7 @@ func run(args, environ []string, stdout, stderr io.Writer) int {
 		models[p] = m
 		return nil
 	})
+	subagents := fs.Bool("subagents", true, "drive the subagent step (skipped anyway when this Delta has no subagents)")
 	stepTimeout := fs.Duration("step-timeout", 10*time.Minute, "time limit of each step")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -81,7 +82,7 @@ func run(args, environ []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	cfg := Config{Bin: absBin, Root: root, Env: childEnv(environ), ShellTimeoutMS: 10_000, StepTimeout: *stepTimeout,
-		Subagents: true, Log: stderr}
+		Subagents: *subagents, Log: stderr}
 	results, failed := Smoke(ctx, cfg, providers)
 	m := NewMatrix(results)
 	if err := m.WriteTable(stdout); err != nil {

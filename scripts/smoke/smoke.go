@@ -99,6 +99,8 @@ type Config struct {
 	// Subagents enables the subagent step (when the binaries support
 	// agent.yaml's subagents:).
 	Subagents bool
+	// noSubagents is set when the binaries turned out not to support them.
+	noSubagents bool
 	// Log receives progress.
 	Log io.Writer
 }
@@ -238,7 +240,7 @@ func (s *session) setup(ctx context.Context) error {
 			return err
 		}
 		// This Delta has no subagents: the rest runs without them.
-		s.cfg.Subagents = false
+		s.cfg.Subagents, s.cfg.noSubagents = false, true
 		if err := os.WriteFile(path, []byte(base), 0o644); err != nil {
 			return err
 		}
@@ -414,8 +416,10 @@ func (s *session) steps(ctx context.Context) {
 			}
 			return nil
 		})
+	} else if s.cfg.noSubagents {
+		s.res.add("subagent", Skipped, "this Delta has no subagents (agent.yaml subagents: is unknown to it)")
 	} else {
-		s.res.add("subagent", Skipped, "this Delta has no subagents")
+		s.res.add("subagent", Skipped, "not asked for (-subagents=false)")
 	}
 	step("timeout", promptSleep, func(events []journal.Event) error {
 		want := fmt.Sprintf("timed out after %dms", s.cfg.ShellTimeoutMS)

@@ -152,7 +152,7 @@ func TestSmokeAgainstFakeModel(t *testing.T) {
 
 // TestSmokeReportsFailures: a model that only talks fails the checks, the
 // matrix says FAIL with the reason, the JSON file holds the same, and the
-// exit status is 1. Without subagent support the subagent step is skipped.
+// exit status is 1.
 func TestSmokeReportsFailures(t *testing.T) {
 	bin := clitest.BinDir(t)
 	srv := llmtest.NewServer(t)
@@ -163,7 +163,7 @@ func TestSmokeReportsFailures(t *testing.T) {
 	environ := append(childEnv(os.Environ()), "HOME="+t.TempDir(), "DELTA_API_KEY="+testKey, "DELTA_BASE_URL="+srv.URL,
 		"ANTHROPIC_API_KEY=", "GEMINI_API_KEY=")
 	var stdout, stderr bytes.Buffer
-	code := run([]string{"-bin", bin, "-json", out, "-providers", "openai", "-step-timeout", "2m"}, environ, &stdout, &stderr)
+	code := run([]string{"-bin", bin, "-json", out, "-providers", "openai", "-step-timeout", "2m", "-subagents=false"}, environ, &stdout, &stderr)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
