@@ -1,9 +1,14 @@
 package provider_test
 
 import (
+	"context"
 	"errors"
+	"strings"
 	"testing"
 
+	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/llm/llmtest"
 	"github.com/deltakit/delta/lib/provider"
 )
 
@@ -47,5 +52,28 @@ func TestSplitModel(t *testing.T) {
 		if name != tt.name || model != tt.model || ok != tt.ok {
 			t.Errorf("SplitModel(%q) = %q, %q, %v; want %q, %q, %v", tt.in, name, model, ok, tt.name, tt.model, tt.ok)
 		}
+	}
+}
+
+// TestGeminiKeyAndURLFromEnv: the gemini provider speaks the OpenAI wire
+// to Gemini's compatible endpoint, with GEMINI_API_KEY.
+func TestGeminiKeyAndURLFromEnv(t *testing.T) {
+	s := llmtest.NewServer(t)
+	s.ReplyText("ok")
+	p, err := provider.New(agent.LLMConfig{Provider: "gemini"}, map[string]string{"GEMINI_API_KEY": "gm-key", "GEMINI_BASE_URL": s.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.Complete(context.Background(), llm.Request{Params: llm.Params{Model: "gemini-2.5-flash"}})
+	if err != nil || got.Content != "ok" {
+		t.Fatalf("Complete = %+v, %v", got, err)
+	}
+	r := s.Requests()[0]
+	if h := r.Header.Get("Authorization"); h != "Bearer gm-key" || r.Model != "gemini-2.5-flash" {
+		t.Errorf("Authorization = %q, model %q; want Bearer gm-key and gemini-2.5-flash", h, r.Model)
+	}
+	if _, err := provider.New(agent.LLMConfig{Provider: "gemini"}, map[string]string{"OPENAI_API_KEY": "sk"}); !errors.Is(err, provider.ErrNoAPIKey) ||
+		!strings.Contains(err.Error(), "GEMINI_API_KEY") {
+		t.Errorf("gemini without its key: %v, want ErrNoAPIKey naming GEMINI_API_KEY", err)
 	}
 }
