@@ -77,3 +77,27 @@ func TestGeminiKeyAndURLFromEnv(t *testing.T) {
 		t.Errorf("gemini without its key: %v, want ErrNoAPIKey naming GEMINI_API_KEY", err)
 	}
 }
+
+// FuzzParseModel: any string either parses to a known provider or is
+// ErrUnknownProvider; never a panic.
+func FuzzParseModel(f *testing.F) {
+	for _, s := range []string{"openai/gpt-4o", "anthropic:claude", "sonnet", "scripted:a:b", "x/y:z", "", "/", ":"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		name, _, err := provider.ParseModel(s)
+		if err != nil {
+			if !errors.Is(err, provider.ErrUnknownProvider) {
+				t.Errorf("ParseModel(%q) error %v is not ErrUnknownProvider", s, err)
+			}
+			return
+		}
+		known := false
+		for _, p := range provider.Providers {
+			known = known || p == name
+		}
+		if !known {
+			t.Errorf("ParseModel(%q) = provider %q, not one of %v", s, name, provider.Providers)
+		}
+	})
+}

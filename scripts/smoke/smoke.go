@@ -414,6 +414,9 @@ func (s *session) steps(ctx context.Context) {
 			if firstCall(events, "spawn_agent") < 0 {
 				return errors.New("no spawn_agent call")
 			}
+			if firstCall(events, "wait") < 0 {
+				return errors.New("spawn_agent but no wait for the subagent")
+			}
 			return nil
 		})
 	} else if s.cfg.noSubagents {
