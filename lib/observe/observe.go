@@ -1,8 +1,9 @@
 // Package observe turns what a tool produced into what the model sees: the
 // truncation rules, their markers, and the note on a timed-out command.
-// Command tools go through Cut (agent.yaml's output: limits, one marker
+// Command tools and the coding plugin's shell go through Command (the text
+// of a finished command) and Cut (agent.yaml's output: limits, one marker
 // with the whole output's size and the file holding it); the plugin host
-// and the coding plugin through Truncate and TruncateTail.
+// and the coding plugin's other tools through Truncate and TruncateTail.
 //
 // Why cut at all: a tool's output goes back into the conversation on
 // every later model call, so one huge listing would crowd out the rest of

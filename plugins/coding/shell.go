@@ -71,8 +71,10 @@ func (t *Tools) shellTool(ctx context.Context, req sdk.CallRequest, args json.Ra
 	}
 	timeout, note := t.shellTimeout(a.TimeoutMS, req.Deadline)
 	started := time.Now()
-	spec := execute.Spec{Argv: argv, Dir: dir, Env: agent.FilterEnv(os.Environ(), agent.EnvConfig{}),
-		Timeout: time.Duration(timeout) * time.Millisecond, LogsWhenCut: true}
+	// The run's variables that the plugin knows, as command tools get them.
+	env := append(agent.FilterEnv(os.Environ(), agent.EnvConfig{}), "DELTA_RUN_ID="+req.RunID, "DELTA_CALL_ID="+req.CallID,
+		"DELTA_WORKSPACE="+req.WorkDir)
+	spec := execute.Spec{Argv: argv, Dir: dir, Timeout: time.Duration(timeout) * time.Millisecond, LogsWhenCut: true}
 	// The whole output is kept beside the run's tool records, where the
 	// truncation marker points.
 	var runDir, outDir string
@@ -81,8 +83,10 @@ func (t *Tools) shellTool(ctx context.Context, req sdk.CallRequest, args json.Ra
 			runDir = d
 			outDir = filepath.Join(runDir, runs.ToolExecutionsDir, engine.ToolRecordBase(started, req.Name, req.CallID))
 			spec.OutputDir = outDir
+			env = append(env, "DELTA_RUN_DIR="+runDir)
 		}
 	}
+	spec.Env = env
 	res, err := execute.Run(ctx, spec)
 	if err != nil {
 		return sdk.CallResult{}, fmt.Errorf("could not start the command: %w", err)

@@ -151,14 +151,17 @@ func TestShellKeepsWholeOutput(t *testing.T) {
 	}
 	tools := &Tools{}
 	res, err := tools.Call(context.Background(), sdk.CallRequest{Name: "shell", WorkDir: ws, RunID: "r1", CallID: "c1",
-		Arguments: json.RawMessage(`{"command":"head -c 100000 /dev/zero | tr '\\0' x"}`)})
+		Arguments: json.RawMessage(`{"command":"echo \"$DELTA_RUN_ID $DELTA_CALL_ID\"; head -c 100000 /dev/zero | tr '\\0' x"}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := len([]rune(res.Output)); n > ShellLimits.MaxChars+1000 || !strings.Contains(res.Output, "[WARNING: Tool output was truncated.") {
 		t.Fatalf("shell output (%d chars) is not cut with a marker: %.300q", n, res.Output)
 	}
-	_, after, ok := strings.Cut(res.Output, "(100000 bytes, 1 line) is in ")
+	if !strings.HasPrefix(res.Output, "r1 c1\n") {
+		t.Errorf("the command did not see DELTA_RUN_ID and DELTA_CALL_ID: %.50q", res.Output)
+	}
+	_, after, ok := strings.Cut(res.Output, "(100006 bytes, 2 lines) is in ")
 	if !ok {
 		t.Fatalf("marker does not give the whole size and file: %.500q", res.Output)
 	}
@@ -167,7 +170,7 @@ func TestShellKeepsWholeOutput(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the file the marker names: %v", err)
 	}
-	if len(data) != 100000 || !strings.HasPrefix(file, filepath.Join(runs.ControlDir, "r1", runs.ToolExecutionsDir)) {
-		t.Errorf("whole output kept in %s: %d bytes, want 100000 under the run's tool records", file, len(data))
+	if len(data) != 100006 || !strings.HasPrefix(file, filepath.Join(runs.ControlDir, "r1", runs.ToolExecutionsDir)) {
+		t.Errorf("whole output kept in %s: %d bytes, want 100006 under the run's tool records", file, len(data))
 	}
 }
