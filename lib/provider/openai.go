@@ -23,6 +23,9 @@ const geminiDefaultBaseURL = "https://generativelanguage.googleapis.com/v1beta/o
 type openAIProvider struct {
 	remote
 	client openai.Client
+	// plainSchemas strips the JSON Schema keywords an endpoint refuses
+	// from tool parameters (Gemini's: additionalProperties, $schema).
+	plainSchemas bool
 }
 
 func newOpenAI(cfg agent.LLMConfig, env map[string]string) (llm.Provider, error) {
@@ -31,7 +34,12 @@ func newOpenAI(cfg agent.LLMConfig, env map[string]string) (llm.Provider, error)
 
 // newGemini talks to Gemini through its OpenAI-compatible endpoint.
 func newGemini(cfg agent.LLMConfig, env map[string]string) (llm.Provider, error) {
-	return newOpenAICompatible(newRemote("gemini", cfg, env, "GEMINI_API_KEY", "GEMINI_BASE_URL", geminiDefaultBaseURL))
+	p, err := newOpenAICompatible(newRemote("gemini", cfg, env, "GEMINI_API_KEY", "GEMINI_BASE_URL", geminiDefaultBaseURL))
+	if err != nil {
+		return nil, err
+	}
+	p.(*openAIProvider).plainSchemas = true
+	return p, nil
 }
 
 // newOpenAICompatible is the chat completions client of endpoint r.
@@ -53,6 +61,9 @@ func newOpenAICompatible(r remote, err error) (llm.Provider, error) {
 
 // Complete sends req as one chat completion, retrying transient failures.
 func (p *openAIProvider) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	if p.plainSchemas {
+		req.Tools = plainTools(req.Tools)
+	}
 	body, err := openAIBody(req)
 	if err != nil {
 		return llm.Response{}, fmt.Errorf("openai: %w", err)
