@@ -3,9 +3,10 @@
 // (OPENAI_API_KEY or DELTA_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY) it
 // makes the provider's coding agent (delta init -t coding-PROVIDER) and,
 // in one run driven through the binaries, has the model create, edit and
-// run a file, search, read a 100,000-character file (whose observation
-// must be truncated), take a steering message mid-task, spawn a subagent
-// and run a command past the shell's timeout. It prints the cross-provider
+// run a file, edit two files, search, answer with a reasoning effort set,
+// read a 100,000-character file (whose observation must be truncated),
+// take a steering message mid-task, spawn a subagent and run a command
+// past the shell's timeout. It prints the cross-provider
 // parity matrix as a table and as JSON, and exits 1 when a check failed.
 // With no key set, every provider is skipped, with the reason.
 package main

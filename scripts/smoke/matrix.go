@@ -26,7 +26,7 @@ var Rows = []Row{
 	{"Tool output truncation (large file)", []string{"truncation"}},
 	{"Parallel tool calls (if supported)", []string{"parallel"}},
 	{"Steering mid-task", []string{"steering"}},
-	{"Reasoning effort change", nil},
+	{"Reasoning effort change", []string{"reasoning_effort"}},
 	{"Subagent spawn and wait", []string{"subagent"}},
 	{"Loop detection triggers warning", nil},
 	{"Error recovery (tool fails, model retries)", []string{"error_recovery"}},

@@ -164,6 +164,8 @@ const (
 	promptSteer    = "Actually, just create a single /health endpoint for now"
 	promptSubagent = "Spawn a subagent to write tests for hello.py, then review its output"
 	promptSleep    = "Run 'sleep 30' with the default timeout"
+	promptEffort   = "In one line and without tools: what does hello.py print?"
+	effort         = "medium"
 	bigChars       = 100_000
 	runID          = "smoke"
 )
@@ -387,6 +389,7 @@ func (s *session) steps(ctx context.Context) {
 		}
 		return nil
 	})
+	s.reasoning(ctx, step)
 	step("shell", promptShell, func(events []journal.Event) error {
 		for _, e := range results(events, s.prof.shell) {
 			if strings.Contains(e.ObservationContent, "Hello") || strings.Contains(e.ObservationContent, "Goodbye") {
@@ -434,6 +437,45 @@ func (s *session) steps(ctx context.Context) {
 		return fmt.Errorf("no %s result saying %q", s.prof.shell, want)
 	})
 	s.observed(all)
+}
+
+// reasoning runs one step with llm.reasoning_effort set in agent.yaml
+// (each continue reads agent.yaml again) and checks that the model
+// requests carried it; agent.yaml is restored after.
+func (s *session) reasoning(ctx context.Context, step func(string, string, func([]journal.Event) error)) {
+	path := filepath.Join(s.agent, "agent.yaml")
+	data, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(data), "\nllm:\n") {
+		s.result("reasoning_effort", fmt.Errorf("agent.yaml has no llm: block to set reasoning_effort in (%v)", err))
+		return
+	}
+	changed := strings.Replace(string(data), "\nllm:\n", "\nllm:\n  reasoning_effort: "+effort+"\n", 1)
+	if err := os.WriteFile(path, []byte(changed), 0o644); err != nil {
+		s.result("reasoning_effort", err)
+		return
+	}
+	defer os.WriteFile(path, data, 0o644)
+	step("reasoning_effort", promptEffort, func(events []journal.Event) error {
+		want := []byte(`"reasoning_effort":"` + effort + `"`)
+		n := 0
+		for _, e := range events {
+			if e.Type != journal.Thought || e.InvocationRef == "" {
+				continue
+			}
+			rec, err := os.ReadFile(filepath.Join(s.runDir, e.InvocationRef))
+			if err != nil {
+				return err
+			}
+			if !bytes.Contains(rec, want) {
+				return fmt.Errorf("model request %s does not carry reasoning_effort %s", e.InvocationRef, effort)
+			}
+			n++
+		}
+		if n == 0 {
+			return errors.New("no model request recorded")
+		}
+		return nil
+	})
 }
 
 // steer starts a task, sends a steering message once the model is at

@@ -90,6 +90,8 @@ func TestSmokeAgainstFakeModel(t *testing.T) {
 	// search, with two calls at once
 	srv.ReplyToolCalls(call("grep_files", map[string]any{"pattern": "Goodbye", "include": "*.py"}), call("glob", map[string]any{"pattern": "*.py"}))
 	srv.ReplyText("Only hello.py mentions Goodbye.")
+	// reasoning effort
+	srv.ReplyText("It prints Hello, World and Goodbye.")
 	// shell
 	srv.ReplyToolCalls(call("shell", map[string]any{"command": []string{"cat", "hello.py"}}))
 	srv.ReplyText("It prints Hello, World and Goodbye.")
@@ -119,17 +121,24 @@ func TestSmokeAgainstFakeModel(t *testing.T) {
 	}
 	want := map[string]string{"setup": Pass, "create": Pass, "edit": Pass, "edit_format": Pass, "read_analyze_edit": Pass,
 		"multi_edit": Pass, "search": Pass, "shell": Pass, "truncation": Pass, "steering": Pass, "subagent": Skipped,
-		"timeout": Pass, "parallel": Pass, "error_recovery": Pass}
+		"timeout": Pass, "parallel": Pass, "error_recovery": Pass, "reasoning_effort": Pass}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("checks (-want +got):\n%s\nlog:\n%s", diff, log.String())
 	}
 	if n := srv.Pending(); n != 0 {
 		t.Errorf("%d fake answers left unused", n)
 	}
+	withEffort := 0
 	for _, r := range srv.Requests() {
 		if r.Model != "gpt-smoke" {
 			t.Errorf("request for model %q, want gpt-smoke", r.Model)
 		}
+		if bytes.Contains(r.Body, []byte(`"reasoning_effort":"medium"`)) {
+			withEffort++
+		}
+	}
+	if withEffort != 1 {
+		t.Errorf("%d requests carried reasoning_effort, want the one of its step", withEffort)
 	}
 
 	m := NewMatrix([]*ProviderResult{res, {Provider: Provider{Name: "anthropic", Skip: "no ANTHROPIC_API_KEY set"}}})
@@ -139,7 +148,8 @@ func TestSmokeAgainstFakeModel(t *testing.T) {
 	}
 	for _, line := range []string{
 		"Simple file creation task                   pass    skipped",
-		"Reasoning effort change                     -       skipped",
+		"Reasoning effort change                     pass    skipped",
+		"Loop detection triggers warning             -       skipped",
 		"Subagent spawn and wait                     skipped skipped",
 		"Provider-specific editing format works      pass    skipped",
 		"anthropic: skipped: no ANTHROPIC_API_KEY set",
