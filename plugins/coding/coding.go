@@ -130,7 +130,7 @@ func (t *Tools) Call(ctx context.Context, req sdk.CallRequest) (sdk.CallResult, 
 	args, err := d.canonical(req.Arguments)
 	if err == nil && d.Runs == "shell" {
 		var res sdk.CallResult
-		if res, err = t.shellTool(ctx, req, args); err == nil {
+		if res, err = t.shellTool(ctx, req, args, d.param("timeout_ms")); err == nil {
 			return res, nil
 		}
 	}

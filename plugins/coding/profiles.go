@@ -91,6 +91,16 @@ func (d toolDef) canonical(args json.RawMessage) (json.RawMessage, error) {
 	return json.Marshal(out)
 }
 
+// param is the profile's name of the capability's parameter name.
+func (d toolDef) param(name string) string {
+	for from, to := range d.Rename {
+		if to == name {
+			return from
+		}
+	}
+	return name
+}
+
 // schema compacts a literal JSON Schema (TestSchemasAreValid checks each
 // literal parses).
 func schema(s string) json.RawMessage {

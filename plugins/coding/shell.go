@@ -51,7 +51,10 @@ type shellArgs struct {
 // environment and its output captured with bounded memory. The model sees
 // stdout, stderr under a marker and the exit status, cut to ShellLimits
 // with a marker naming the file that holds all of it.
-func (t *Tools) shellTool(ctx context.Context, req sdk.CallRequest, args json.RawMessage) (sdk.CallResult, error) {
+//
+// param is the name of the timeout parameter in the model's profile
+// (timeout_ms, Claude Code's timeout), which the timeout notes name.
+func (t *Tools) shellTool(ctx context.Context, req sdk.CallRequest, args json.RawMessage, param string) (sdk.CallResult, error) {
 	var a shellArgs
 	if err := decode(args, &a); err != nil {
 		return sdk.CallResult{}, err
@@ -69,7 +72,7 @@ func (t *Tools) shellTool(ctx context.Context, req sdk.CallRequest, args json.Ra
 			return sdk.CallResult{}, fmt.Errorf("%w: workdir %s is not a directory", ErrArguments, a.WorkDir)
 		}
 	}
-	timeout, note := t.shellTimeout(a.TimeoutMS, req.Deadline)
+	timeout, note := t.shellTimeout(a.TimeoutMS, req.Deadline, param)
 	started := time.Now()
 	// The run's variables that the plugin knows, as command tools get them.
 	env := append(agent.FilterEnv(os.Environ(), agent.EnvConfig{}), "DELTA_RUN_ID="+req.RunID, "DELTA_CALL_ID="+req.CallID,
@@ -92,7 +95,7 @@ func (t *Tools) shellTool(ctx context.Context, req sdk.CallRequest, args json.Ra
 		return sdk.CallResult{}, fmt.Errorf("could not start the command: %w", err)
 	}
 	text := observe.Command{Stdout: res.Stdout, Stderr: res.Stderr, ExitCode: res.ExitCode, Signal: res.Signal,
-		TimedOut: res.TimedOut, TimeoutMS: timeout, TimeoutParam: "timeout_ms", MaxTimeoutMS: MaxShellTimeoutMS}.Text()
+		TimedOut: res.TimedOut, TimeoutMS: timeout, TimeoutParam: param, MaxTimeoutMS: MaxShellTimeoutMS}.Text()
 	if res.Canceled && !res.TimedOut {
 		text += "\n[ERROR: the call was cancelled (the run stopped, or the agent's tool_timeout_ms ended the call) and the command was stopped.]"
 	}
@@ -140,7 +143,7 @@ func shellArgv(raw json.RawMessage) ([]string, error) {
 // default), at most MaxShellTimeoutMS, and short enough to end before the
 // host's deadline for the whole call. note tells the model when the
 // timeout it asked for was lowered.
-func (t *Tools) shellTimeout(asked int64, deadline time.Time) (ms int64, note string) {
+func (t *Tools) shellTimeout(asked int64, deadline time.Time, param string) (ms int64, note string) {
 	ms = asked
 	if ms <= 0 {
 		ms = DefaultShellTimeoutMS
@@ -150,7 +153,7 @@ func (t *Tools) shellTimeout(asked int64, deadline time.Time) (ms int64, note st
 	}
 	if ms > MaxShellTimeoutMS {
 		ms = MaxShellTimeoutMS
-		note = fmt.Sprintf("[timeout_ms %d is above the maximum; using %d]", asked, ms)
+		note = fmt.Sprintf("[%s %d is above the maximum; using %d]", param, asked, ms)
 	}
 	if !deadline.IsZero() {
 		left := time.Until(deadline) - deadlineMargin

@@ -129,7 +129,7 @@ func TestShellTimeouts(t *testing.T) {
 			if tt.deadline > 0 {
 				dl = time.Now().Add(tt.deadline)
 			}
-			got, note := tools.shellTimeout(tt.asked, dl)
+			got, note := tools.shellTimeout(tt.asked, dl, "timeout_ms")
 			if tt.want != 0 && got != tt.want || tt.want == 0 && (got > tt.deadline.Milliseconds()-deadlineMargin.Milliseconds() || got < 1000) {
 				t.Errorf("shellTimeout(%d) = %d, want %d", tt.asked, got, tt.want)
 			}
