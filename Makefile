@@ -59,6 +59,17 @@ check:
 demo: build
 	./scripts/demo.sh
 
+## smoke: the integration smoke test against real providers: every provider whose
+## key is set (OPENAI_API_KEY or DELTA_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY)
+## runs its coding agent through create, edit, run, truncation, steering, subagent
+## and timeout steps, then the parity matrix is printed as a table and as JSON;
+## skipped with the reason when no key is set. SMOKEFLAGS: -model PROVIDER=MODEL,
+## -providers LIST, -json FILE, -keep. Not part of make test (which runs its
+## offline tests against a fake model).
+.PHONY: smoke
+smoke: build
+	$(GO) run ./scripts/smoke -bin $(BIN) $(SMOKEFLAGS)
+
 ## proto: regenerate the plugin protocol's Go code (needs protoc)
 proto:
 	$(MAKE) -C plugins/proto

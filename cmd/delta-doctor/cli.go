@@ -19,7 +19,7 @@ type CLI struct {
 	cli.ManFlag
 
 	Agent   string `short:"a" placeholder:"DIR" help:"Also check this agent: it loads, its scripts run, its provider answers."`
-	LLM     string `name:"llm" placeholder:"PROVIDER[:MODEL]" help:"Check this provider instead of the agent's (openai, anthropic)."`
+	LLM     string `name:"llm" placeholder:"PROVIDER[:MODEL]" help:"Check this provider instead of the agent's: openai, anthropic or gemini, with or without a model (openai:gpt-4o, anthropic/claude-sonnet-4-5, or an alias such as sonnet)."`
 	Offline bool   `help:"Do not contact the model endpoint (the key is still looked for)."`
 }
 
@@ -75,7 +75,11 @@ func (c *CLI) llmConfig(r *report) agent.LLMConfig {
 		}
 	}
 	if c.LLM != "" {
-		name, model, _ := strings.Cut(c.LLM, ":")
+		name, model, err := provider.ParseModel(c.LLM)
+		if err != nil {
+			// Probe reports the unknown provider.
+			name, model, _ = strings.Cut(c.LLM, ":")
+		}
 		cfg = agent.LLMConfig{Provider: name, Model: model}
 	}
 	return cfg

@@ -11,6 +11,7 @@ import (
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/clitest"
 	"github.com/deltakit/delta/lib/llm/llmtest"
+	"github.com/deltakit/delta/lib/provider"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -45,6 +46,15 @@ func TestResolveLLM(t *testing.T) {
 		{name: "switch keeps model scripted", cfg: scripted, override: "openai", wantErr: true},
 		{name: "empty model after colon", cfg: scripted, override: "anthropic:", wantErr: true},
 		{name: "no model at all", cfg: agent.LLMConfig{}, wantErr: true},
+		{name: "provider/model", cfg: scripted, override: "anthropic/claude-sonnet-4-5",
+			want: agent.LLMConfig{Provider: "anthropic", Model: "claude-sonnet-4-5", Script: "/a/script.yaml"}},
+		{name: "colon keeps a slash in the model", cfg: real, override: "openai:meta-llama/llama-3", want: agent.LLMConfig{Provider: "openai", Model: "meta-llama/llama-3"}},
+		{name: "alias", cfg: real, override: "sonnet", want: agent.LLMConfig{Provider: "anthropic", Model: "claude-sonnet-4-5"}},
+		{name: "gemini", cfg: real, override: "gemini/gemini-2.5-flash", want: agent.LLMConfig{Provider: "gemini", Model: "gemini-2.5-flash"}},
+		{name: "llm.model names its provider", cfg: agent.LLMConfig{Model: "anthropic/claude-x"}, want: agent.LLMConfig{Provider: "anthropic", Model: "claude-x"}},
+		{name: "llm.model alias", cfg: agent.LLMConfig{Model: "opus"}, want: agent.LLMConfig{Provider: "anthropic", Model: "claude-opus-4-5"}},
+		{name: "llm.provider keeps a slashed model", cfg: agent.LLMConfig{Provider: "openai", Model: "anthropic/claude-x"},
+			want: agent.LLMConfig{Provider: "openai", Model: "anthropic/claude-x"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := resolveLLM(tc.cfg, tc.override, tc.env)
@@ -62,6 +72,17 @@ func TestResolveLLM(t *testing.T) {
 				t.Errorf("resolved llm (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestResolveLLMUnknownProvider(t *testing.T) {
+	for _, override := range []string{"gpt4", "mistral/large", "foo:bar"} {
+		_, err := resolveLLM(agent.LLMConfig{Provider: "openai", Model: "m"}, override, nil)
+		var ce *cli.Error
+		if !errors.Is(err, provider.ErrUnknownProvider) || !errors.As(err, &ce) || ce.Code != cli.ExitConfig ||
+			!strings.Contains(err.Error(), "PROVIDER:MODEL or PROVIDER/MODEL") || !strings.Contains(err.Error(), "sonnet") {
+			t.Errorf("resolveLLM(--llm %s) error = %v; want ErrUnknownProvider listing the accepted forms, exit 126", override, err)
+		}
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/deltakit/delta/lib/agent"
@@ -81,7 +80,7 @@ func providerFrom(a *agent.Agent, override string, env map[string]string) (llm.P
 		case errors.Is(err, provider.ErrNoAPIKey):
 			hint = "set DELTA_API_KEY (or run offline with --llm scripted:FILE)"
 		case errors.Is(err, provider.ErrUnknownProvider):
-			hint = "use --llm openai:MODEL, --llm anthropic:MODEL or --llm scripted:FILE, or fix llm.provider in agent.yaml"
+			hint = "use --llm openai:MODEL, --llm anthropic:MODEL, --llm gemini:MODEL or --llm scripted:FILE, or fix llm.provider in agent.yaml"
 		case errors.Is(err, fs.ErrNotExist) && cfg.Provider == "scripted":
 			hint = "check the script's path: --llm scripted:FILE is relative to the current directory, llm.script in agent.yaml to the agent directory"
 		case errors.Is(err, provider.ErrBadScript):
@@ -111,9 +110,12 @@ func overrideOf(override string, cfg agent.LLMConfig) string {
 //
 //	--llm scripted:FILE      replays FILE (relative to the current directory)
 //	--llm replay:RUNDIR      replays the model answers recorded in RUNDIR
-//	--llm openai:MODEL       provider and model
+//	--llm openai:MODEL       provider and model (openai/MODEL too, and
+//	                         aliases such as sonnet: provider.ParseModel)
 //	--llm openai             provider; model DELTA_MODEL, else llm.model
-//	(no --llm)               llm.model, else DELTA_MODEL
+//	(no --llm)               llm.model, else DELTA_MODEL; without
+//	                         llm.provider, a model naming its provider
+//	                         (anthropic/claude-sonnet-4-5, sonnet) sets both
 //
 // A real provider whose model ends up empty or "scripted" (what offline
 // agents such as hello-world name) is a configuration error: sending it
@@ -121,11 +123,11 @@ func overrideOf(override string, cfg agent.LLMConfig) string {
 func resolveLLM(cfg agent.LLMConfig, override string, env map[string]string) (agent.LLMConfig, error) {
 	envModel := strings.TrimSpace(env[modelVar])
 	if override != "" {
-		name, arg, _ := strings.Cut(override, ":")
+		name, arg, err := provider.ParseModel(override)
 		// An unknown provider is the error to report, not its model.
-		if !slices.Contains(provider.Providers, name) {
-			return cfg, cli.WithCode(cli.ExitConfig, "use --llm openai:MODEL, --llm anthropic:MODEL, --llm scripted:FILE or --llm replay:RUN",
-				fmt.Errorf("--llm %s: %w %q (supported: %s)", override, provider.ErrUnknownProvider, name, strings.Join(provider.Providers, ", ")))
+		if err != nil {
+			return cfg, cli.WithCode(cli.ExitConfig, "use --llm openai/gpt-4o, --llm anthropic:claude-sonnet-4-5, --llm sonnet, --llm scripted:FILE or --llm replay:RUN",
+				fmt.Errorf("--llm: %w", err))
 		}
 		cfg.Provider = name
 		switch {
@@ -145,6 +147,13 @@ func resolveLLM(cfg agent.LLMConfig, override string, env map[string]string) (ag
 		}
 	} else if cfg.Model == "" {
 		cfg.Model = envModel
+	}
+	if override == "" && cfg.Provider == "" {
+		// llm.model (or DELTA_MODEL) may name its provider:
+		// anthropic/claude-sonnet-4-5, an alias such as sonnet.
+		if name, model, ok := provider.SplitModel(cfg.Model); ok {
+			cfg.Provider, cfg.Model = name, model
+		}
 	}
 	if cfg.Provider != "scripted" && (cfg.Model == "" || cfg.Model == "scripted") {
 		name := cfg.Provider

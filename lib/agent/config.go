@@ -16,7 +16,7 @@ var (
 	envKeys    = []string{"inherit", "passthrough", "deny", "inherit_secrets"}
 	loopKeys   = []string{"enabled", "window"}
 	pluginKeys = []string{"name", "path", "tools", "config", "allow_path"}
-	providers  = []string{"openai", "anthropic", "scripted"}
+	providers  = []string{"openai", "anthropic", "gemini", "scripted"}
 	// passThroughKeys are well-known provider parameters that look like
 	// typos of llmKeys but are not.
 	passThroughKeys = []string{"top_k", "n", "user", "logprobs", "top_logprobs", "logit_bias", "response_format", "parallel_tool_calls", "tool_choice", "service_tier", "max_completion_tokens", "metadata"}
@@ -113,7 +113,7 @@ func (l *loader) decodeLLM(d *doc, fl field, a *Agent) {
 	f := d.fields(fl.value, "llm", nil)
 	if p := d.str(f["provider"], "llm.provider"); p != "" {
 		if !contains(providers, p) {
-			d.problem(f["provider"].value, ErrInvalid, "providers: openai (any OpenAI-compatible endpoint), anthropic, scripted", "unknown llm.provider %q", p)
+			d.problem(f["provider"].value, ErrInvalid, "providers: openai (any OpenAI-compatible endpoint), anthropic, gemini, scripted", "unknown llm.provider %q", p)
 		}
 		a.LLM.Provider = p
 	}

@@ -185,7 +185,8 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 		rec.Stdout, rec.StdoutFile = recordOutput(res.Stdout, res.StdoutLog, base)
 		rec.Stderr, rec.StderrFile = recordOutput(res.Stderr, res.StderrLog, base)
 		out.IsError = res.ExitCode != 0 || res.TimedOut || res.Canceled
-		text := formatObservation(res, timeout)
+		text := observe.Command{Stdout: res.Stdout, Stderr: res.Stderr, ExitCode: res.ExitCode, Signal: res.Signal,
+			TimedOut: res.TimedOut, TimeoutMS: timeout.Milliseconds()}.Text()
 		limits := outputLimits(c.output, t.Output)
 		whole := observe.Whole{Bytes: res.StdoutBytes + res.StderrBytes, Lines: res.StdoutLines + res.StderrLines,
 			Cut: res.StdoutLog != "" || res.StderrLog != ""}
@@ -266,40 +267,6 @@ func recordOutput(captured, log, base string) (*string, string) {
 		return &captured, ""
 	}
 	return nil, filepath.Join(ToolExecutionsDir, base, filepath.Base(log))
-}
-
-// formatObservation is what the model reads of a finished command: stdout,
-// then stderr under a marker, then the exit status when it is not 0.
-func formatObservation(res execute.Result, timeout time.Duration) string {
-	var b strings.Builder
-	b.WriteString(res.Stdout)
-	if res.Stderr != "" {
-		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
-			b.WriteByte('\n')
-		}
-		b.WriteString("[stderr]\n")
-		b.WriteString(res.Stderr)
-	}
-	switch {
-	case res.TimedOut:
-		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
-			b.WriteByte('\n')
-		}
-		b.WriteString(observe.TimeoutNote(timeout.Milliseconds(), b.Len() > 0))
-	case res.ExitCode != 0:
-		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
-			b.WriteByte('\n')
-		}
-		fmt.Fprintf(&b, "[exit code: %d", res.ExitCode)
-		if res.Signal != "" {
-			fmt.Fprintf(&b, ", killed by %s", res.Signal)
-		}
-		b.WriteString("]")
-	}
-	if b.Len() == 0 {
-		return "(no output)"
-	}
-	return b.String()
 }
 
 // safeName keeps a name usable in a file name.

@@ -1,8 +1,9 @@
 // Package observe turns what a tool produced into what the model sees: the
 // truncation rules, their markers, and the note on a timed-out command.
-// Command tools go through Cut (agent.yaml's output: limits, one marker
+// Command tools and the coding plugin's shell go through Command (the text
+// of a finished command) and Cut (agent.yaml's output: limits, one marker
 // with the whole output's size and the file holding it); the plugin host
-// and the coding plugin through Truncate and TruncateTail.
+// and the coding plugin's other tools through Truncate and TruncateTail.
 //
 // Why cut at all: a tool's output goes back into the conversation on
 // every later model call, so one huge listing would crowd out the rest of
@@ -119,4 +120,70 @@ func TimeoutNote(timeoutMS int64, hasOutput bool) string {
 	return fmt.Sprintf("[ERROR: Command timed out after %dms and was stopped.%s\n"+
 		"Retry with a quicker command (narrower input, or in the background with its output in a file); "+
 		"the time limit itself is set by the agent's configuration.]", timeoutMS, partial)
+}
+
+// Command is a finished command as the model reads it (Text): its stdout,
+// then its stderr under a marker, then the exit status when it is not 0
+// or the timeout note when it timed out. Command tools and the coding
+// plugin's shell tool both use it.
+type Command struct {
+	Stdout, Stderr string
+	ExitCode       int
+	Signal         string // the signal that killed it ("SIGKILL"), if any
+	TimedOut       bool
+	TimeoutMS      int64
+	// TimeoutParam names the call's own timeout parameter (the shell
+	// tool's timeout_ms), which the timeout note then tells the model to
+	// raise, up to MaxTimeoutMS; "" when the limit is configuration.
+	TimeoutParam string
+	MaxTimeoutMS int64
+}
+
+// Text is what the model reads of c.
+func (c Command) Text() string {
+	var b strings.Builder
+	newline := func() {
+		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	b.WriteString(c.Stdout)
+	if c.Stderr != "" {
+		newline()
+		b.WriteString("[stderr]\n")
+		b.WriteString(c.Stderr)
+	}
+	switch {
+	case c.TimedOut && c.TimeoutParam != "":
+		newline()
+		b.WriteString(ParamTimeoutNote(c.TimeoutMS, b.Len() > 0, c.TimeoutParam, c.MaxTimeoutMS))
+	case c.TimedOut:
+		newline()
+		b.WriteString(TimeoutNote(c.TimeoutMS, b.Len() > 0))
+	case c.ExitCode != 0:
+		newline()
+		fmt.Fprintf(&b, "[exit code: %d", c.ExitCode)
+		if c.Signal != "" {
+			fmt.Fprintf(&b, ", killed by %s", c.Signal)
+		}
+		b.WriteString("]")
+	}
+	if b.Len() == 0 {
+		return "(no output)"
+	}
+	return b.String()
+}
+
+// ParamTimeoutNote is the timeout note of a tool whose calls set their own
+// time limit in parameter param (seeds/001 §5.4's message): the command and
+// every process it started were stopped, and the model may retry with a
+// longer limit, at most maxMS.
+func ParamTimeoutNote(timeoutMS int64, hasOutput bool, param string, maxMS int64) string {
+	partial := ""
+	if hasOutput {
+		partial = " Partial output is shown above."
+	}
+	return fmt.Sprintf("[ERROR: Command timed out after %dms; it and every process it started were stopped.%s\n"+
+		"You can retry with a longer timeout by setting the %s parameter (at most %d), "+
+		"or run it in the background with its output in a file.]", timeoutMS, partial, param, maxMS)
 }

@@ -87,3 +87,25 @@ func TestTruncateTail(t *testing.T) {
 		t.Errorf("TruncateTail = %q, want %q (characters, not bytes)", got, want)
 	}
 }
+
+func TestCommandText(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		c    Command
+		want string
+	}{
+		{"stdout only", Command{Stdout: "ok\n"}, "ok\n"},
+		{"nothing", Command{}, "(no output)"},
+		{"stderr and exit", Command{Stdout: "a", Stderr: "b\n", ExitCode: 2}, "a\n[stderr]\nb\n[exit code: 2]"},
+		{"killed", Command{ExitCode: 137, Signal: "SIGKILL"}, "[exit code: 137, killed by SIGKILL]"},
+		{"timeout by configuration", Command{Stdout: "x", TimedOut: true, TimeoutMS: 5}, "x\n" + TimeoutNote(5, true)},
+		{"timeout by parameter", Command{TimedOut: true, TimeoutMS: 5, TimeoutParam: "timeout_ms", MaxTimeoutMS: 600000},
+			"[ERROR: Command timed out after 5ms; it and every process it started were stopped.\n" +
+				"You can retry with a longer timeout by setting the timeout_ms parameter (at most 600000), " +
+				"or run it in the background with its output in a file.]"},
+	} {
+		if got := tt.c.Text(); got != tt.want {
+			t.Errorf("%s: Text() = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

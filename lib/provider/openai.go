@@ -16,14 +16,34 @@ import (
 
 const openAIDefaultBaseURL = "https://api.openai.com/v1/"
 
+// geminiDefaultBaseURL is Gemini's OpenAI-compatible endpoint.
+const geminiDefaultBaseURL = "https://generativelanguage.googleapis.com/v1beta/openai/"
+
 // openAIProvider talks to any OpenAI-compatible chat completions endpoint.
 type openAIProvider struct {
 	remote
 	client openai.Client
+	// plainSchemas strips the JSON Schema keywords an endpoint refuses
+	// from tool parameters (Gemini's: additionalProperties, $schema).
+	plainSchemas bool
 }
 
 func newOpenAI(cfg agent.LLMConfig, env map[string]string) (llm.Provider, error) {
-	r, err := newRemote("openai", cfg, env, "OPENAI_API_KEY", "OPENAI_BASE_URL", openAIDefaultBaseURL)
+	return newOpenAICompatible(newRemote("openai", cfg, env, "OPENAI_API_KEY", "OPENAI_BASE_URL", openAIDefaultBaseURL))
+}
+
+// newGemini talks to Gemini through its OpenAI-compatible endpoint.
+func newGemini(cfg agent.LLMConfig, env map[string]string) (llm.Provider, error) {
+	p, err := newOpenAICompatible(newRemote("gemini", cfg, env, "GEMINI_API_KEY", "GEMINI_BASE_URL", geminiDefaultBaseURL))
+	if err != nil {
+		return nil, err
+	}
+	p.(*openAIProvider).plainSchemas = true
+	return p, nil
+}
+
+// newOpenAICompatible is the chat completions client of endpoint r.
+func newOpenAICompatible(r remote, err error) (llm.Provider, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -41,6 +61,9 @@ func newOpenAI(cfg agent.LLMConfig, env map[string]string) (llm.Provider, error)
 
 // Complete sends req as one chat completion, retrying transient failures.
 func (p *openAIProvider) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	if p.plainSchemas {
+		req.Tools = plainTools(req.Tools)
+	}
 	body, err := openAIBody(req)
 	if err != nil {
 		return llm.Response{}, fmt.Errorf("openai: %w", err)

@@ -37,6 +37,10 @@ func Probe(ctx context.Context, cfg agent.LLMConfig, env map[string]string) (str
 		r, err = newRemote("openai", cfg, env, "OPENAI_API_KEY", "OPENAI_BASE_URL", openAIDefaultBaseURL)
 		path = "models"
 		header.Set("Authorization", "Bearer "+r.ep.key)
+	case "gemini":
+		r, err = newRemote("gemini", cfg, env, "GEMINI_API_KEY", "GEMINI_BASE_URL", geminiDefaultBaseURL)
+		path = "models"
+		header.Set("Authorization", "Bearer "+r.ep.key)
 	default:
 		return "", fmt.Errorf("%w %q", ErrUnknownProvider, cfg.Provider)
 	}

@@ -1,9 +1,11 @@
 // Package coding is the logic of Delta's first-party coding-tools plugin
-// (delta-plugin-coding): the shared core file tools of seeds/001 §3.3 —
-// read_file, write_file, edit_file, grep, glob — and the v4a apply_patch of
-// its Appendix A, with the output limits of §5.2. Paths resolve against the
-// run's workspace and may not leave it unless the plugin's config sets
-// allow_outside_workspace.
+// (delta-plugin-coding): the shared core tools of seeds/001 §3.3 —
+// read_file, write_file, edit_file, shell, grep, glob — the v4a apply_patch
+// of its Appendix A, list_dir and read_many_files, with the output limits
+// of §5.2. The config's profile presents them as one model family's own
+// agent does (codex-rs, Claude Code, gemini-cli: profiles.go). Paths
+// resolve against the run's workspace and may not leave it unless the
+// plugin's config sets allow_outside_workspace.
 package coding
 
 import (
@@ -27,11 +29,18 @@ type Config struct {
 	AllowOutsideWorkspace bool `json:"allow_outside_workspace"`
 	// NoRipgrep makes grep use its Go search even when rg is installed.
 	NoRipgrep bool `json:"no_ripgrep"`
+	// Profile selects the tool set: default, openai, anthropic or gemini.
+	Profile string `json:"profile"`
+	// ShellTimeoutMS is the shell's timeout for a call that sets none
+	// (0: DefaultShellTimeoutMS).
+	ShellTimeoutMS int `json:"shell_timeout_ms"`
 }
 
 // Tools is the coding tools' sdk.ToolProvider.
 type Tools struct {
 	Config Config
+	// tools is the profile's tool set (nil: the default profile).
+	tools []toolDef
 }
 
 var (
@@ -45,7 +54,7 @@ var (
 func (t *Tools) Configure(_ context.Context, raw json.RawMessage) error {
 	var c Config
 	if len(bytes.TrimSpace(raw)) == 0 {
-		t.Config = c
+		t.Config, t.tools = c, nil
 		return nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -56,7 +65,14 @@ func (t *Tools) Configure(_ context.Context, raw json.RawMessage) error {
 		}
 		return fmt.Errorf("coding plugin config: %w", err)
 	}
-	t.Config = c
+	p, err := profile(c.Profile)
+	if err != nil {
+		return err
+	}
+	if c.ShellTimeoutMS < 0 || c.ShellTimeoutMS > MaxShellTimeoutMS {
+		return fmt.Errorf("coding plugin config: shell_timeout_ms must be between 1 and %d, not %d", MaxShellTimeoutMS, c.ShellTimeoutMS)
+	}
+	t.Config, t.tools = c, p
 	return nil
 }
 
@@ -71,32 +87,61 @@ func configKeys() []string {
 	return keys
 }
 
-// Tools lists the six tools.
-func (t *Tools) Tools(context.Context) ([]sdk.Tool, error) { return toolList, nil }
+// profileTools is the configured profile's tool set.
+func (t *Tools) profileTools() []toolDef {
+	if t.tools == nil {
+		return defaultProfile
+	}
+	return t.tools
+}
+
+// Tools lists the profile's tools.
+func (t *Tools) Tools(context.Context) ([]sdk.Tool, error) {
+	p := t.profileTools()
+	out := make([]sdk.Tool, len(p))
+	for i, d := range p {
+		out[i] = d.Tool
+	}
+	return out, nil
+}
 
 // handler runs one tool with its decoded arguments.
 type handler func(ctx context.Context, t *Tools, ws string, args json.RawMessage) (string, error)
 
+// handlers are the capabilities but the shell (Tools.shellTool).
 var handlers = map[string]handler{
-	"read_file":   readFileTool,
-	"write_file":  writeFileTool,
-	"edit_file":   editFileTool,
-	"apply_patch": applyPatchTool,
-	"grep":        grepTool,
-	"glob":        globTool,
+	"read_file":       readFileTool,
+	"write_file":      writeFileTool,
+	"edit_file":       editFileTool,
+	"apply_patch":     applyPatchTool,
+	"grep":            grepTool,
+	"glob":            globTool,
+	"list_dir":        listDirTool,
+	"read_many_files": readManyFilesTool,
 }
 
-// Call runs one tool; its errors become tool errors the model sees.
+// Call runs one tool of the profile; its errors become tool errors the
+// model sees.
 func (t *Tools) Call(ctx context.Context, req sdk.CallRequest) (sdk.CallResult, error) {
-	h, ok := handlers[req.Name]
+	d, ok := find(t.profileTools(), req.Name)
 	if !ok {
 		return sdk.Errorf("unknown tool %q", req.Name), nil
 	}
-	out, err := h(ctx, t, req.WorkDir, req.Arguments)
-	if err != nil {
-		return sdk.CallResult{Output: TruncateTool(req.Name, "error: "+err.Error()), IsError: true}, nil
+	args, err := d.canonical(req.Arguments)
+	if err == nil && d.Runs == "shell" {
+		var res sdk.CallResult
+		if res, err = t.shellTool(ctx, req, args, d.param("timeout_ms")); err == nil {
+			return res, nil
+		}
 	}
-	return sdk.Text(TruncateTool(req.Name, out)), nil
+	if err != nil {
+		return sdk.CallResult{Output: TruncateTool(d.Runs, "error: "+err.Error()), IsError: true}, nil
+	}
+	out, err := handlers[d.Runs](ctx, t, req.WorkDir, args)
+	if err != nil {
+		return sdk.CallResult{Output: TruncateTool(d.Runs, "error: "+err.Error()), IsError: true}, nil
+	}
+	return sdk.Text(TruncateTool(d.Runs, out)), nil
 }
 
 // ErrArguments is wrapped when a call's JSON arguments are invalid.

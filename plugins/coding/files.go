@@ -116,6 +116,9 @@ func editFileTool(_ context.Context, t *Tools, ws string, raw json.RawMessage) (
 		OldString  *string `json:"old_string"`
 		NewString  *string `json:"new_string"`
 		ReplaceAll bool    `json:"replace_all"`
+		// Expected is gemini-cli's expected_replacements: how many
+		// occurrences to replace, all of them, and no other number.
+		Expected *int `json:"expected_replacements"`
 	}
 	if err := decode(raw, &a); err != nil {
 		return "", err
@@ -131,9 +134,19 @@ func editFileTool(_ context.Context, t *Tools, ws string, raw json.RawMessage) (
 	if err != nil {
 		return "", fileError(a.FilePath, err)
 	}
-	res, err := Edit(string(data), *a.OldString, *a.NewString, a.ReplaceAll)
+	all := a.ReplaceAll
+	if a.Expected != nil {
+		if *a.Expected < 1 {
+			return "", fmt.Errorf("%w: expected_replacements must be 1 or more", ErrArguments)
+		}
+		all = *a.Expected > 1
+	}
+	res, err := Edit(string(data), *a.OldString, *a.NewString, all)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", a.FilePath, err)
+	}
+	if a.Expected != nil && res.Replacements != *a.Expected {
+		return "", fmt.Errorf("%s: expected %d replacement(s) but old_string occurs %d time(s); nothing was changed", a.FilePath, *a.Expected, res.Replacements)
 	}
 	if err := writeFile(p, res.Content); err != nil {
 		return "", err

@@ -62,9 +62,17 @@ func grepTool(ctx context.Context, t *Tools, ws string, raw json.RawMessage) (st
 		GlobFilter      string `json:"glob_filter"`
 		CaseInsensitive bool   `json:"case_insensitive"`
 		MaxResults      int    `json:"max_results"`
+		OutputMode      string `json:"output_mode"`
 	}
 	if err := decode(raw, &a); err != nil {
 		return "", err
+	}
+	switch a.OutputMode {
+	case "":
+		a.OutputMode = ModeContent
+	case ModeContent, ModeFiles, ModeCount:
+	default:
+		return "", fmt.Errorf("%w: output_mode must be %s, %s or %s, not %q", ErrArguments, ModeContent, ModeFiles, ModeCount, a.OutputMode)
 	}
 	if a.Path == "" {
 		a.Path = "."
@@ -79,6 +87,11 @@ func grepTool(ctx context.Context, t *Tools, ws string, raw json.RawMessage) (st
 	opts := GrepOptions{Pattern: a.Pattern, Root: root, Glob: a.GlobFilter, CaseInsensitive: a.CaseInsensitive, MaxResults: a.MaxResults}
 	if opts.MaxResults <= 0 {
 		opts.MaxResults = defaultMaxResults
+	}
+	limit := opts.MaxResults
+	if a.OutputMode != ModeContent {
+		// Files and counts need every matching line, within reason.
+		opts.MaxResults = maxCountedMatches
 	}
 	var matches []Match
 	var more bool
@@ -96,6 +109,9 @@ func grepTool(ctx context.Context, t *Tools, ws string, raw json.RawMessage) (st
 	if len(matches) == 0 {
 		return "No matches found.", nil
 	}
+	if a.OutputMode != ModeContent {
+		return perFile(ws, matches, a.OutputMode, limit, more), nil
+	}
 	var b strings.Builder
 	for _, m := range matches {
 		fmt.Fprintf(&b, "%s:%d:%s\n", display(ws, m.Path), m.Line, m.Text)
@@ -104,6 +120,46 @@ func grepTool(ctx context.Context, t *Tools, ws string, raw json.RawMessage) (st
 		fmt.Fprintf(&b, "[results limited to %d matches; narrow the pattern, path or glob_filter, or raise max_results]\n", opts.MaxResults)
 	}
 	return b.String(), nil
+}
+
+// grep's output modes.
+const (
+	ModeContent = "content"            // matching lines as path:line:text
+	ModeFiles   = "files_with_matches" // the matching files' paths
+	ModeCount   = "count"              // path:count per matching file
+)
+
+// maxCountedMatches bounds the lines files_with_matches and count look at.
+const maxCountedMatches = 100_000
+
+// perFile is grep's answer in the files_with_matches and count modes: the
+// matching files in the order found, at most limit of them; more says the
+// search stopped at maxCountedMatches lines.
+func perFile(ws string, matches []Match, mode string, limit int, more bool) string {
+	var files []string
+	count := map[string]int{}
+	for _, m := range matches {
+		if count[m.Path] == 0 {
+			files = append(files, m.Path)
+		}
+		count[m.Path]++
+	}
+	var b strings.Builder
+	for i, f := range files {
+		if i == limit {
+			fmt.Fprintf(&b, "[%d more files; narrow the pattern, path or glob filter, or raise the limit]\n", len(files)-limit)
+			break
+		}
+		if mode == ModeCount {
+			fmt.Fprintf(&b, "%s:%d\n", display(ws, f), count[f])
+		} else {
+			b.WriteString(display(ws, f) + "\n")
+		}
+	}
+	if more {
+		fmt.Fprintf(&b, "[the search stopped after %d matching lines]\n", maxCountedMatches)
+	}
+	return b.String()
 }
 
 // GrepGo searches in Go: files under Root in lexical order, skipping the

@@ -38,18 +38,56 @@ func writeFiles(t *testing.T, dir string, fs map[string]string) {
 }
 
 func TestSchemasAreValid(t *testing.T) {
-	tools, _ := (&Tools{}).Tools(context.Background())
-	var names []string
-	for _, tl := range tools {
-		var v map[string]any
-		if err := json.Unmarshal(tl.Parameters, &v); err != nil || v["type"] != "object" {
-			t.Errorf("tool %s: schema %s is not a JSON object schema: %v", tl.Name, tl.Parameters, err)
+	want := map[string][]string{
+		"default":   {"read_file", "write_file", "edit_file", "apply_patch", "grep", "glob", "shell", "list_dir", "read_many_files"},
+		"openai":    {"shell", "apply_patch", "read_file", "list_dir", "grep_files", "write_file", "glob"},
+		"anthropic": {"shell", "read_file", "edit_file", "write_file", "glob", "grep"},
+		"gemini":    {"read_file", "read_many_files", "write_file", "replace", "list_directory", "glob", "search_file_content", "run_shell_command"},
+	}
+	for _, p := range ProfileNames() {
+		tools := &Tools{}
+		if err := tools.Configure(context.Background(), json.RawMessage(`{"profile":"`+p+`"}`)); err != nil {
+			t.Fatal(err)
 		}
-		names = append(names, tl.Name)
+		list, _ := tools.Tools(context.Background())
+		var names []string
+		for _, tl := range list {
+			var v struct {
+				Type       string                    `json:"type"`
+				Properties map[string]map[string]any `json:"properties"`
+			}
+			if err := json.Unmarshal(tl.Parameters, &v); err != nil || v.Type != "object" {
+				t.Errorf("%s: tool %s: schema %s is not a JSON object schema: %v", p, tl.Name, tl.Parameters, err)
+			}
+			// Every parameter of a profile is one its capability knows.
+			d, _ := find(tools.profileTools(), tl.Name)
+			for name := range v.Properties {
+				if to, ok := d.Rename[name]; ok {
+					name = to
+				}
+				if !canonicalParams[d.Runs][name] {
+					t.Errorf("%s: tool %s: parameter %s is not one of %s's", p, tl.Name, name, d.Runs)
+				}
+			}
+			names = append(names, tl.Name)
+		}
+		if diff := cmp.Diff(want[p], names); diff != "" {
+			t.Errorf("%s: tool names (-want +got):\n%s", p, diff)
+		}
 	}
-	if diff := cmp.Diff([]string{"read_file", "write_file", "edit_file", "apply_patch", "grep", "glob"}, names); diff != "" {
-		t.Errorf("tool names (-want +got):\n%s", diff)
-	}
+}
+
+// canonicalParams are the parameters each capability decodes.
+var canonicalParams = map[string]map[string]bool{
+	"read_file":       {"file_path": true, "offset": true, "limit": true},
+	"write_file":      {"file_path": true, "content": true},
+	"edit_file":       {"file_path": true, "old_string": true, "new_string": true, "replace_all": true, "expected_replacements": true},
+	"apply_patch":     {"patch": true},
+	"grep":            {"pattern": true, "path": true, "glob_filter": true, "case_insensitive": true, "max_results": true, "output_mode": true},
+	"glob":            {"pattern": true, "path": true},
+	"shell":           {"command": true, "timeout_ms": true, "description": true, "workdir": true},
+	"list_dir":        {"path": true, "depth": true, "limit": true},
+	"read_many_files": {"paths": true},
 }
 
 func TestFileTools(t *testing.T) {
@@ -254,11 +292,16 @@ func TestReadFileTruncates(t *testing.T) {
 
 func TestConfigureRejectsUnknownKeys(t *testing.T) {
 	err := (&Tools{}).Configure(context.Background(), json.RawMessage(`{"allow_outside_workpace":true}`))
-	want := `coding plugin config: unknown key "allow_outside_workpace" (known keys: allow_outside_workspace, no_ripgrep)`
+	want := `coding plugin config: unknown key "allow_outside_workpace" (known keys: allow_outside_workspace, no_ripgrep, profile, shell_timeout_ms)`
 	if err == nil || err.Error() != want {
 		t.Errorf("Configure() error = %v, want %q", err, want)
 	}
 	if err := (&Tools{}).Configure(context.Background(), json.RawMessage(`{"no_ripgrep":true}`)); err != nil {
 		t.Errorf("Configure(known key) error = %v", err)
+	}
+	err = (&Tools{}).Configure(context.Background(), json.RawMessage(`{"profile":"claude"}`))
+	want = `coding plugin config: unknown profile "claude" (profiles: default, openai, anthropic, gemini)`
+	if err == nil || err.Error() != want {
+		t.Errorf("Configure(bad profile) error = %v, want %q", err, want)
 	}
 }

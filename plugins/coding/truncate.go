@@ -23,6 +23,12 @@ var Limits = map[string]Limit{
 	"edit_file":   {10000, Tail, 0},
 	"apply_patch": {10000, Tail, 0},
 	"write_file":  {1000, Tail, 0},
+	// Listings and batches of files, like glob and read_file.
+	"list_dir":        {20000, HeadTail, 500},
+	"read_many_files": {50000, HeadTail, 0},
+	// The shell cuts its own output (ShellLimits), naming the file that
+	// keeps all of it; this limit is for its errors.
+	"shell": {30000, HeadTail, 256},
 }
 
 // TruncateTool applies tool's limits: characters first, then lines.

@@ -48,7 +48,7 @@ func TestInstallListRemove(t *testing.T) {
 	}
 	sum, _ := lock.SHA256File(coding)
 	want := lock.Entry{Name: "coding", Version: "0.1.0", Source: coding, Path: filepath.Join(dir, "delta-plugin-coding"), SHA256: sum,
-		Tools: []string{"read_file", "write_file", "edit_file", "apply_patch", "grep", "glob"}}
+		Tools: []string{"read_file", "write_file", "edit_file", "apply_patch", "grep", "glob", "shell", "list_dir", "read_many_files"}}
 	if diff := cmp.Diff(want, e); diff != "" {
 		t.Errorf("Install() entry (-want +got):\n%s", diff)
 	}

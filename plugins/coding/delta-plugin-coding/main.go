@@ -1,7 +1,9 @@
 // Command delta-plugin-coding is Delta's first-party coding-tools plugin:
-// read_file, write_file, edit_file, apply_patch, grep and glob for agents
-// that list it under plugins: in agent.yaml. delta-run starts it; it is not
-// run by hand.
+// read_file, write_file, edit_file, apply_patch, grep, glob, shell,
+// list_dir and read_many_files for agents that list it under plugins: in
+// agent.yaml, presented as codex-rs, Claude Code or gemini-cli present them
+// when its config sets profile: openai, anthropic or gemini. delta-run
+// starts it; it is not run by hand.
 package main
 
 import (

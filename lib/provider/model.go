@@ -1,0 +1,79 @@
+package provider
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Aliases are short names for common models, accepted wherever a model
+// string is (--llm sonnet).
+var Aliases = map[string]string{
+	"sonnet":     "anthropic:claude-sonnet-4-5",
+	"opus":       "anthropic:claude-opus-4-5",
+	"haiku":      "anthropic:claude-haiku-4-5",
+	"gpt":        "openai:gpt-5",
+	"codex":      "openai:gpt-5-codex",
+	"gemini-pro": "gemini:gemini-2.5-pro",
+	"flash":      "gemini:gemini-2.5-flash",
+}
+
+// modelProviders are the providers whose argument is a model name, and
+// so may be written PROVIDER/MODEL too.
+var modelProviders = []string{"openai", "anthropic", "gemini"}
+
+// ModelForms says which model strings ParseModel accepts, for errors and
+// hints.
+func ModelForms() string {
+	names := make([]string, 0, len(Aliases))
+	for a := range Aliases {
+		names = append(names, a)
+	}
+	sort.Strings(names)
+	return fmt.Sprintf("PROVIDER:MODEL or PROVIDER/MODEL (openai/gpt-4o, anthropic:claude-sonnet-4-5), a provider alone, "+
+		"scripted:FILE, replay:RUN, or an alias (%s); providers: %s", strings.Join(names, ", "), strings.Join(Providers, ", "))
+}
+
+// ParseModel splits a model string into provider and argument (a model
+// name, or the script or run of scripted and replay): an alias is
+// expanded first; PROVIDER:ARG splits at the first colon, so the model
+// keeps any slash (openai:meta-llama/llama-3 for an OpenRouter model);
+// PROVIDER/MODEL splits at the first slash when PROVIDER is openai,
+// anthropic or gemini; a provider alone has no argument. Anything else is
+// ErrUnknownProvider, with the accepted forms.
+func ParseModel(s string) (name, arg string, err error) {
+	s = strings.TrimSpace(s)
+	if full, ok := Aliases[s]; ok {
+		s = full
+	}
+	if name, arg, ok := strings.Cut(s, ":"); ok && slices.Contains(Providers, name) {
+		return name, arg, nil
+	}
+	if name, arg, ok := strings.Cut(s, "/"); ok && slices.Contains(modelProviders, name) && arg != "" {
+		return name, arg, nil
+	}
+	if slices.Contains(Providers, s) {
+		return s, "", nil
+	}
+	name = s
+	if i := strings.IndexAny(s, ":/"); i >= 0 {
+		name = s[:i]
+	}
+	return "", "", fmt.Errorf("%w %q in %q: write %s", ErrUnknownProvider, name, s, ModelForms())
+}
+
+// SplitModel reads agent.yaml's llm.model when llm.provider is not set: a
+// model string naming its provider (anthropic/claude-sonnet-4-5, an alias)
+// gives both; any other model stays as it is, for the default provider.
+func SplitModel(model string) (name, m string, ok bool) {
+	if full, isAlias := Aliases[model]; isAlias {
+		model = full
+	}
+	for _, sep := range []string{":", "/"} {
+		if name, m, found := strings.Cut(model, sep); found && slices.Contains(modelProviders, name) && m != "" {
+			return name, m, true
+		}
+	}
+	return "", model, false
+}
