@@ -45,7 +45,7 @@ func run(args, environ []string, stdout, stderr io.Writer) int {
 		models[p] = m
 		return nil
 	})
-	subagents := fs.Bool("subagents", true, "drive the subagent step (skipped anyway when this Delta has no subagents)")
+	subagents := fs.Bool("subagents", true, "drive the subagent step")
 	stepTimeout := fs.Duration("step-timeout", 10*time.Minute, "time limit of each step")
 	if err := fs.Parse(args); err != nil {
 		return 2

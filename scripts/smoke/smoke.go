@@ -96,11 +96,8 @@ type Config struct {
 	ShellTimeoutMS int
 	// StepTimeout bounds each step's run.
 	StepTimeout time.Duration
-	// Subagents enables the subagent step (when the binaries support
-	// agent.yaml's subagents:).
+	// Subagents enables the subagent step (agent.yaml subagents: on).
 	Subagents bool
-	// noSubagents is set when the binaries turned out not to support them.
-	noSubagents bool
 	// Log receives progress.
 	Log io.Writer
 }
@@ -230,27 +227,14 @@ func (s *session) setup(ctx context.Context) error {
 		end := i + strings.IndexByte(text[i:], '\n')
 		text = text[:i] + fmt.Sprintf("shell_timeout_ms: %d", s.cfg.ShellTimeoutMS) + text[end:]
 	}
-	base := text
 	if s.cfg.Subagents {
 		text += "\nsubagents: {enabled: true, max_depth: 1}\n"
 	}
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		return err
 	}
-	if _, err := s.delta(ctx, "setup", "tool", "expand", s.agent, "--check"); err != nil {
-		if !s.cfg.Subagents {
-			return err
-		}
-		// This Delta has no subagents: the rest runs without them.
-		s.cfg.Subagents, s.cfg.noSubagents = false, true
-		if err := os.WriteFile(path, []byte(base), 0o644); err != nil {
-			return err
-		}
-		if _, err := s.delta(ctx, "setup", "tool", "expand", s.agent, "--check"); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err = s.delta(ctx, "setup", "tool", "expand", s.agent, "--check")
+	return err
 }
 
 // delta runs one delta command for step, its stderr kept in the step's
@@ -422,8 +406,6 @@ func (s *session) steps(ctx context.Context) {
 			}
 			return nil
 		})
-	} else if s.cfg.noSubagents {
-		s.res.add("subagent", Skipped, "this Delta has no subagents (agent.yaml subagents: is unknown to it)")
 	} else {
 		s.res.add("subagent", Skipped, "not asked for (-subagents=false)")
 	}
