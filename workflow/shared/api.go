@@ -20,6 +20,7 @@ package shared
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"time"
 )
@@ -325,3 +326,17 @@ const (
 //	(*Tools).Specs() []llm.ToolSpec
 //	(*Tools).Call(ctx, identity, name string, args json.RawMessage) (string, error)
 //	Toolbox(p Provider, identity string) engine.Toolbox
+
+// refusal is a refused request: its own message (the words the agent
+// tools answer with), matching its kind with errors.Is.
+type refusal struct {
+	msg  string
+	kind error
+}
+
+func (r *refusal) Error() string { return r.msg }
+func (r *refusal) Unwrap() error { return r.kind }
+
+func refuse(kind error, format string, a ...any) error {
+	return &refusal{msg: fmt.Sprintf(format, a...), kind: kind}
+}
