@@ -98,8 +98,10 @@ type AgentDef struct {
 	// Dir is agent: ./dir resolved, for a full Delta agent; empty for an
 	// inline agent.
 	Dir string
-	// Model is the inline agent's model (see ParseModel).
+	// Model is the inline agent's model as written, LLM as parsed (see
+	// ParseModel).
 	Model string
+	LLM   Model
 	// SystemPrompt is the inline prompt, or the contents of the file
 	// system_prompt names (PromptFile).
 	SystemPrompt Text
@@ -241,6 +243,7 @@ func (p *parser) agent(name string, n *yaml.Node) *AgentDef {
 		return nil
 	}
 	a := &AgentDef{Name: name, node: n, Backend: BackendDelta}
+	var err error
 	if b, ok := fs["backend"]; ok {
 		a.Backend = p.y.Str(b, what+": backend")
 		if a.Backend != BackendDelta && a.Backend != BackendCommand {
@@ -293,7 +296,7 @@ func (p *parser) agent(name string, n *yaml.Node) *AgentDef {
 			a.Model = p.y.Str(fs["model"], what+": model")
 			if _, set := fs["model"]; !set {
 				p.y.Problem(n, agent.ErrInvalid, "for example  model: openai/gpt-4o-mini (or anthropic/claude-sonnet-4-5, or scripted:script.yaml offline), or agent: ./dir for a full Delta agent", "%s needs a model (or agent: ./dir)", what)
-			} else if _, err := ParseModel(a.Model, p.f.Dir); err != nil {
+			} else if a.LLM, err = ParseModel(a.Model, p.f.Dir); err != nil {
 				p.y.Problem(fs["model"].Value, agent.ErrInvalid, modelHint, "%s: %v", what, err)
 			}
 			for _, t := range p.y.List(fs["tools"], what+": tools") {
@@ -452,4 +455,20 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// Line and Column are where the agent is defined in the file.
+func (a *AgentDef) Line() int {
+	if a.node == nil {
+		return 0
+	}
+	return a.node.Line
+}
+
+// Column: see Line.
+func (a *AgentDef) Column() int {
+	if a.node == nil {
+		return 0
+	}
+	return a.node.Column
 }

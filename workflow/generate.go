@@ -26,10 +26,7 @@ func (a *AgentDef) Generate(dir, prompt string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create agent directory: %w", err)
 	}
-	m, err := ParseModel(a.Model, "")
-	if err != nil {
-		return err
-	}
+	m := a.LLM
 	llm := map[string]any{"provider": m.Provider, "model": m.Name}
 	if m.Provider == "scripted" {
 		// The agent loader wants the script inside the agent directory.
