@@ -1,7 +1,6 @@
 package workflow
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -209,8 +208,15 @@ func (b *DeltaBackend) exec(ctx context.Context, job Job, args []string, withPro
 	if withPrompt {
 		cmd.Stdin = strings.NewReader(job.Prompt)
 	}
-	var stdout bytes.Buffer
-	cmd.Stdout = &stdout
+	// The run's output goes to files, not pipes: a run that outlives a
+	// killed runner must not die of SIGPIPE at its next line of output.
+	resultPath := filepath.Join(b.InstanceDir, AgentsDir, job.Agent.Name, "result.json")
+	stdout, err := os.Create(resultPath)
+	if err != nil {
+		return Result{Outcome: Failed, Err: err.Error()}
+	}
+	defer stdout.Close()
+	cmd.Stdout = stdout
 	cmd.Stderr = job.Log
 	// Its own process group: a Ctrl-C meant for the runner is passed on
 	// by the runner, and a runner killed outright leaves the run going.
@@ -226,11 +232,11 @@ func (b *DeltaBackend) exec(ctx context.Context, job Job, args []string, withPro
 		case <-done:
 		}
 	}()
-	err := cmd.Wait()
+	err = cmd.Wait()
 	close(done)
 	res := Result{Started: true}
 	var rr runResult
-	if json.Unmarshal(stdout.Bytes(), &rr) == nil {
+	if data, rerr := os.ReadFile(resultPath); rerr == nil && json.Unmarshal(data, &rr) == nil {
 		res.Answer = answerText(rr.Result)
 	}
 	code := 0

@@ -119,6 +119,7 @@ type runner struct {
 	backends map[string]Backend
 	out      *lockedWriter
 	changed  chan struct{}
+	closers  []io.Closer
 }
 
 // ResolveDir returns the instance directory: dir when given, else the
@@ -152,6 +153,11 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	if err := r.prepare(ctx); err != nil {
 		return nil, err
 	}
+	defer func() {
+		for _, c := range r.closers {
+			c.Close()
+		}
+	}()
 	status := r.drive(ctx)
 	return r.summary(context.WithoutCancel(ctx), status)
 }
@@ -417,7 +423,10 @@ func (r *runner) agents() error {
 		c := &Controller{Agent: a, Provider: r.p, Backend: b, Dir: dir, Poll: r.o.Poll, Retry: r.o.Retry,
 			PostAnswer: !f.Context.Enabled, Events: r.printf, Changed: r.changed}
 		c.Prompt = r.prompter(a)
-		c.Log = r.agentLog(a)
+		var err error
+		if c.Log, err = r.agentLog(a); err != nil {
+			return err
+		}
 		prev, _ := ReadAgentStatus(r.dir, a.Name)
 		runsSoFar := 0
 		if prev != nil {
@@ -433,13 +442,23 @@ func (r *runner) agents() error {
 	return nil
 }
 
-// agentLog is where an agent's live output goes: stderr, each line
-// prefixed with the agent's name, with -v; else agents/<name>/run.log.
-func (r *runner) agentLog(a *AgentDef) io.Writer {
+// agentLog is where an agent's live output goes: with -v stderr (each
+// line prefixed with the agent's name when it is not a file), else
+// agents/<name>/run.log. A file is given to the agent's process as is, so
+// that a run outliving the runner keeps writing to it.
+func (r *runner) agentLog(a *AgentDef) (io.Writer, error) {
 	if r.o.Verbose {
-		return &prefixWriter{w: r.out, prefix: "[" + a.Name + "] "}
+		if f, ok := r.o.Stderr.(*os.File); ok {
+			return f, nil
+		}
+		return &prefixWriter{w: r.out, prefix: "[" + a.Name + "] "}, nil
 	}
-	return &appendFile{path: filepath.Join(r.agentDir(a), "run.log")}
+	f, err := os.OpenFile(filepath.Join(r.agentDir(a), "run.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	r.closers = append(r.closers, f)
+	return f, nil
 }
 
 // prompter builds the digests of a's deliveries.
@@ -711,18 +730,6 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 		p.buf = p.buf[i+1:]
 	}
 	return len(b), nil
-}
-
-// appendFile appends to a file, opened at each write (an agent's log).
-type appendFile struct{ path string }
-
-func (a *appendFile) Write(b []byte) (int, error) {
-	f, err := os.OpenFile(a.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	return f.Write(b)
 }
 
 // writeFile replaces path with s atomically.

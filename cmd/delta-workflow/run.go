@@ -219,7 +219,7 @@ func printSummary(w io.Writer, s *workflow.Summary, asJSON bool) error {
 	for _, a := range s.Agents {
 		status := a.Status
 		if a.Error != "" {
-			status += " (" + a.Error + ")"
+			status += " (" + shorten(a.Error, 60) + ")"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d/%d\t%d\t%s\n", a.Name, status, a.Runs, a.InputTokens, a.OutputTokens, a.Unread, a.RunID)
 	}
@@ -245,4 +245,13 @@ func firstLines(s string, n int) string {
 
 func indentText(s string) string {
 	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
+}
+
+// shorten cuts s to about n characters on one line.
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }
