@@ -17,6 +17,8 @@ type CLI struct {
 	Send     SendCmd     `cmd:"" help:"Post a message to an instance's channel, @mentioning the agent it is for."`
 	Peek     PeekCmd     `cmd:"" help:"Show an instance's recent channel, and an agent's status and inbox."`
 	Validate ValidateCmd `cmd:"" help:"Check a workflow file (and the agents it names) without running it."`
+
+	ContextCmds `embed:""`
 }
 
 // Help is the description at the top of --help and the man page.
