@@ -78,8 +78,8 @@ var varName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // Expand resolves them once the instance and the setup variables are known.
 type File struct {
 	// Path is the file (absolute); Dir its directory, against which
-	// relative paths in it resolve.
-	Path, Dir string
+	// relative paths in it resolve; Display the file as messages name it.
+	Path, Dir, Display string
 	// Name is name:, else the file's base name without extension.
 	Name        string
 	Description string
@@ -168,7 +168,7 @@ func Load(path string) (*File, error) {
 	if root == nil {
 		return nil, y.Err()
 	}
-	p := &parser{y: y, f: &File{Path: abs, Dir: filepath.Dir(abs), src: src}}
+	p := &parser{y: y, f: &File{Path: abs, Dir: filepath.Dir(abs), Display: y.Name(), src: src}}
 	p.parse(root)
 	if err := y.Err(); err != nil {
 		return nil, err
@@ -247,7 +247,7 @@ func (p *parser) agent(name string, n *yaml.Node) *AgentDef {
 	if b, ok := fs["backend"]; ok {
 		a.Backend = p.y.Str(b, what+": backend")
 		if a.Backend != BackendDelta && a.Backend != BackendCommand {
-			p.y.Problem(b.Value, agent.ErrInvalid, "backend: delta (an ordinary Delta run, the default) or backend: command (any CLI that reads its prompt on stdin)", "unknown backend %q", a.Backend)
+			p.y.Problem(b.Value, agent.ErrInvalid, "backend: delta (an ordinary Delta run, the default) or backend: command (any CLI that reads its prompt on stdin)", "%s: unknown backend %q", what, a.Backend)
 			return nil
 		}
 	}

@@ -188,8 +188,7 @@ func (p *parser) position(t Text, off int, fromFile bool) *yaml.Node {
 	col := off - (strings.LastIndexByte(before, '\n') + 1)
 	switch {
 	case n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
-		line := n.Line + 1 + nl
-		return &yaml.Node{Line: line, Column: p.indent(line) + col + 1}
+		return &yaml.Node{Line: n.Line + 1 + nl, Column: p.blockIndent(n.Line+1, t.S) + col + 1}
 	case nl > 0:
 		return n
 	case n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0:
@@ -198,12 +197,22 @@ func (p *parser) position(t Text, off int, fromFile bool) *yaml.Node {
 	return &yaml.Node{Line: n.Line, Column: n.Column + col}
 }
 
-// indent is the number of leading spaces of line (1-based) of the file.
-func (p *parser) indent(line int) int {
+// blockIndent is the indentation of a block scalar whose content starts at
+// line first (1-based) of the file and reads s: the first non-blank line's
+// leading spaces in the file, less those it keeps in s.
+func (p *parser) blockIndent(first int, s string) int {
 	lines := bytes.Split(p.f.src, []byte("\n"))
-	if line < 1 || line > len(lines) {
-		return 0
+	for i, content := range strings.Split(s, "\n") {
+		if strings.TrimSpace(content) == "" {
+			continue
+		}
+		n := first + i
+		if n < 1 || n > len(lines) {
+			return 0
+		}
+		l := lines[n-1]
+		kept := len(content) - len(strings.TrimLeft(content, " "))
+		return len(l) - len(bytes.TrimLeft(l, " ")) - kept
 	}
-	l := lines[line-1]
-	return len(l) - len(bytes.TrimLeft(l, " "))
+	return 0
 }

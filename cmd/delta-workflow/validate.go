@@ -39,21 +39,21 @@ func (c *ValidateCmd) Run(std cli.Stdio) error {
 		if dir == "" {
 			dir = tmp + "/" + a.Name
 			if err := a.Generate(dir, "(validation)"); err != nil {
-				problems = append(problems, agent.Problem{File: f.Path, Msg: fmt.Sprintf("agent %s: %v", a.Name, err), Err: agent.ErrInvalid})
+				problems = append(problems, agent.Problem{File: f.Display, Msg: fmt.Sprintf("agent %s: %v", a.Name, err), Err: agent.ErrInvalid})
 				continue
 			}
 		}
 		if _, err := agent.Load(dir); err != nil {
 			var le *agent.LoadError
 			if !errors.As(err, &le) {
-				problems = append(problems, agent.Problem{File: f.Path, Msg: fmt.Sprintf("agent %s: %v", a.Name, err), Err: err})
+				problems = append(problems, agent.Problem{File: f.Display, Msg: fmt.Sprintf("agent %s: %v", a.Name, err), Err: err})
 				continue
 			}
 			for _, p := range le.Problems {
 				if a.Dir == "" {
 					// The generated agent.yaml is not the user's file:
 					// name the agent in the workflow file instead.
-					p = agent.Problem{File: f.Path, Line: a.Line(), Col: a.Column(), Msg: fmt.Sprintf("agent %s: %s", a.Name, p.Msg), Hint: p.Hint, Err: p.Err}
+					p = agent.Problem{File: f.Display, Line: a.Line(), Col: a.Column(), Msg: fmt.Sprintf("agent %s: %s", a.Name, p.Msg), Hint: p.Hint, Err: p.Err}
 				}
 				problems = append(problems, p)
 			}
