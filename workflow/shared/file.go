@@ -13,6 +13,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -113,9 +114,14 @@ type fileStore struct {
 	docs *os.Root
 	n    notifier
 
-	mu       sync.Mutex // guards the cache below
+	mu       sync.Mutex // guards the caches below
 	seenSize int64
 	seenSeq  int64
+	// The entries parsed so far, from the first cacheSize bytes of the
+	// file cacheFile.
+	cache     []Entry
+	cacheSize int64
+	cacheFile os.FileInfo
 }
 
 // lock takes an exclusive flock on dir/.locks/NAME. The kernel drops it
@@ -314,19 +320,44 @@ func ParseChannel(data []byte) ([]Entry, error) {
 	return out, nil
 }
 
+// entries reads the channel. The file only grows (but for the repair of a
+// torn tail), so the entries already parsed are kept and only the lines
+// appended since are read and parsed.
 func (s *fileStore) entries() ([]Entry, error) {
-	data, err := os.ReadFile(s.log)
+	f, err := os.Open(s.log)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read channel: %w", err)
 	}
-	all, err := ParseChannel(data)
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("read channel %s: %w", s.log, err)
+		return nil, fmt.Errorf("read channel: %w", err)
 	}
-	return all, nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cacheFile == nil || !os.SameFile(s.cacheFile, fi) || fi.Size() < s.cacheSize {
+		s.cache, s.cacheSize = nil, 0
+	}
+	s.cacheFile = fi
+	if fi.Size() > s.cacheSize {
+		data := make([]byte, fi.Size()-s.cacheSize)
+		n, err := f.ReadAt(data, s.cacheSize)
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("read channel: %w", err)
+		}
+		data = data[:n]
+		data = data[:bytes.LastIndexByte(data, '\n')+1] // complete lines only
+		more, err := ParseChannel(data)
+		if err != nil {
+			return nil, fmt.Errorf("read channel %s: after byte %d: %w", s.log, s.cacheSize, err)
+		}
+		s.cache = append(s.cache, more...)
+		s.cacheSize += int64(len(data))
+	}
+	return slices.Clone(s.cache), nil
 }
 
 func (s *fileStore) lastSeq() (int64, error) {
