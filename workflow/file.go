@@ -298,6 +298,10 @@ func (p *parser) agent(name string, n *yaml.Node) *AgentDef {
 				p.y.Problem(n, agent.ErrInvalid, "for example  model: openai/gpt-4o-mini (or anthropic/claude-sonnet-4-5, or scripted:script.yaml offline), or agent: ./dir for a full Delta agent", "%s needs a model (or agent: ./dir)", what)
 			} else if a.LLM, err = ParseModel(a.Model, p.f.Dir); err != nil {
 				p.y.Problem(fs["model"].Value, agent.ErrInvalid, modelHint, "%s: %v", what, err)
+			} else if a.LLM.Script != "" {
+				if _, err := os.Stat(a.LLM.Script); err != nil {
+					p.y.Problem(fs["model"].Value, agent.ErrMissingFile, "scripted:FILE is relative to the workflow file", "%s: model script %s not found", what, strings.TrimPrefix(a.Model, "scripted:"))
+				}
 			}
 			for _, t := range p.y.List(fs["tools"], what+": tools") {
 				if t.Kind != yaml.MappingNode {
