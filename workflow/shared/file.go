@@ -122,6 +122,7 @@ type fileStore struct {
 	cache     []Entry
 	cacheSize int64
 	cacheFile os.FileInfo
+	cacheMD   int64 // the size of channel.md rendering cache
 }
 
 // lock takes an exclusive flock on dir/.locks/NAME. The kernel drops it
@@ -198,14 +199,38 @@ func (s *fileStore) appendEntry(e Entry) (Entry, bool, error) {
 	if err := f.Sync(); err != nil {
 		return Entry{}, false, fmt.Errorf("append to channel: %w", err)
 	}
-	// channel.md is a rendering: written after the truth, without a sync;
-	// OpenFile rebuilds it when a crash left it behind.
-	if md, err := os.OpenFile(s.md, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err == nil {
-		md.WriteString(Render(e))
-		md.Close()
-	}
+	s.render(e)
 	s.n.notify()
 	return e, false, nil
+}
+
+// render brings channel.md up to date after e was appended, under the
+// channel lock. It is a rendering, written after the truth and not synced:
+// when its size is what the entries before e render to, e's block is
+// appended; otherwise (a process killed between the two writes, an edit)
+// it is rebuilt whole. A failure here loses nothing: the next append or
+// open rebuilds it.
+func (s *fileStore) render(e Entry) {
+	all, err := s.entries()
+	if err != nil || len(all) == 0 || all[len(all)-1].Seq != e.Seq {
+		return
+	}
+	s.mu.Lock()
+	want := s.cacheMD
+	s.mu.Unlock()
+	block := Render(e)
+	if fi, err := os.Stat(s.md); err == nil && fi.Size() == want-int64(len(block)) {
+		if md, err := os.OpenFile(s.md, os.O_WRONLY|os.O_APPEND, 0o644); err == nil {
+			md.WriteString(block)
+			md.Close()
+			return
+		}
+	}
+	var b strings.Builder
+	for _, x := range all {
+		b.WriteString(Render(x))
+	}
+	atomicfile.WriteNoSync(s.md, []byte(b.String()), 0o644)
 }
 
 // repair cuts a torn last line (a machine crash mid-append) off the
@@ -339,7 +364,7 @@ func (s *fileStore) entries() ([]Entry, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cacheFile == nil || !os.SameFile(s.cacheFile, fi) || fi.Size() < s.cacheSize {
-		s.cache, s.cacheSize = nil, 0
+		s.cache, s.cacheSize, s.cacheMD = nil, 0, 0
 	}
 	s.cacheFile = fi
 	if fi.Size() > s.cacheSize {
@@ -356,6 +381,9 @@ func (s *fileStore) entries() ([]Entry, error) {
 		}
 		s.cache = append(s.cache, more...)
 		s.cacheSize += int64(len(data))
+		for _, e := range more {
+			s.cacheMD += int64(len(Render(e)))
+		}
 	}
 	return slices.Clone(s.cache), nil
 }

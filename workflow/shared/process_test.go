@@ -391,3 +391,32 @@ func TestDocumentSymlinkEscape(t *testing.T) {
 		t.Errorf("files written outside: %v", ents)
 	}
 }
+
+// A channel.md left behind by a writer killed between its two writes is
+// caught up by the next append, without reopening.
+func TestChannelMarkdownCaughtUp(t *testing.T) {
+	dir := t.TempDir()
+	p, err := OpenFile(dir, Config{Agents: []string{"a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	must[Entry](t)(p.Append(bg, "a", "one"))
+	// Another process appended "two" to the truth and died before channel.md.
+	line := `{"seq":2,"timestamp":"2025-01-15T10:00:00Z","from":"a","message":"two","mentions":[]}` + "\n"
+	f, err := os.OpenFile(filepath.Join(dir, "channel.jsonl"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(line)
+	f.Close()
+	must[Entry](t)(p.Append(bg, "a", "three"))
+	md, _ := os.ReadFile(filepath.Join(dir, "channel.md"))
+	var want strings.Builder
+	for _, e := range must[[]Entry](t)(p.Read(bg, ReadOptions{})) {
+		want.WriteString(Render(e))
+	}
+	if string(md) != want.String() || !strings.Contains(string(md), "\ntwo\n") {
+		t.Errorf("channel.md = %q, want %q", md, want.String())
+	}
+}
