@@ -421,7 +421,12 @@ func (s *fileStore) lastSeq() (int64, error) {
 	return seq, nil
 }
 
+// wait polls the channel's last seq; between looks it sleeps until the
+// file changes (inotify, where there is one), an append by this process,
+// ctx's end, or pollInterval.
 func (s *fileStore) wait(ctx context.Context, afterSeq int64) (int64, error) {
+	w := newChangeWatch(s.log)
+	defer w.close()
 	t := time.NewTicker(pollInterval)
 	defer t.Stop()
 	for {
@@ -434,6 +439,7 @@ func (s *fileStore) wait(ctx context.Context, afterSeq int64) (int64, error) {
 		case <-ctx.Done():
 			return last, ctx.Err()
 		case <-changed:
+		case <-w.changed():
 		case <-t.C:
 		}
 	}

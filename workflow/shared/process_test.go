@@ -55,6 +55,9 @@ func helper(role, dir, name string) error {
 		}
 		_, err = p.Vote(ctx, name, "p1", "go", "")
 		return err
+	case "one": // one message
+		_, err := p.Append(ctx, name, "@boss hello from another process")
+		return err
 	case "forever": // until killed: append, rewrite a document, ack
 		for i := 0; ; i++ {
 			if _, err := p.Append(ctx, name, strings.Repeat("x", i%500)+" @boss"); err != nil {
@@ -418,5 +421,31 @@ func TestChannelMarkdownCaughtUp(t *testing.T) {
 	}
 	if string(md) != want.String() || !strings.Contains(string(md), "\ntwo\n") {
 		t.Errorf("channel.md = %q, want %q", md, want.String())
+	}
+}
+
+// Wait returns when another process appends.
+func TestWaitOtherProcess(t *testing.T) {
+	dir := t.TempDir()
+	p, err := OpenFile(dir, Config{Agents: []string{"w", "boss"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	done := make(chan int64, 1)
+	go func() {
+		seq, _ := p.Wait(bg, 0)
+		done <- seq
+	}()
+	if err := start(t, "one", dir, "w").Wait(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case seq := <-done:
+		if seq != 1 {
+			t.Errorf("Wait = %d, want 1", seq)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("Wait did not return after another process appended")
 	}
 }
