@@ -551,6 +551,10 @@ func TestToolArguments(t *testing.T) {
 	if cur := must[int64](t)(p.Cursor(bg, "a")); cur != 2 {
 		t.Errorf("cursor after until a later time = %d", cur)
 	}
+	out := must[string](t)(tools.Call(bg, "a", "channel_read", []byte(`{"since":1}`)))
+	if !strings.Contains(out, `"seq": 2`) || strings.Contains(out, `"seq": 1,`) {
+		t.Errorf("channel_read since 1 (a number) = %s", out)
+	}
 	if len(tools.Specs()) != 16 {
 		t.Errorf("Specs = %d tools, want 16", len(tools.Specs()))
 	}

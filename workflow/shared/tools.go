@@ -282,6 +282,18 @@ func (t *Tools) channelSend(ctx context.Context, who string, args json.RawMessag
 	return fmt.Sprintf("sent (seq %d)", e.Seq), nil
 }
 
+// position reads a channel position given as a JSON number or string.
+func position(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	if string(raw) == "null" {
+		return ""
+	}
+	return string(raw)
+}
+
 // Since parses a channel position: a seq number or an RFC 3339 time.
 func Since(s string) (ReadOptions, error) {
 	if s == "" {
@@ -298,13 +310,13 @@ func Since(s string) (ReadOptions, error) {
 
 func (t *Tools) channelRead(ctx context.Context, who string, args json.RawMessage) (string, error) {
 	var a struct {
-		Since string `json:"since"`
-		Limit number `json:"limit"`
+		Since json.RawMessage `json:"since"` // a seq (number or string) or a time
+		Limit number          `json:"limit"`
 	}
 	if err := decode(args, &a); err != nil {
 		return "", err
 	}
-	opt, err := Since(a.Since)
+	opt, err := Since(position(a.Since))
 	if err != nil {
 		return "", err
 	}
@@ -384,7 +396,7 @@ func (t *Tools) inboxAck(ctx context.Context, who string, args json.RawMessage) 
 	if err := decode(args, &a); err != nil {
 		return "", err
 	}
-	seq, err := AckPosition(ctx, t.p, strings.Trim(string(a.Until), `"`))
+	seq, err := AckPosition(ctx, t.p, position(a.Until))
 	if err != nil {
 		return "", err
 	}
