@@ -449,3 +449,20 @@ func TestWaitOtherProcess(t *testing.T) {
 		t.Fatal("Wait did not return after another process appended")
 	}
 }
+
+// A stray file among the proposals is not one.
+func TestStrayProposalFile(t *testing.T) {
+	dir := t.TempDir()
+	p, err := OpenFile(dir, Config{Agents: []string{"a", "b"}, DocumentOwner: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	must[Proposal](t)(p.CreateProposal(bg, "a", ProposalSpec{Type: Approval, Title: "Ship?"}))
+	if err := os.WriteFile(filepath.Join(dir, "proposals", "README.txt"), []byte("notes"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if ps := must[[]Proposal](t)(p.Proposals(bg, false)); len(ps) != 1 || ps[0].ID != "p1" {
+		t.Errorf("Proposals = %+v, want p1 alone", ps)
+	}
+}

@@ -100,6 +100,9 @@ func (p *provider) all() ([]*record, error) {
 	}
 	var out []*record
 	for _, k := range keys {
+		if !strings.HasSuffix(k, ".json") {
+			continue // not a proposal (a stray file)
+		}
 		id := strings.TrimSuffix(strings.TrimPrefix(k, "proposals/"), ".json")
 		r, err := p.load(id)
 		if err != nil {
@@ -296,7 +299,7 @@ func (p *provider) CreateProposal(ctx context.Context, creator string, spec Prop
 		return Proposal{}, err
 	}
 	if r.ID == "" {
-		if r.ID, err = p.newID(r.Type); err != nil {
+		if r.ID, err = p.newID(); err != nil {
 			return Proposal{}, err
 		}
 	} else if b, err := p.s.get(proposalKey(r.ID)); err != nil {
@@ -311,12 +314,12 @@ func (p *provider) CreateProposal(ctx context.Context, creator string, spec Prop
 	return r.Proposal, nil
 }
 
-func (p *provider) newID(kind string) (string, error) {
+func (p *provider) newID() (string, error) {
 	keys, err := p.s.keys("proposals/")
 	if err != nil {
 		return "", err
 	}
-	for n := len(keys) + 1; ; n++ {
+	for n := 1; ; n++ {
 		id := fmt.Sprintf("p%d", n)
 		if !slices.Contains(keys, proposalKey(id)) {
 			return id, nil

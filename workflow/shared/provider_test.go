@@ -377,6 +377,10 @@ func TestElectionByVotes(t *testing.T) {
 		if active := must[bool](t)(p.ActiveProposals(bg)); active {
 			t.Error("ActiveProposals = true after the election resolved")
 		}
+		// Agents' proposals are numbered p1, p2 … whatever else exists.
+		if pr := must[Proposal](t)(p.CreateProposal(bg, "coder", ProposalSpec{Type: Approval, Title: "Merge?"})); pr.ID != "p1" {
+			t.Errorf("first agent proposal id = %s, want p1", pr.ID)
+		}
 	})
 }
 
