@@ -101,6 +101,9 @@ func Fork(runDir string, at int64, newID string) (*Metadata, string, error) {
 	m.RunID, m.CreatedAt, m.UpdatedAt, m.EndTime, m.Error = newID, now, now, nil, nil
 	m.PID, m.Hostname, m.StartTimeUnix, m.ProcessName, m.ProcessStartTicks = 0, "", 0, "", 0
 	m.ForkedFrom = &ForkOrigin{RunID: orig.RunID, Seq: at}
+	// A fork of a workflow agent's run is not that agent: continuing it
+	// must not speak on the instance's channel the original lives on.
+	m.Workflow = nil
 	m.Status = Interrupted
 	m.Iterations, m.Usage, m.ModelUsage = 0, llm.Usage{}, map[string]llm.Usage{}
 	for _, ev := range prefix {
