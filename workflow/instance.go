@@ -145,6 +145,9 @@ type RunnerPID struct {
 	StartTicks uint64    `json:"process_start_ticks"`
 	Mode       string    `json:"mode"` // run or start
 	StartedAt  time.Time `json:"started_at"`
+	// Ready is true once the instance is set up (setup, kickoff) and its
+	// agents' controllers run.
+	Ready bool `json:"ready"`
 }
 
 // meta describes the runner as a run's metadata, so that lib/runs checks

@@ -120,6 +120,7 @@ type runner struct {
 	out      *lockedWriter
 	changed  chan struct{}
 	closers  []io.Closer
+	pid      RunnerPID
 }
 
 // ResolveDir returns the instance directory: dir when given, else the
@@ -209,7 +210,8 @@ func open(o Options) (*runner, func(), error) {
 	r := &runner{o: o, f: f, dir: dir, out: &lockedWriter{w: o.Stderr}, changed: make(chan struct{}, 1)}
 	self := runs.Self()
 	pidFile := filepath.Join(dir, RunnerDir, PIDFile)
-	if err := writeJSON(pidFile, RunnerPID{PID: self.PID, Hostname: self.Hostname, StartTicks: self.StartTicks, Mode: o.Mode, StartedAt: time.Now().UTC()}); err != nil {
+	r.pid = RunnerPID{PID: self.PID, Hostname: self.Hostname, StartTicks: self.StartTicks, Mode: o.Mode, StartedAt: time.Now().UTC()}
+	if err := writeJSON(pidFile, r.pid); err != nil {
 		unlock()
 		return nil, nil, err
 	}
@@ -522,6 +524,10 @@ func (r *runner) drive(ctx context.Context) string {
 	}
 	wg.Add(1)
 	go func() { defer wg.Done(); r.watch(ctx) }()
+	r.pid.Ready = true
+	if err := writeJSON(filepath.Join(r.dir, RunnerDir, PIDFile), r.pid); err != nil {
+		r.printf("warning: %v", err)
+	}
 	if r.o.Ready != nil {
 		r.o.Ready(r.dir)
 	}

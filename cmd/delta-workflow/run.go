@@ -179,9 +179,9 @@ func (c *StartCmd) background(std cli.Stdio) error {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		if p, _ := workflow.LiveRunner(dir); p != nil && p.PID == cmd.Process.Pid {
+	// Wait until it is set up (the setup may take a while) or has failed.
+	for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); {
+		if p, _ := workflow.LiveRunner(dir); p != nil && p.PID == cmd.Process.Pid && p.Ready {
 			fmt.Fprintf(std.Out, "started instance %s of %s in the background (pid %d)\n", c.Instance, f.Name, p.PID)
 			fmt.Fprintf(std.Err, "delta-workflow: log: %s\ndelta-workflow: stop it with: delta workflow stop @%s\n", logPath, c.Instance)
 			return nil
@@ -192,7 +192,9 @@ func (c *StartCmd) background(std cli.Stdio) error {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	return cli.Errorf(cli.ExitFailed, "see "+logPath, "the background runner (pid %d) did not start within a minute", cmd.Process.Pid)
+	fmt.Fprintf(std.Out, "starting instance %s of %s in the background (pid %d): still setting up\n", c.Instance, f.Name, cmd.Process.Pid)
+	fmt.Fprintf(std.Err, "delta-workflow: log: %s\n", logPath)
+	return nil
 }
 
 // tail returns the last n lines of a file.
