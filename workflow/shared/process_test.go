@@ -163,8 +163,9 @@ func TestConcurrentProcesses(t *testing.T) {
 	if diff := cmp.Diff(want.String(), string(md)); diff != "" {
 		t.Errorf("channel.md is not the rendering of channel.jsonl (-want +got):\n%s", diff)
 	}
-	if in, _ := p.Inbox(bg, "boss"); len(in) != procs*perProcess {
-		t.Errorf("boss's inbox = %d messages, want %d", len(in), procs*perProcess)
+	// Every message, and the result of boss's proposal.
+	if in, _ := p.Inbox(bg, "boss"); len(in) != procs*perProcess+1 {
+		t.Errorf("boss's inbox = %d messages, want %d", len(in), procs*perProcess+1)
 	}
 }
 
@@ -329,7 +330,7 @@ func TestPendingAnnouncements(t *testing.T) {
 		"system: [PROPOSAL:p1] Ship?\n@b\nType: approval | Resolution: plurality | advisory | Closes: " + must[Proposal](t)(pv.Proposal(bg, "p1")).ExpiresAt.Format(time.RFC3339) + "\nOptions: yes (Approve), no (Reject)\nVote with: vote({ proposal: 'p1', choice: '<option-id>' })",
 		`a: [VOTE:p1] I vote for "Approve"`,
 		`b: [VOTE:p1] I vote for "Approve"`,
-		"system: [RESOLVED:p1] Ship?\nResult: Approve\nVotes: yes=2",
+		"system: [RESOLVED:p1] Ship?\nResult: Approve\nVotes: yes=2\ncc @a",
 	}
 	if diff := cmp.Diff(want, messages(t, pv)); diff != "" {
 		t.Errorf("channel (-want +got):\n%s", diff)

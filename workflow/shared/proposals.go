@@ -138,7 +138,7 @@ func (p *provider) settle() ([]Proposal, error) {
 			if isOwnerElection(r.Proposal) {
 				msg += " Document ownership disabled."
 			}
-			r.Pending = append(r.Pending, notice{From: System, Message: msg, Ref: "expired:" + r.ID})
+			r.Pending = append(r.Pending, notice{From: System, Message: msg + p.ccCreator(r), Ref: "expired:" + r.ID})
 		} else {
 			p.resolve(r, "timeout")
 		}
@@ -246,7 +246,17 @@ func (p *provider) resolve(r *record, by string) {
 			msg += "\nDocument ownership disabled."
 		}
 	}
-	r.Pending = append(r.Pending, notice{From: System, Message: msg, Ref: "resolved:" + r.ID})
+	r.Pending = append(r.Pending, notice{From: System, Message: msg + p.ccCreator(r), Ref: "resolved:" + r.ID})
+}
+
+// ccCreator ends a result's message with a mention of the agent that
+// asked, so that its inbox tells it the answer is in ("" when the creator
+// is not an agent).
+func (p *provider) ccCreator(r *record) string {
+	if slices.Contains(p.cfg.Agents, r.CreatedBy) {
+		return "\ncc @" + r.CreatedBy
+	}
+	return ""
 }
 
 func (p *provider) breakTie(r *record, tied []string) string {

@@ -414,7 +414,7 @@ func TestDecisionMajorityAndExpiry(t *testing.T) {
 			t.Fatalf("Settle at the deadline = %+v", changed)
 		}
 		msgs := messages(t, p)
-		if want := "system: [RESOLVED:p1] Authentication Approach\nResult: No winner (tie/no majority)\nVotes: jwt=1, session=1\n(timed out with 2 of 3 votes)"; msgs[len(msgs)-1] != want {
+		if want := "system: [RESOLVED:p1] Authentication Approach\nResult: No winner (tie/no majority)\nVotes: jwt=1, session=1\n(timed out with 2 of 3 votes)\ncc @a"; msgs[len(msgs)-1] != want {
 			t.Errorf("last message = %q, want %q", msgs[len(msgs)-1], want)
 		}
 
@@ -433,7 +433,7 @@ func TestDecisionMajorityAndExpiry(t *testing.T) {
 			t.Errorf("p2 status = %s, want expired", pr.Status)
 		}
 		msgs = messages(t, p)
-		if want := "system: [EXPIRED:p2] No votes received."; msgs[len(msgs)-1] != want {
+		if want := "system: [EXPIRED:p2] No votes received.\ncc @b"; msgs[len(msgs)-1] != want {
 			t.Errorf("last message = %q, want %q", msgs[len(msgs)-1], want)
 		}
 	})
