@@ -260,17 +260,23 @@ func (c *Controller) deliver(ctx context.Context, d *Delivery, inbox []shared.In
 		}
 	}
 	name := c.Agent.Name
+	waiting := false
 	for {
 		if d.Attempt == 0 {
 			d.Attempt = 1
 		}
-		c.setStatus(StatusRunning, "")
-		if d.Attempt == 1 {
-			c.event("%s: handling %d %s", name, len(msgs), plural(len(msgs), "message", "messages"))
-		} else {
-			c.event("%s: attempt %d of %d", name, d.Attempt, retry.MaxAttempts)
+		if !waiting {
+			c.setStatus(StatusRunning, "")
+			if d.Attempt == 1 {
+				c.event("%s: handling %d %s", name, len(msgs), plural(len(msgs), "message", "messages"))
+			} else {
+				c.event("%s: attempt %d of %d", name, d.Attempt, retry.MaxAttempts)
+			}
 		}
 		res := c.Backend.Run(ctx, Job{Agent: c.Agent, Prompt: c.Prompt(ctx, msgs, d.Attempt), Delivery: d, Log: c.Log})
+		if res.Outcome != Waiting {
+			waiting = false
+		}
 		if res.Started {
 			c.mu.Lock()
 			c.st.Runs++
@@ -296,13 +302,15 @@ func (c *Controller) deliver(ctx context.Context, d *Delivery, inbox []shared.In
 		case Interrupted:
 			return nil
 		case Waiting:
-			if st := c.Status(); st.Status != StatusWaiting {
-				c.event("%s: waiting for a human (answer with: delta continue --run-id %s -m ANSWER)", name, st.RunID)
+			if !waiting {
+				c.setStatus(StatusWaiting, "")
+				c.event("%s: waiting for a human (answer with: delta continue --run-id %s -m ANSWER)", name, c.Status().RunID)
 			}
-			c.setStatus(StatusWaiting, "")
+			waiting = true
 			if !c.sleep(ctx, c.pollOr(5*time.Second), true) {
 				return nil
 			}
+			continue
 		case Failed:
 			c.event("%s: attempt %d failed: %s", name, d.Attempt, res.Err)
 			if d.Attempt >= retry.MaxAttempts {
