@@ -300,6 +300,14 @@ func (c *Controller) deliver(ctx context.Context, d *Delivery, inbox []shared.In
 			c.Wake() // more may have arrived meanwhile
 			return nil
 		case Interrupted:
+			if ctx.Err() == nil {
+				// Not the runner stopping: someone interrupted the agent's
+				// run (delta stop). Respect it: the agent stops, its
+				// messages stay unread, until the instance starts again.
+				c.event("%s: its run was interrupted from outside; the agent is stopped until the instance is started again", name)
+				c.Stop()
+				c.setStatus(StatusStopped, "")
+			}
 			return nil
 		case Waiting:
 			if !waiting {

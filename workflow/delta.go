@@ -251,7 +251,8 @@ func (b *DeltaBackend) exec(ctx context.Context, job Job, args []string, withPro
 		res.Outcome = Succeeded
 	case code == 101:
 		res.Outcome = Waiting
-	case ctx.Err() != nil:
+	case ctx.Err() != nil, code == 130:
+		// 130 without our asking: someone stopped the run (delta stop).
 		res.Outcome = Interrupted
 	default:
 		res.Outcome = Failed
