@@ -120,6 +120,7 @@ type runner struct {
 	out      *lockedWriter
 	changed  chan struct{}
 	closers  []io.Closer
+	follow   []followed
 	pid      RunnerPID
 }
 
@@ -444,23 +445,49 @@ func (r *runner) agents() error {
 	return nil
 }
 
-// agentLog is where an agent's live output goes: with -v stderr (each
-// line prefixed with the agent's name when it is not a file), else
-// agents/<name>/run.log. A file is given to the agent's process as is, so
-// that a run outliving the runner keeps writing to it.
+// agentLog is where an agent's live output goes: agents/<name>/run.log,
+// given to the agent's process as a file, so that a run outliving the
+// runner keeps writing to it. With -v the runner follows the file on
+// stderr, each line prefixed with the agent's name.
 func (r *runner) agentLog(a *AgentDef) (io.Writer, error) {
-	if r.o.Verbose {
-		if f, ok := r.o.Stderr.(*os.File); ok {
-			return f, nil
-		}
-		return &prefixWriter{w: r.out, prefix: "[" + a.Name + "] "}, nil
-	}
-	f, err := os.OpenFile(filepath.Join(r.agentDir(a), "run.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	path := filepath.Join(r.agentDir(a), "run.log")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
 	r.closers = append(r.closers, f)
+	if r.o.Verbose {
+		r.follow = append(r.follow, followed{path: path, prefix: "[" + a.Name + "] "})
+	}
 	return f, nil
+}
+
+// followed is a log -v shows.
+type followed struct{ path, prefix string }
+
+// followLog copies what is appended to path from now on to w, until ctx
+// ends (and then what is left).
+func followLog(ctx context.Context, path string, w io.Writer) {
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	f.Seek(0, io.SeekEnd)
+	buf := make([]byte, 32<<10)
+	for {
+		n, _ := f.Read(buf)
+		if n > 0 {
+			w.Write(buf[:n])
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			io.Copy(w, f) // what was written last
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // prompter builds the digests of a's deliveries.
@@ -524,6 +551,10 @@ func (r *runner) drive(ctx context.Context) string {
 	}
 	wg.Add(1)
 	go func() { defer wg.Done(); r.watch(ctx) }()
+	for _, fl := range r.follow {
+		wg.Add(1)
+		go func() { defer wg.Done(); followLog(ctx, fl.path, &prefixWriter{w: r.out, prefix: fl.prefix}) }()
+	}
 	r.pid.Ready = true
 	if err := writeJSON(filepath.Join(r.dir, RunnerDir, PIDFile), r.pid); err != nil {
 		r.printf("warning: %v", err)
