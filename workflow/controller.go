@@ -260,6 +260,12 @@ func (c *Controller) deliver(ctx context.Context, d *Delivery, inbox []shared.In
 		}
 	}
 	name := c.Agent.Name
+	if len(msgs) == 0 {
+		// Acknowledged meanwhile (the agent's own inbox_ack, a person):
+		// nothing is left to deliver. A run still going on is waited for
+		// by the next delivery, never started twice.
+		return c.removeDelivery()
+	}
 	waiting := false
 	for {
 		if d.Attempt == 0 {
