@@ -627,6 +627,11 @@ func (r *runner) supervise(ctx context.Context) string {
 		case <-r.changed:
 		}
 		r.applyStops()
+		// Proposal deadlines fire when someone looks: in every mode, and
+		// while the agents are busy, the runner does, once a tick.
+		if _, err := r.p.Settle(ctx); err != nil && ctx.Err() == nil {
+			r.printf("warning: settle proposals: %v", err)
+		}
 		if r.o.Mode != ModeRun {
 			continue
 		}
