@@ -520,7 +520,7 @@ func (r *runner) kickoff(ctx context.Context) error {
 			return err
 		}
 		for _, e := range entries {
-			if e.From == shared.System && e.Message == text {
+			if e.From == shared.System && strings.TrimSpace(e.Message) == strings.TrimSpace(text) {
 				st.KickoffSeq = e.Seq
 			}
 		}

@@ -264,3 +264,44 @@ func TestDetectError(t *testing.T) {
 		})
 	}
 }
+
+// A runner killed between posting the kickoff and recording it finds the
+// kickoff on the channel and does not post it again.
+func TestKickoffPostedOnce(t *testing.T) {
+	f := loadTestFile(t, twoAgents)
+	p := shared.NewMemory(shared.Config{Agents: f.AgentNames(), DocumentOwner: "reviewer"})
+	ctx := context.Background()
+	p.Append(ctx, shared.System, "@reviewer please review")
+	dir := t.TempDir()
+	if err := WriteState(dir, &State{Workflow: "wf", Instance: "default", SetupDone: true, ElectionStarted: true}); err != nil {
+		t.Fatal(err)
+	}
+	b := &fakeBackend{act: func(context.Context, Job, int) Result { return Result{Outcome: Succeeded} }}
+	s, err := Run(ctx, Options{File: f, Workspace: t.TempDir(), Dir: dir, Provider: p, Backends: map[string]Backend{"reviewer": b, "coder": b},
+		Poll: 50 * time.Millisecond, Debounce: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Entries != 1 {
+		t.Errorf("channel has %d entries, want 1", s.Entries)
+	}
+	st, err := ReadState(dir)
+	if err != nil || !st.KickoffDone || st.KickoffSeq != 1 {
+		t.Errorf("state = %+v, %v; want the kickoff recorded as entry 1", st, err)
+	}
+}
+
+func TestResolveDir(t *testing.T) {
+	f := loadTestFile(t, "agents: {a: {model: openai/x}}\ncontext:\n  config:\n    dir: ctx/${{ workflow.name }}-${{ workflow.instance }}\n")
+	ws := t.TempDir()
+	got, err := ResolveDir(f, "pr-1", "", ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(ws, "ctx", "wf-pr-1"); got != want {
+		t.Errorf("ResolveDir = %s, want %s", got, want)
+	}
+	if got, _ := ResolveDir(f, "pr-1", filepath.Join(ws, "elsewhere"), ws); got != filepath.Join(ws, "elsewhere") {
+		t.Errorf("ResolveDir with a dir = %s, want the dir", got)
+	}
+}
