@@ -61,9 +61,6 @@ type Options struct {
 	// Backends replaces an agent's backend by name (tests).
 	Provider shared.Provider
 	Backends map[string]Backend
-	// Ready, when set, is called once the instance is set up and its
-	// controllers start.
-	Ready func(dir string)
 }
 
 // Summary is the outcome of a runner.
@@ -558,9 +555,6 @@ func (r *runner) drive(ctx context.Context) string {
 	r.pid.Ready = true
 	if err := writeJSON(filepath.Join(r.dir, RunnerDir, PIDFile), r.pid); err != nil {
 		r.printf("warning: %v", err)
-	}
-	if r.o.Ready != nil {
-		r.o.Ready(r.dir)
 	}
 	status := r.supervise(ctx)
 	cancel()
