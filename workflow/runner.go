@@ -532,6 +532,9 @@ func (r *runner) kickoff(ctx context.Context) error {
 			}
 		}
 	}
+	if strings.TrimSpace(text) == "" {
+		r.printf("no kickoff: the agents start when a message mentions them (delta workflow send MESSAGE --to AGENT@%s)", r.o.Instance)
+	}
 	st.KickoffDone = true
 	return WriteState(r.dir, st)
 }

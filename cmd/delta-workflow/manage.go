@@ -261,6 +261,7 @@ func (c *SendCmd) Run(std cli.Stdio) error {
 // PeekCmd shows an instance's recent channel.
 type PeekCmd struct {
 	Target string `arg:"" optional:"" help:"@INSTANCE (default @default), or AGENT@INSTANCE to also show that agent's status and unread inbox."`
+	To     string `help:"The same as TARGET." placeholder:"TARGET"`
 	Limit  int    `short:"n" default:"20" help:"How many channel messages to show."`
 	Dir    string `help:"Instance directory (default: .workflow/INSTANCE here)." type:"path" placeholder:"DIR"`
 	JSON   bool   `help:"Print {channel, agent?: {status, inbox}} as JSON."`
@@ -268,6 +269,12 @@ type PeekCmd struct {
 
 // Run shows the channel.
 func (c *PeekCmd) Run(std cli.Stdio) error {
+	if c.To != "" {
+		if c.Target != "" && c.Target != c.To {
+			return cli.Errorf(cli.ExitUsage, "", "two targets: %s and --to %s", c.Target, c.To)
+		}
+		c.Target = c.To
+	}
 	t, err := parseTarget(c.Target, "default")
 	if err != nil {
 		return err
