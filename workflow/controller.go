@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -290,8 +291,8 @@ func (c *Controller) deliver(ctx context.Context, d *Delivery, inbox []shared.In
 		}
 		switch res.Outcome {
 		case Succeeded:
-			if c.PostAnswer && res.Answer != "" {
-				if _, err := c.Provider.Append(context.WithoutCancel(ctx), name, res.Answer); err != nil {
+			if c.PostAnswer && strings.TrimSpace(res.Answer) != "" {
+				if err := c.postAnswer(context.WithoutCancel(ctx), d, res.Answer); err != nil {
 					return err
 				}
 			}
@@ -398,4 +399,21 @@ func (c *Controller) removeDelivery() error {
 		return err
 	}
 	return nil
+}
+
+// postAnswer posts the agent's answer to a delivery once: a runner killed
+// after posting it but before acknowledging finds it on the channel (from
+// the agent, after the delivered messages) and does not post it again.
+func (c *Controller) postAnswer(ctx context.Context, d *Delivery, answer string) error {
+	entries, err := c.Provider.Read(ctx, shared.ReadOptions{AfterSeq: d.UpTo})
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.From == c.Agent.Name && e.Message == answer {
+			return nil
+		}
+	}
+	_, err = c.Provider.Append(ctx, c.Agent.Name, answer)
+	return err
 }

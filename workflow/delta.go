@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/workflow/shared"
@@ -135,7 +136,9 @@ func (b *DeltaBackend) Run(ctx context.Context, job Job) Result {
 			return Result{Outcome: Waiting}
 		case runs.Completed:
 			if delivered {
-				return Result{Outcome: Succeeded}
+				// Completed while no runner watched (or before this one
+				// recorded it): its answer is the journal's last.
+				return Result{Outcome: Succeeded, Answer: finalAnswer(dir)}
 			}
 			return b.exec(ctx, job, append(cont, "-m", "-"), true)
 		case runs.Failed:
@@ -293,4 +296,18 @@ func withoutVars(env []string, names ...string) []string {
 		}
 	}
 	return out
+}
+
+// finalAnswer is a run's final answer: its last THOUGHT without tool calls.
+func finalAnswer(runDir string) string {
+	events, err := journal.ReadFile(filepath.Join(runDir, runs.JournalFile))
+	if err != nil {
+		return ""
+	}
+	for i := len(events) - 1; i >= 0; i-- {
+		if e := events[i]; e.Type == journal.Thought && len(e.ToolCalls) == 0 {
+			return e.Content
+		}
+	}
+	return ""
 }

@@ -305,3 +305,35 @@ func TestResolveDir(t *testing.T) {
 		t.Errorf("ResolveDir with a dir = %s, want the dir", got)
 	}
 }
+
+// context: false: the answer of a delivery is posted once, even when the
+// runner is started again after posting it but before acknowledging.
+func TestAnswerPostedOnce(t *testing.T) {
+	f := loadTestFile(t, strings.Replace(twoAgents, "context:\n  provider: memory\n  documentOwner: reviewer\n", "context: false\n", 1))
+	if f.Context.Enabled {
+		t.Fatal("context: false was not read")
+	}
+	p := shared.NewMemory(shared.Config{Agents: f.AgentNames()})
+	ctx := context.Background()
+	p.Append(ctx, shared.System, "@reviewer please review")
+	p.Append(ctx, "reviewer", "LGTM") // posted by a runner that died before the ack
+	dir := t.TempDir()
+	if err := WriteState(dir, &State{Workflow: "wf", Instance: "default", SetupDone: true, ElectionStarted: true, KickoffDone: true, KickoffSeq: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeJSON(filepath.Join(dir, AgentsDir, "reviewer", deliveryF), Delivery{UpTo: 1, Attempt: 1}); err != nil {
+		t.Fatal(err)
+	}
+	b := &fakeBackend{act: func(context.Context, Job, int) Result { return Result{Outcome: Succeeded, Answer: "LGTM"} }}
+	s, err := Run(ctx, Options{File: f, Workspace: t.TempDir(), Dir: dir, Provider: p, Backends: map[string]Backend{"reviewer": b, "coder": b},
+		Poll: 50 * time.Millisecond, Debounce: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Entries != 2 {
+		t.Errorf("channel has %d entries, want 2 (the answer once)", s.Entries)
+	}
+	if inbox, _ := p.Inbox(ctx, "reviewer"); len(inbox) != 0 {
+		t.Errorf("reviewer has %d unread, want 0", len(inbox))
+	}
+}
