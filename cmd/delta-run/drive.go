@@ -129,6 +129,12 @@ func drive(o driveOpts) error {
 		}
 		tools = engine.Merge(tools, sub)
 	}
+	// A workflow agent also has the workflow's tools (after its own).
+	if wtools, err := workflowTools(o.runDir, o.meta); err != nil {
+		return err
+	} else if wtools != nil {
+		tools = engine.Merge(tools, wtools)
+	}
 	defer tools.Close()
 	if past, err := j.Events(); err == nil {
 		show.remember(past) // sensitive questions asked before a resume

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/lib/subagent"
+	"github.com/deltakit/delta/workflow/shared"
 )
 
 // subagentFlags are the hidden flags with which a run's spawn_agent starts
@@ -73,6 +75,11 @@ func subagentTools(ctx context.Context, o driveOpts, local engine.Toolbox) (engi
 	if env == nil {
 		env = os.Environ()
 	}
+	// A workflow agent's children are its helpers, not the agent: they do
+	// not speak on the workflow's channel in its name.
+	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		return strings.HasPrefix(kv, shared.EnvDir+"=") || strings.HasPrefix(kv, shared.EnvAgent+"=")
+	})
 	return subagent.New(ctx, subagent.Options{Config: o.agent.Subagents, Run: o.meta, RunDir: o.runDir,
 		Binary: bin, Env: env, LLM: o.meta.LLM}), nil
 }

@@ -35,6 +35,8 @@ Commands:
   context                   build the LLM context of a run       (delta-context)
   sessions                  persistent command sessions          (delta-sessions)
   pty                       terminal sessions                    (delta-pty)
+  mcp serve [--agent DIR]   serve an agent's tools over MCP      (delta-mcp)
+  workflow run FILE         run a multi-agent workflow           (delta-workflow)
   plugin                    install, list, remove plugins        (delta-plugin)
   doctor                    check commands, key, endpoint, plugins (delta-doctor)
   completion SHELL          print completions for bash, zsh or fish

@@ -25,6 +25,8 @@ type manGrammar struct {
 	Context  passCmd `cmd:"" help:"Build the LLM context: delta-context ARGS."`
 	Sessions passCmd `cmd:"" help:"Persistent command sessions: delta-sessions ARGS."`
 	Pty      passCmd `cmd:"" help:"Terminal sessions: delta-pty ARGS."`
+	MCP      passCmd `cmd:"" name:"mcp" help:"Serve an agent's tools over MCP: delta-mcp ARGS."`
+	Workflow passCmd `cmd:"" help:"Multi-agent workflows, their channel, documents and proposals: delta-workflow ARGS."`
 	Plugin   passCmd `cmd:"" help:"Install, list and remove plugins: delta-plugin ARGS."`
 	Doctor   passCmd `cmd:"" help:"Check commands, key, endpoint and plugins: delta-doctor ARGS."`
 	Complete passCmd `cmd:"" name:"completion" help:"Print the completion script for SHELL (bash, zsh or fish): eval \"$(delta completion bash)\", source <(delta completion zsh), delta completion fish | source. Flags are completed from each command's --help."`

@@ -104,6 +104,9 @@ func Fork(runDir string, at int64, newID string) (*Metadata, string, error) {
 	// A fork of a subagent is nobody's child (its parent did not spawn
 	// it) but keeps the subagent's depth and scope.
 	m.ParentRunID = ""
+	// A fork of a workflow agent's run is not that agent: continuing it
+	// must not speak on the instance's channel the original lives on.
+	m.Workflow = nil
 	m.Status = Interrupted
 	m.Iterations, m.Usage, m.ModelUsage = 0, llm.Usage{}, map[string]llm.Usage{}
 	for _, ev := range prefix {

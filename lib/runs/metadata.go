@@ -75,6 +75,16 @@ type Metadata struct {
 	// same workspace, and the run's place in the tree (see Subagent).
 	ParentRunID string    `json:"parent_run_id,omitempty"`
 	Subagent    *Subagent `json:"subagent,omitempty"`
+	// Workflow is set when the run is an agent of a multi-agent workflow:
+	// a continue without the runner's environment keeps its tools.
+	Workflow *WorkflowAgent `json:"workflow,omitempty"`
+}
+
+// WorkflowAgent names the workflow instance a run belongs to and the agent
+// it acts as there.
+type WorkflowAgent struct {
+	Dir   string `json:"dir"`   // the instance's shared-context directory (absolute)
+	Agent string `json:"agent"` // the agent's name in the workflow
 }
 
 // Dir is the run's directory, in its workspace.

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"github.com/alecthomas/kong"
+
+	"github.com/deltakit/delta/lib/cli"
+)
+
+// CLI is delta-workflow's grammar.
+type CLI struct {
+	cli.ManFlag
+
+	Run      RunCmd      `cmd:"" help:"Run a workflow until it is idle: setup, kickoff, then the agents collaborate; prints a summary."`
+	Start    StartCmd    `cmd:"" help:"Start a workflow and keep it running until stopped (--background to detach)."`
+	Stop     StopCmd     `cmd:"" help:"Stop an agent (AGENT@INSTANCE), an instance (@INSTANCE) or every instance here (--all)."`
+	List     ListCmd     `cmd:"" aliases:"ls" help:"List the agents of the instances here: NAME, SOURCE, STATUS."`
+	Send     SendCmd     `cmd:"" help:"Post a message to an instance's channel, @mentioning the agent it is for."`
+	Peek     PeekCmd     `cmd:"" help:"Show an instance's recent channel, and an agent's status and inbox."`
+	Validate ValidateCmd `cmd:"" help:"Check a workflow file (and the agents it names) without running it."`
+
+	ContextCmds `embed:""`
+}
+
+// Help is the description at the top of --help and the man page.
+func (CLI) Help() string {
+	return `delta-workflow runs multi-agent workflows. A workflow file (man 5 delta-workflow) names agents; a kickoff message posted to a shared channel @mentions the first of them, and from then on every @mention wakes the agent it names. Each agent is an ordinary Delta run — one long-lived run per agent and instance, run id AGENT.INSTANCE, in the directory the workflow runs in — continued each time it is woken with a digest of its inbox (the unread messages that mention it), the recent channel and the shared document; so delta log, delta stop, delta send and delta list-runs work on it as on any run. Agents use the workflow tools (channel_send, channel_read, inbox_check, document_read, document_write, proposal_create, vote, …) to talk and keep notes. An agent can also be any command-line agent that reads its prompt on stdin (backend: command, e.g. claude -p), reaching the same tools over MCP.
+
+Instances: each run of a workflow is an instance (--instance NAME, default "default") whose files live in .workflow/NAME/ under the current directory (--dir, or context.config.dir in the file, to put them elsewhere): the channel (channel.jsonl, rendered as channel.md), the inbox cursors, the documents (documents/), the proposals, and the runner's own state (runner/state.json: setup done and its variables, kickoff posted) and agents/NAME/ (the agent directory generated for an inline agent, its status and the delivery in progress). Running or starting an instance that exists resumes it: the setup and the kickoff are not repeated.
+
+Delivery: one controller per agent is idle, running, waiting (its run waits for a human: ask_human or an approval; answer it with delta continue --run-id AGENT.INSTANCE -m ANSWER, or write the run's interaction/response.txt, and the workflow goes on), failed or stopped. A controller is woken at once when a new channel message mentions its agent, and polls the inbox as a fallback (--poll, default 5s). An agent's run stopped from outside (delta stop --run-id AGENT.INSTANCE) stops the agent until the instance is started again. The inbox is acknowledged only after the agent's run succeeded; a failed run is retried (3 attempts, 1s then 2s apart) and then its messages stay unread until a newer message arrives; one agent's failure never stops the others.
+
+Crashes: everything is in files written atomically, so the runner can be killed at any moment (even kill -9) and started again with run or start on the same instance: no channel message is lost or repeated, unacknowledged messages are delivered again, interrupted agent runs are continued, and agent runs that outlived the runner (delta-run is not killed with it) are waited for, never started twice.
+
+run ends when the workflow is idle: every agent idle, no unread message (but those an agent failed on), no open proposal, for 2 seconds (--debounce) with nothing new on the channel. It prints a summary (--json: {workflow, instance, dir, status, agents: [{name, backend, run_id, status, runs, input_tokens, output_tokens, unread, error}], channel_entries, channel: the last 10 entries, document, documents: {name: content}}). Progress goes to stderr: each channel message as it is posted, each agent's deliveries; -v adds the agents' own live output, each line prefixed with the agent's name (it is always written to .workflow/NAME/agents/AGENT/run.log).
+
+start keeps the instance running until stop (or Ctrl-C); --background detaches it, its output in .workflow/NAME/runner/runner.log. stop @NAME stops an instance's runner (SIGTERM: running agent runs are interrupted, to be continued when it starts again); stop AGENT@NAME stops one agent until the instance is started again; stop --all stops every instance under .workflow/ here. list shows every agent of every instance here; send posts a message as "user" (with the @mention it needs); peek shows the channel's tail.
+
+Exit status: 0 done (run: the workflow completed; others: success); 1 run ended with an agent that failed every attempt, or an error; 2 bad command line; 3 (stop) nothing was running; 126 the workflow file is invalid (file:line:col and a hint for each problem); 130 interrupted.`
+}
+
+// BeforeReset gives the man page its NAME line.
+func (c *CLI) BeforeReset(k *kong.Kong) error {
+	k.Model.Help = "run multi-agent workflows of Delta agents that talk through a shared channel"
+	return nil
+}

@@ -1,0 +1,342 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/workflow"
+	"github.com/deltakit/delta/workflow/shared"
+)
+
+// exitNotRunning is stop's exit status when nothing was running.
+const exitNotRunning = 3
+
+// StopCmd stops agents or instances.
+type StopCmd struct {
+	Target  string        `arg:"" optional:"" help:"AGENT@INSTANCE (one agent), @INSTANCE (the instance's runner) or AGENT (instance default)."`
+	All     bool          `help:"Stop every instance under .workflow/ here."`
+	Dir     string        `help:"Instance directory (default: .workflow/INSTANCE here)." type:"path" placeholder:"DIR"`
+	Timeout time.Duration `default:"30s" help:"How long to wait for it to stop."`
+}
+
+// Run stops the target.
+func (c *StopCmd) Run(std cli.Stdio) error {
+	if c.All == (c.Target != "") {
+		return cli.Errorf(cli.ExitUsage, "delta workflow stop AGENT@INSTANCE, stop @INSTANCE, or stop --all", "give a target or --all")
+	}
+	if c.All {
+		wd, err := os.Getwd()
+		if err != nil {
+			return err
+		}
+		dirs, err := workflow.Instances(wd)
+		if err != nil {
+			return err
+		}
+		stopped := 0
+		for _, dir := range dirs {
+			ok, err := workflow.StopRunner(dir, c.Timeout)
+			if err != nil {
+				return err
+			}
+			if ok {
+				stopped++
+				fmt.Fprintf(std.Out, "stopped @%s\n", filepath.Base(dir))
+			}
+		}
+		if stopped == 0 {
+			return cli.Errorf(exitNotRunning, "", "no instance is running here")
+		}
+		return nil
+	}
+	t, err := parseTarget(c.Target, "default")
+	if err != nil {
+		return err
+	}
+	dir, err := instanceDir(c.Dir, t.Instance)
+	if err != nil {
+		return err
+	}
+	if _, err := workflow.ReadState(dir); err != nil {
+		return noInstance(dir)
+	}
+	if t.Agent == "" {
+		ok, err := workflow.StopRunner(dir, c.Timeout)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return cli.Errorf(exitNotRunning, "", "instance %s is not running", t.Instance)
+		}
+		fmt.Fprintf(std.Out, "stopped @%s\n", t.Instance)
+		return nil
+	}
+	st, err := workflow.ReadAgentStatus(dir, t.Agent)
+	if err != nil {
+		return err
+	}
+	if st == nil {
+		return cli.Errorf(cli.ExitFailed, "delta workflow list shows the agents", "instance %s has no agent %s", t.Instance, t.Agent)
+	}
+	if p, _ := workflow.LiveRunner(dir); p == nil {
+		return cli.Errorf(exitNotRunning, "", "instance %s is not running", t.Instance)
+	}
+	if st.Status == workflow.StatusStopped {
+		return cli.Errorf(exitNotRunning, "", "%s is already stopped", t)
+	}
+	if err := workflow.RequestAgentStop(dir, t.Agent); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(c.Timeout)
+	for time.Now().Before(deadline) {
+		if st, _ := workflow.ReadAgentStatus(dir, t.Agent); st != nil && st.Status == workflow.StatusStopped {
+			fmt.Fprintf(std.Out, "stopped %s\n", t)
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return cli.Errorf(cli.ExitFailed, "", "%s did not stop within %s", t, c.Timeout)
+}
+
+// ListCmd lists the agents of the instances here.
+type ListCmd struct {
+	JSON bool `help:"Print a JSON array of {name, agent, instance, source, status, run_id, runs, unread, runner_pid}."`
+}
+
+// listed is one agent of list.
+type listed struct {
+	Name      string `json:"name"`
+	Agent     string `json:"agent"`
+	Instance  string `json:"instance"`
+	Source    string `json:"source"`
+	Status    string `json:"status"`
+	RunID     string `json:"run_id,omitempty"`
+	Runs      int    `json:"runs"`
+	Unread    int    `json:"unread"`
+	RunnerPID int    `json:"runner_pid,omitempty"`
+}
+
+// Run lists the agents.
+func (c *ListCmd) Run(std cli.Stdio) error {
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	dirs, err := workflow.Instances(wd)
+	if err != nil {
+		return err
+	}
+	out := []listed{}
+	for _, dir := range dirs {
+		rows, err := listInstance(dir)
+		if err != nil {
+			return err
+		}
+		out = append(out, rows...)
+	}
+	if c.JSON {
+		return printJSON(std, out)
+	}
+	if len(out) == 0 {
+		fmt.Fprintln(std.Err, "delta-workflow: no workflow instance here (.workflow/)")
+		return nil
+	}
+	tw := tabwriter.NewWriter(std.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSOURCE\tSTATUS")
+	for _, l := range out {
+		status := l.Status
+		if l.Unread > 0 {
+			status += fmt.Sprintf(" (%d unread)", l.Unread)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", l.Name, l.Source, status)
+	}
+	return tw.Flush()
+}
+
+// listInstance lists one instance's agents.
+func listInstance(dir string) ([]listed, error) {
+	st, err := workflow.ReadState(dir)
+	if err != nil {
+		return nil, err
+	}
+	p, err := shared.OpenFile(dir, shared.Config{})
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	runner, _ := workflow.LiveRunner(dir)
+	var rows []listed
+	for _, name := range p.Config().Agents {
+		l := listed{Name: name + "@" + st.Instance, Agent: name, Instance: st.Instance, Source: filepath.Base(st.File), Status: workflow.StatusStopped}
+		if as, _ := workflow.ReadAgentStatus(dir, name); as != nil {
+			l.RunID, l.Runs = as.RunID, as.Runs
+			if runner != nil {
+				l.Status = as.Status
+			}
+		}
+		if runner != nil {
+			l.RunnerPID = runner.PID
+		}
+		if inbox, err := p.Inbox(context.Background(), name); err == nil {
+			l.Unread = len(inbox)
+		}
+		rows = append(rows, l)
+	}
+	return rows, nil
+}
+
+// SendCmd posts a message to an instance's channel.
+type SendCmd struct {
+	Message string `arg:"" help:"The message; - reads it from stdin."`
+	To      string `required:"" help:"AGENT@INSTANCE: the agent the message is for (it is @mentioned unless the message already does), or @INSTANCE to post without a mention." placeholder:"TARGET"`
+	From    string `default:"user" help:"Who the message is from."`
+	Dir     string `help:"Instance directory (default: .workflow/INSTANCE here)." type:"path" placeholder:"DIR"`
+	JSON    bool   `help:"Print the channel entry as JSON."`
+}
+
+// Run posts the message.
+func (c *SendCmd) Run(std cli.Stdio) error {
+	t, err := parseTarget(c.To, "default")
+	if err != nil {
+		return err
+	}
+	msg := c.Message
+	if msg == "-" {
+		data, err := readAll(std)
+		if err != nil {
+			return err
+		}
+		msg = data
+	}
+	if strings.TrimSpace(msg) == "" {
+		return cli.Errorf(cli.ExitUsage, "", "the message is empty")
+	}
+	if !shared.ValidName(c.From) {
+		return cli.Errorf(cli.ExitUsage, "", "invalid --from %q: a letter, then letters, digits, _ or -", c.From)
+	}
+	dir, err := instanceDir(c.Dir, t.Instance)
+	if err != nil {
+		return err
+	}
+	p, err := openInstance(dir)
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	agents := p.Config().Agents
+	if t.Agent != "" {
+		if !slices.Contains(agents, t.Agent) {
+			return cli.Errorf(cli.ExitFailed, "its agents: "+strings.Join(agents, ", "), "instance %s has no agent %s", t.Instance, t.Agent)
+		}
+		if !slices.Contains(shared.Mentions(msg, agents), t.Agent) {
+			msg = "@" + t.Agent + " " + msg
+		}
+	}
+	e, err := p.Append(context.Background(), c.From, msg)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		if err := printJSON(std, e); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(std.Out, "sent #%d to @%s\n", e.Seq, t.Instance)
+	}
+	if r, _ := workflow.LiveRunner(dir); r == nil {
+		fmt.Fprintf(std.Err, "delta-workflow: note: no runner drives instance %s now; the message waits until one does (delta workflow start FILE --instance %s)\n", t.Instance, t.Instance)
+	}
+	return nil
+}
+
+// PeekCmd shows an instance's recent channel.
+type PeekCmd struct {
+	Target string `arg:"" optional:"" help:"@INSTANCE (default @default), or AGENT@INSTANCE to also show that agent's status and unread inbox."`
+	To     string `help:"The same as TARGET." placeholder:"TARGET"`
+	Limit  int    `short:"n" default:"20" help:"How many channel messages to show."`
+	Dir    string `help:"Instance directory (default: .workflow/INSTANCE here)." type:"path" placeholder:"DIR"`
+	JSON   bool   `help:"Print {channel, agent?: {status, inbox}} as JSON."`
+}
+
+// Run shows the channel.
+func (c *PeekCmd) Run(std cli.Stdio) error {
+	if c.To != "" {
+		if c.Target != "" && c.Target != c.To {
+			return cli.Errorf(cli.ExitUsage, "", "two targets: %s and --to %s", c.Target, c.To)
+		}
+		c.Target = c.To
+	}
+	t, err := parseTarget(c.Target, "default")
+	if err != nil {
+		return err
+	}
+	dir, err := instanceDir(c.Dir, t.Instance)
+	if err != nil {
+		return err
+	}
+	p, err := openInstance(dir)
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	ctx := context.Background()
+	entries, err := p.Read(ctx, shared.ReadOptions{Limit: c.Limit})
+	if err != nil {
+		return err
+	}
+	out := map[string]any{"channel": entries}
+	var inbox []shared.InboxMessage
+	var status *workflow.AgentStatus
+	if t.Agent != "" {
+		if !slices.Contains(p.Config().Agents, t.Agent) {
+			return cli.Errorf(cli.ExitFailed, "its agents: "+strings.Join(p.Config().Agents, ", "), "instance %s has no agent %s", t.Instance, t.Agent)
+		}
+		if inbox, err = p.Inbox(ctx, t.Agent); err != nil {
+			return err
+		}
+		status, _ = workflow.ReadAgentStatus(dir, t.Agent)
+		if r, _ := workflow.LiveRunner(dir); r == nil && status != nil {
+			status.Status = workflow.StatusStopped
+		}
+		out["agent"] = map[string]any{"name": t.Agent, "status": status, "inbox": inbox}
+	}
+	if c.JSON {
+		return printJSON(std, out)
+	}
+	for _, e := range entries {
+		fmt.Fprintf(std.Out, "#%d %s @%s: %s\n", e.Seq, e.Timestamp.Local().Format("15:04:05"), e.From, firstLines(e.Message, 5))
+	}
+	if t.Agent != "" {
+		s := workflow.StatusStopped
+		if status != nil {
+			s = status.Status
+		}
+		fmt.Fprintf(std.Out, "\n%s: %s, %d unread\n", t, s, len(inbox))
+		for _, m := range inbox {
+			fmt.Fprintf(std.Out, "  #%d from @%s (%s): %s\n", m.Entry.Seq, m.Entry.From, m.Priority, firstLines(m.Entry.Message, 2))
+		}
+	}
+	return nil
+}
+
+// printJSON prints v indented.
+func printJSON(std cli.Stdio, v any) error {
+	enc := json.NewEncoder(std.Out)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func readAll(std cli.Stdio) (string, error) {
+	data, err := io.ReadAll(std.In)
+	return string(data), err
+}

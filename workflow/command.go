@@ -1,0 +1,177 @@
+package workflow
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+
+	"github.com/deltakit/delta/lib/execute"
+	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/workflow/shared"
+)
+
+// CommandBackend runs an agent as any command-line agent that reads its
+// prompt on stdin (claude -p, codex exec, a script): once per delivery,
+// in the shared workspace, with the workflow tools reachable over MCP
+// (`delta workflow mcp`, described by the agent's mcp.json). The command
+// runs under Delta's process guard, so it dies with the runner and is
+// started again (the delivery was not acknowledged) when the runner is.
+//
+// An attempt succeeds when the command exits 0 and neither its output nor
+// its errors show a known error pattern (Error:, Failed to, Exception:,
+// rate limit, API error, connection refused).
+type CommandBackend struct {
+	Workspace, Instance, InstanceDir string
+	// Workflow is the path of the delta-workflow executable (for the MCP
+	// server of mcp.json).
+	Workflow string
+	// Vars expand ${{ … }} in the command (agent.* is added per agent).
+	Vars Vars
+	// Context is true when the agents get the workflow tools.
+	Context bool
+	// Env is the command's environment (nil: ours).
+	Env []string
+}
+
+// errorPatterns are output that means a command-line agent failed even
+// when it exits 0.
+var errorPatterns = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)\bError:`),
+	regexp.MustCompile(`(?i)\bFailed to\b`),
+	regexp.MustCompile(`(?i)\bException:`),
+	regexp.MustCompile(`(?i)rate limit`),
+	regexp.MustCompile(`(?i)API error`),
+	regexp.MustCompile(`(?i)connection refused`),
+}
+
+// detectError applies the success rule: exit status 0 and no error
+// pattern in the output.
+func detectError(stdout, stderr string, code int) string {
+	if code != 0 {
+		return fmt.Sprintf("the command exited with status %d", code)
+	}
+	for _, p := range errorPatterns {
+		if m := p.FindString(stderr); m != "" {
+			return fmt.Sprintf("error in the command's output: %q", m)
+		}
+		if m := p.FindString(stdout); m != "" {
+			return fmt.Sprintf("error in the command's output: %q", m)
+		}
+	}
+	return ""
+}
+
+// agentDir is the agent's folder in the instance directory.
+func (b *CommandBackend) agentDir(a *AgentDef) string {
+	return filepath.Join(b.InstanceDir, AgentsDir, a.Name)
+}
+
+// MCPConfigPath is the agent's MCP configuration: one stdio server,
+// `delta-workflow mcp`, acting as the agent.
+func (b *CommandBackend) MCPConfigPath(a *AgentDef) string {
+	return filepath.Join(b.agentDir(a), mcpFile)
+}
+
+// WriteMCPConfig writes the agent's mcp.json, in the format Claude Code
+// (--mcp-config), Cursor and most MCP clients read.
+func (b *CommandBackend) WriteMCPConfig(a *AgentDef) error {
+	cfg := map[string]any{"mcpServers": map[string]any{"workflow-context": map[string]any{
+		"type": "stdio", "command": b.Workflow,
+		"args": []string{"mcp", "--dir", b.InstanceDir, "--as", a.Name},
+	}}}
+	return writeJSON(b.MCPConfigPath(a), cfg)
+}
+
+// Mark: a command keeps no state between deliveries.
+func (b *CommandBackend) Mark(*AgentDef) (int64, error) { return 0, nil }
+
+// Usage is unknown for commands.
+func (b *CommandBackend) Usage(*AgentDef) llm.Usage { return llm.Usage{} }
+
+// Run runs the command once with the digest on stdin.
+func (b *CommandBackend) Run(ctx context.Context, job Job) Result {
+	a := job.Agent
+	vars := b.Vars
+	vars.Agent = map[string]string{
+		"name":               a.Name,
+		"mcp_config":         b.MCPConfigPath(a),
+		"system_prompt_file": filepath.Join(b.agentDir(a), promptFile),
+	}
+	var argv []string
+	if a.Command.Shell.S != "" {
+		s, err := a.Command.Shell.Expand(vars)
+		if err != nil {
+			return Result{Outcome: Failed, Err: err.Error()}
+		}
+		argv = []string{"sh", "-c", s}
+	} else {
+		for _, t := range a.Command.Argv {
+			s, err := t.Expand(vars)
+			if err != nil {
+				return Result{Outcome: Failed, Err: err.Error()}
+			}
+			argv = append(argv, s)
+		}
+	}
+	env := b.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env = withoutVars(env, shared.EnvDir, shared.EnvAgent, "DELTA_WORKFLOW_MCP_CONFIG", "DELTA_WORKFLOW_SYSTEM_PROMPT_FILE")
+	env = append(env, "DELTA_WORKFLOW_SYSTEM_PROMPT_FILE="+vars.Agent["system_prompt_file"])
+	if b.Context {
+		env = append(env, shared.EnvDir+"="+b.InstanceDir, shared.EnvAgent+"="+a.Name, "DELTA_WORKFLOW_MCP_CONFIG="+vars.Agent["mcp_config"])
+	}
+	out, err := nextRecord(filepath.Join(b.agentDir(a), "commands"))
+	if err != nil {
+		return Result{Outcome: Failed, Err: err.Error()}
+	}
+	res, err := execute.Run(ctx, execute.Spec{Argv: argv, Stdin: []byte(job.Prompt), Dir: b.Workspace, Env: env, OutputDir: out})
+	if err != nil {
+		return Result{Outcome: Failed, Err: err.Error()}
+	}
+	if job.Log != nil {
+		io.WriteString(job.Log, res.Stderr)
+	}
+	if res.Canceled && ctx.Err() != nil {
+		return Result{Outcome: Interrupted, Started: true}
+	}
+	rec, _ := json.Marshal(map[string]any{"argv": argv, "exit_code": res.ExitCode, "duration_ms": res.Duration.Milliseconds()})
+	os.WriteFile(filepath.Join(out, "command.json"), append(rec, '\n'), 0o644)
+	if msg := detectError(res.Stdout, res.Stderr, res.ExitCode); msg != "" {
+		return Result{Outcome: Failed, Err: msg, Started: true, Answer: res.Stdout}
+	}
+	return Result{Outcome: Succeeded, Started: true, Answer: res.Stdout}
+}
+
+// nextRecord reserves the next numbered folder (001, 002 …) under dir for
+// one command's output: mkdir is the reservation.
+func nextRecord(dir string) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	n := 0
+	for _, e := range ents {
+		if v, err := strconv.Atoi(e.Name()); err == nil && v > n {
+			n = v
+		}
+	}
+	for {
+		n++
+		p := filepath.Join(dir, fmt.Sprintf("%03d", n))
+		if err := os.Mkdir(p, 0o755); err == nil {
+			return p, nil
+		} else if !os.IsExist(err) {
+			return "", err
+		}
+	}
+}

@@ -1,0 +1,313 @@
+package workflow
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/deltakit/delta/lib/journal"
+	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/runs"
+	"github.com/deltakit/delta/workflow/shared"
+)
+
+// DeltaBackend runs each agent as one long-lived Delta run per instance
+// (run id RunID(agent, instance)) in a workspace all agents share: the
+// first delivery starts it (delta-run run), later ones continue it
+// (delta-run continue) with the digest as the new message, so the agent
+// keeps its own history and every run command (log, stop, send,
+// list-runs) works on it.
+//
+// delta-run is started in its own process group and is not killed when
+// the runner dies: a runner started again finds the run by its id and
+// waits for it rather than starting it twice.
+type DeltaBackend struct {
+	// DeltaRun is the delta-run executable.
+	DeltaRun string
+	// Workspace is where the runs live (their .delta/) and work.
+	Workspace string
+	// Instance is the instance name; InstanceDir its directory.
+	Instance, InstanceDir string
+	// AgentDir returns the Delta agent directory of an agent (generated
+	// for an inline agent).
+	AgentDir func(a *AgentDef) string
+	// Context is true when the agents get the workflow tools
+	// (DELTA_WORKFLOW_DIR and DELTA_WORKFLOW_AGENT are set).
+	Context bool
+	// Env is the environment delta-run gets (nil: ours).
+	Env []string
+	// Poll is how often a run another process drives is checked.
+	Poll time.Duration
+}
+
+func (b *DeltaBackend) runDir(a *AgentDef) (string, error) {
+	return runs.Find(b.Workspace, RunID(a.Name, b.Instance))
+}
+
+// Mark is the size of the agent's journal, -1 when it has no run.
+func (b *DeltaBackend) Mark(a *AgentDef) (int64, error) {
+	dir, err := b.runDir(a)
+	if errors.Is(err, runs.ErrNoRun) {
+		return -1, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return journalSize(dir), nil
+}
+
+func journalSize(runDir string) int64 {
+	fi, err := os.Stat(filepath.Join(runDir, runs.JournalFile))
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// Usage is the run's token usage (metadata.json).
+func (b *DeltaBackend) Usage(a *AgentDef) llm.Usage {
+	dir, err := b.runDir(a)
+	if err != nil {
+		return llm.Usage{}
+	}
+	m, err := runs.ReadMetadata(dir)
+	if err != nil {
+		return llm.Usage{}
+	}
+	return m.Usage
+}
+
+// Run makes progress on the delivery, following the run's state:
+//
+//	no run                      start it with the digest
+//	RUNNING, process alive      wait for it (a runner before us started it)
+//	RUNNING, process gone       continue it (the janitor interrupts it first)
+//	WAITING_FOR_INPUT           waiting, until interaction/response.txt is
+//	                            written (then continue) or someone
+//	                            continues it
+//	delivered (journal grew since the delivery began):
+//	  COMPLETED                 succeeded
+//	  FAILED                    continue --retry
+//	  INTERRUPTED               continue
+//	not delivered               continue with the digest
+func (b *DeltaBackend) Run(ctx context.Context, job Job) Result {
+	a := job.Agent
+	id := RunID(a.Name, b.Instance)
+	for {
+		if ctx.Err() != nil {
+			return Result{Outcome: Interrupted}
+		}
+		dir, err := b.runDir(a)
+		if errors.Is(err, runs.ErrNoRun) {
+			return b.exec(ctx, job, []string{"run", "--agent", b.AgentDir(a), "-w", b.Workspace, "--run-id", id, "-y", "--format", "json", "-m", "-"}, true)
+		}
+		if err != nil {
+			return Result{Outcome: Failed, Err: err.Error()}
+		}
+		m, err := runs.ReadMetadata(dir)
+		if err != nil {
+			return Result{Outcome: Failed, Err: err.Error()}
+		}
+		delivered := job.Delivery != nil && journalSize(dir) > job.Delivery.Mark
+		cont := []string{"continue", "--run-id", id, "-w", b.Workspace, "--format", "json"}
+		switch m.Status {
+		case runs.Running:
+			if alive, _ := runs.Alive(m); alive {
+				if err := b.waitProcess(ctx, m); err != nil {
+					return Result{Outcome: Failed, Err: err.Error()}
+				}
+				continue
+			}
+			if delivered {
+				return b.exec(ctx, job, cont, false)
+			}
+			return b.exec(ctx, job, append(cont, "-m", "-"), true)
+		case runs.WaitingForInput:
+			if _, err := os.Stat(filepath.Join(dir, runs.InteractionDir, runs.ResponseFile)); err == nil {
+				return b.exec(ctx, job, cont, false)
+			}
+			return Result{Outcome: Waiting}
+		case runs.Completed:
+			if delivered {
+				// Completed while no runner watched (or before this one
+				// recorded it): its answer is the journal's last.
+				return Result{Outcome: Succeeded, Answer: finalAnswer(dir)}
+			}
+			return b.exec(ctx, job, append(cont, "-m", "-"), true)
+		case runs.Failed:
+			if delivered {
+				return b.exec(ctx, job, append(cont, "--retry"), false)
+			}
+			return b.exec(ctx, job, append(cont, "-m", "-"), true)
+		case runs.Interrupted:
+			if delivered {
+				return b.exec(ctx, job, cont, false)
+			}
+			return b.exec(ctx, job, append(cont, "-m", "-"), true)
+		default:
+			return Result{Outcome: Failed, Err: fmt.Sprintf("run %s has unknown status %q", id, m.Status)}
+		}
+	}
+}
+
+// waitProcess waits until the process driving run m ends (or ctx does).
+func (b *DeltaBackend) waitProcess(ctx context.Context, m *runs.Metadata) error {
+	p, err := runs.OpenProcess(m)
+	if errors.Is(err, runs.ErrNotRunning) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	for ctx.Err() == nil {
+		done, err := p.Wait(b.poll())
+		if err != nil || done {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *DeltaBackend) poll() time.Duration {
+	if b.Poll > 0 {
+		return b.Poll
+	}
+	return time.Second
+}
+
+// runResult is the part of delta-run's RunResult (--format json) used here.
+type runResult struct {
+	Status string          `json:"status"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// exec runs delta-run with args (the digest on stdin when withPrompt)
+// and reports the run's state afterwards. A cancelled ctx interrupts it
+// the way Ctrl-C does: the run ends INTERRUPTED and is continued later.
+func (b *DeltaBackend) exec(ctx context.Context, job Job, args []string, withPrompt bool) Result {
+	cmd := exec.Command(b.DeltaRun, args...)
+	cmd.Dir = b.Workspace
+	env := b.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env = withoutVars(env, shared.EnvDir, shared.EnvAgent)
+	if b.Context {
+		env = append(env, shared.EnvDir+"="+b.InstanceDir, shared.EnvAgent+"="+job.Agent.Name)
+	}
+	cmd.Env = env
+	if withPrompt {
+		cmd.Stdin = strings.NewReader(job.Prompt)
+	}
+	// The run's output goes to files, not pipes: a run that outlives a
+	// killed runner must not die of SIGPIPE at its next line of output.
+	resultPath := filepath.Join(b.InstanceDir, AgentsDir, job.Agent.Name, "result.json")
+	stdout, err := os.Create(resultPath)
+	if err != nil {
+		return Result{Outcome: Failed, Err: err.Error()}
+	}
+	defer stdout.Close()
+	cmd.Stdout = stdout
+	cmd.Stderr = job.Log
+	// Its own process group: a Ctrl-C meant for the runner is passed on
+	// by the runner, and a runner killed outright leaves the run going.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return Result{Outcome: Failed, Err: fmt.Sprintf("start delta-run: %v", err)}
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			cmd.Process.Signal(syscall.SIGINT)
+		case <-done:
+		}
+	}()
+	err = cmd.Wait()
+	close(done)
+	res := Result{Started: true}
+	var rr runResult
+	if data, rerr := os.ReadFile(resultPath); rerr == nil && json.Unmarshal(data, &rr) == nil {
+		res.Answer = answerText(rr.Result)
+	}
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		return Result{Outcome: Failed, Err: err.Error(), Started: true}
+	}
+	switch {
+	case code == 0:
+		res.Outcome = Succeeded
+	case code == 101:
+		res.Outcome = Waiting
+	case ctx.Err() != nil, code == 130:
+		// 130 without our asking: someone stopped the run (delta stop).
+		res.Outcome = Interrupted
+	default:
+		res.Outcome = Failed
+		res.Err = fmt.Sprintf("delta-run %s exited with status %d", args[0], code)
+		if rr.Error != nil && rr.Error.Message != "" {
+			res.Err += ": " + rr.Error.Message
+		}
+	}
+	return res
+}
+
+// answerText is a RunResult's result as text: a JSON string's value, or
+// the JSON itself.
+func answerText(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}
+
+// withoutVars removes the named variables from env.
+func withoutVars(env []string, names ...string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		keep := true
+		for _, n := range names {
+			if name == n {
+				keep = false
+			}
+		}
+		if keep {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// finalAnswer is a run's final answer: its last THOUGHT without tool calls.
+func finalAnswer(runDir string) string {
+	events, err := journal.ReadFile(filepath.Join(runDir, runs.JournalFile))
+	if err != nil {
+		return ""
+	}
+	for i := len(events) - 1; i >= 0; i-- {
+		if e := events[i]; e.Type == journal.Thought && len(e.ToolCalls) == 0 {
+			return e.Content
+		}
+	}
+	return ""
+}

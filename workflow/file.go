@@ -1,0 +1,478 @@
+// Package workflow runs multi-agent workflows (delta-workflow(1), the file
+// format in delta-workflow(5)): several agents that talk through a shared
+// channel, each woken when it is @mentioned.
+//
+// It holds the workflow file (parsing, ${{ name }} interpolation,
+// validation), the controllers (one per agent: idle, running, waiting or
+// stopped; woken by a mention, polling as a fallback) and the runner that
+// drives them, and the backends that run an agent: an ordinary Delta run
+// (one long-lived run per agent and instance, continued with a digest of
+// its inbox), or any command-line agent that reads its prompt on stdin.
+//
+// Everything a workflow needs to go on after a crash is in files: the
+// shared context (package workflow/shared), the runner's own state in the
+// instance directory (written atomically), and the agents' runs under the
+// workspace's .delta/. The runner can be killed at any moment and started
+// again: messages not acknowledged are delivered again, runs it left
+// behind are waited for or continued, never started twice.
+package workflow
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/deltakit/delta/lib/agent"
+	"gopkg.in/yaml.v3"
+)
+
+// Errors of Load besides agent.ErrInvalid, agent.ErrUnknownKey and
+// agent.ErrMissingFile, which it reports like agent.yaml's loader.
+var (
+	// ErrUnknownVariable: ${{ name }} names no variable.
+	ErrUnknownVariable = errors.New("unknown variable")
+)
+
+// Backends an agent runs on.
+const (
+	BackendDelta   = "delta"
+	BackendCommand = "command"
+)
+
+// Context providers.
+const (
+	ProviderFile   = "file"
+	ProviderMemory = "memory"
+)
+
+// Defaults of the shared context.
+const (
+	DefaultDir      = ".workflow/${{ workflow.instance }}"
+	DefaultChannel  = "channel.md"
+	DefaultDocument = "notes.md"
+)
+
+// Keys of the workflow file and its blocks.
+var (
+	fileKeys    = []string{"name", "description", "agents", "setup", "kickoff", "context"}
+	agentKeys   = []string{"model", "system_prompt", "tools", "agent", "backend", "command", "max_iterations"}
+	setupKeys   = []string{"shell", "as"}
+	contextKeys = []string{"provider", "documentOwner", "config"}
+	configKeys  = []string{"dir", "channel", "document"}
+)
+
+// reservedAuthors are names of channel authors that are not agents.
+var reservedAuthors = []string{"system", "user", "all"}
+
+// agentName is the @mention form of a name: what can be mentioned can be
+// an agent.
+var agentName = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_-]*$`)
+
+// varName is the form of a setup variable (as:).
+var varName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// File is a parsed workflow file. Text fields keep their ${{ }} references;
+// Expand resolves them once the instance and the setup variables are known.
+type File struct {
+	// Path is the file (absolute); Dir its directory, against which
+	// relative paths in it resolve; Display the file as messages name it.
+	Path, Dir, Display string
+	// Name is name:, else the file's base name without extension.
+	Name        string
+	Description string
+	Agents      []*AgentDef
+	Setup       []SetupTask
+	// Kickoff is posted to the channel once, after setup; empty for none.
+	Kickoff Text
+	Context ContextConfig
+
+	src []byte
+}
+
+// AgentDef is one agent of the workflow.
+type AgentDef struct {
+	Name string
+	// Dir is agent: ./dir resolved, for a full Delta agent; empty for an
+	// inline agent.
+	Dir string
+	// Model is the inline agent's model as written, LLM as parsed (see
+	// ParseModel).
+	Model string
+	LLM   Model
+	// SystemPrompt is the inline prompt, or the contents of the file
+	// system_prompt names (PromptFile).
+	SystemPrompt Text
+	PromptFile   string
+	// Tools are agent.yaml tool definitions, as written.
+	Tools []*yaml.Node
+	// MaxIterations bounds each of the agent's invocations (0: default).
+	MaxIterations int
+	// Backend is BackendDelta or BackendCommand.
+	Backend string
+	// Command is the command backend's program: Shell runs sh -c, else
+	// Argv is run directly.
+	Command CommandLine
+
+	node *yaml.Node
+}
+
+// CommandLine is a command: a string run by sh -c, or a list run directly.
+type CommandLine struct {
+	Shell Text
+	Argv  []Text
+}
+
+// Empty reports whether no command is set.
+func (c CommandLine) Empty() bool { return c.Shell.S == "" && len(c.Argv) == 0 }
+
+// SetupTask is one setup command; its standard output, trailing newlines
+// removed, becomes the variable As (if any).
+type SetupTask struct {
+	Shell Text
+	As    string
+}
+
+// ContextConfig is the shared context.
+type ContextConfig struct {
+	// Enabled is false for context: false.
+	Enabled       bool
+	Provider      string
+	DocumentOwner string
+	// Dir, Channel and Document may hold ${{ workflow.* }} and ${{ env.* }}.
+	Dir, Channel, Document Text
+}
+
+// Text is a string from the file that may hold ${{ name }} references,
+// with where it starts, so a bad reference is reported at its place.
+type Text struct {
+	S    string
+	node *yaml.Node
+}
+
+// Load reads, parses and checks the workflow file at path: its structure,
+// names, paths and the variables its text refers to. On failure it
+// returns a *agent.LoadError listing every problem with file:line:col.
+func Load(path string) (*File, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	src, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, fmt.Errorf("read workflow file: %w", err)
+	}
+	y, root := agent.ReadYAMLFile(abs)
+	if root == nil {
+		return nil, y.Err()
+	}
+	p := &parser{y: y, f: &File{Path: abs, Dir: filepath.Dir(abs), Display: y.Name(), src: src}}
+	p.parse(root)
+	if err := y.Err(); err != nil {
+		return nil, err
+	}
+	return p.f, nil
+}
+
+type parser struct {
+	y *agent.YAMLFile
+	f *File
+}
+
+func (p *parser) text(fl agent.YAMLField, what string) Text {
+	return Text{S: p.y.Str(fl, what), node: fl.Value}
+}
+
+func (p *parser) parse(root *yaml.Node) {
+	f := p.f
+	fs := p.y.Fields(root, "the workflow file", fileKeys)
+	if fs == nil {
+		return
+	}
+	f.Name = p.y.Str(fs["name"], "name")
+	if f.Name == "" {
+		f.Name = strings.TrimSuffix(filepath.Base(f.Path), filepath.Ext(f.Path))
+	}
+	f.Description = p.y.Str(fs["description"], "description")
+	p.agents(fs["agents"])
+	p.setup(fs["setup"])
+	if k, ok := fs["kickoff"]; ok {
+		f.Kickoff = p.text(k, "kickoff")
+	}
+	p.context(fs["context"], root)
+	p.checkVariables()
+}
+
+func (p *parser) agents(fl agent.YAMLField) {
+	if fl.Value == nil {
+		p.y.Problem(nil, agent.ErrInvalid, "add an agents: mapping, e.g.\n  agents:\n    reviewer:\n      model: openai/gpt-4o-mini\n      system_prompt: You review code.", "the workflow has no agents")
+		return
+	}
+	if fl.Value.Kind != yaml.MappingNode || len(fl.Value.Content) == 0 {
+		p.y.Problem(fl.Value, agent.ErrInvalid, "agents is a mapping of agent names to their definitions", "agents must be a non-empty mapping, not %s", agent.KindName(fl.Value))
+		return
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(fl.Value.Content); i += 2 {
+		k, v := fl.Value.Content[i], fl.Value.Content[i+1]
+		name := k.Value
+		switch {
+		case seen[name]:
+			p.y.Problem(k, agent.ErrInvalid, "", "agent %q is defined twice", name)
+			continue
+		case !agentName.MatchString(name):
+			p.y.Problem(k, agent.ErrInvalid, "agents are @mentioned by name: start with a letter, then letters, digits, - or _", "invalid agent name %q", name)
+			continue
+		case contains(reservedAuthors, strings.ToLower(name)):
+			p.y.Problem(k, agent.ErrInvalid, "choose another name", "%q is reserved for channel messages that come from no agent", name)
+			continue
+		}
+		seen[name] = true
+		if a := p.agent(name, v); a != nil {
+			p.f.Agents = append(p.f.Agents, a)
+		}
+	}
+}
+
+func (p *parser) agent(name string, n *yaml.Node) *AgentDef {
+	what := "agent " + name
+	fs := p.y.Fields(n, what, agentKeys)
+	if fs == nil {
+		return nil
+	}
+	a := &AgentDef{Name: name, node: n, Backend: BackendDelta}
+	var err error
+	if b, ok := fs["backend"]; ok {
+		a.Backend = p.y.Str(b, what+": backend")
+		if a.Backend != BackendDelta && a.Backend != BackendCommand {
+			p.y.Problem(b.Value, agent.ErrInvalid, "backend: delta (an ordinary Delta run, the default) or backend: command (any CLI that reads its prompt on stdin)", "%s: unknown backend %q", what, a.Backend)
+			return nil
+		}
+	}
+	a.MaxIterations = p.y.Positive(fs["max_iterations"], what+": max_iterations")
+	if sp, ok := fs["system_prompt"]; ok {
+		a.SystemPrompt, a.PromptFile = p.prompt(sp, what)
+	}
+	if c, ok := fs["command"]; ok {
+		switch c.Value.Kind {
+		case yaml.SequenceNode:
+			for _, item := range c.Value.Content {
+				a.Command.Argv = append(a.Command.Argv, p.text(agent.YAMLField{Value: item}, what+": command"))
+			}
+		default:
+			a.Command.Shell = p.text(c, what+": command")
+		}
+	}
+	if d, ok := fs["agent"]; ok {
+		for _, k := range []string{"model", "system_prompt", "tools", "max_iterations"} {
+			if x, set := fs[k]; set {
+				p.y.Problem(x.Key, agent.ErrInvalid, "a full agent directory has its own agent.yaml: set it there, or define the agent inline without agent:", "%s: %s cannot be combined with agent:", what, k)
+			}
+		}
+		if dir := p.y.Str(d, what+": agent"); dir != "" {
+			a.Dir = p.path(d.Value, dir)
+			if fi, err := os.Stat(a.Dir); err != nil || !fi.IsDir() {
+				p.y.Problem(d.Value, agent.ErrMissingFile, "agent: names a Delta agent directory (holding agent.yaml), relative to the workflow file", "%s: agent directory %s not found", what, dir)
+			}
+		}
+	}
+	switch a.Backend {
+	case BackendCommand:
+		if a.Command.Empty() {
+			p.y.Problem(n, agent.ErrInvalid, `for example  command: claude -p --mcp-config "$DELTA_WORKFLOW_MCP_CONFIG"`, "%s: backend command needs command:", what)
+		}
+		for _, k := range []string{"model", "tools", "agent", "max_iterations"} {
+			if x, set := fs[k]; set {
+				p.y.Problem(x.Key, agent.ErrInvalid, "the command backend runs command: with the prompt on stdin; choose the model in that command's own flags", "%s: %s is not used by backend command", what, k)
+			}
+		}
+	default:
+		if !a.Command.Empty() {
+			p.y.Problem(fs["command"].Key, agent.ErrInvalid, "add backend: command to run this command as the agent", "%s: command: is only for backend: command", what)
+		}
+		if a.Dir == "" {
+			a.Model = p.y.Str(fs["model"], what+": model")
+			if _, set := fs["model"]; !set {
+				p.y.Problem(n, agent.ErrInvalid, "for example  model: openai/gpt-4o-mini (or anthropic/claude-sonnet-4-5, or scripted:script.yaml offline), or agent: ./dir for a full Delta agent", "%s needs a model (or agent: ./dir)", what)
+			} else if a.LLM, err = ParseModel(a.Model, p.f.Dir); err != nil {
+				p.y.Problem(fs["model"].Value, agent.ErrInvalid, modelHint, "%s: %v", what, err)
+			} else if a.LLM.Script != "" {
+				if _, err := os.Stat(a.LLM.Script); err != nil {
+					p.y.Problem(fs["model"].Value, agent.ErrMissingFile, "scripted:FILE is relative to the workflow file", "%s: model script %s not found", what, strings.TrimPrefix(a.Model, "scripted:"))
+				}
+			}
+			for _, t := range p.y.List(fs["tools"], what+": tools") {
+				if t.Kind != yaml.MappingNode {
+					p.y.Problem(t, agent.ErrInvalid, "a tool is an agent.yaml tool definition, e.g. {name: list_files, exec: \"ls -la ${path}\"} (see man 5 delta-agent); the workflow's context tools are always there", "%s: a tool must be a mapping, not %s", what, agent.KindName(t))
+					continue
+				}
+				a.Tools = append(a.Tools, t)
+			}
+		}
+	}
+	return a
+}
+
+// prompt reads system_prompt: a file when the value is one line naming an
+// existing file (or ending in .md or .txt), else the prompt itself.
+func (p *parser) prompt(fl agent.YAMLField, what string) (Text, string) {
+	s := p.y.Str(fl, what+": system_prompt")
+	if s == "" || strings.Contains(strings.TrimSpace(s), "\n") {
+		return Text{S: s, node: fl.Value}, ""
+	}
+	path := p.path(fl.Value, strings.TrimSpace(s))
+	data, err := os.ReadFile(path)
+	if err == nil {
+		// Positions inside a prompt file are not tracked: a bad reference
+		// there is reported at system_prompt:, naming the file.
+		return Text{S: string(data), node: fl.Value}, path
+	}
+	ext := strings.ToLower(filepath.Ext(s))
+	if ext == ".md" || ext == ".txt" {
+		p.y.Problem(fl.Value, agent.ErrMissingFile, "system_prompt is the prompt itself or a file relative to the workflow file", "%s: system prompt file %s not found", what, s)
+	}
+	return Text{S: s, node: fl.Value}, ""
+}
+
+// path resolves a path of the file against its directory.
+func (p *parser) path(n *yaml.Node, s string) string {
+	if strings.HasPrefix(s, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			s = filepath.Join(home, s[2:])
+		}
+	}
+	if filepath.IsAbs(s) {
+		return filepath.Clean(s)
+	}
+	return filepath.Join(p.f.Dir, s)
+}
+
+func (p *parser) setup(fl agent.YAMLField) {
+	seen := map[string]*yaml.Node{}
+	for _, item := range p.y.List(fl, "setup") {
+		fs := p.y.Fields(item, "a setup step", setupKeys)
+		if fs == nil {
+			continue
+		}
+		t := SetupTask{Shell: p.text(fs["shell"], "setup: shell"), As: p.y.Str(fs["as"], "setup: as")}
+		if strings.TrimSpace(t.Shell.S) == "" {
+			p.y.Problem(item, agent.ErrInvalid, "for example  - shell: git diff HEAD~1\n    as: diff", "a setup step needs shell:")
+			continue
+		}
+		if t.As != "" {
+			at := fs["as"].Value
+			switch {
+			case !varName.MatchString(t.As):
+				p.y.Problem(at, agent.ErrInvalid, "a variable name is letters, digits and _, not starting with a digit", "invalid variable name %q", t.As)
+			case contains(reservedRoots, t.As):
+				p.y.Problem(at, agent.ErrInvalid, "choose another name", "%q is reserved (${{ %s.… }})", t.As, t.As)
+			case seen[t.As] != nil:
+				p.y.Problem(at, agent.ErrInvalid, "", "variable %q is set twice (first at line %d)", t.As, seen[t.As].Line)
+			default:
+				seen[t.As] = at
+			}
+		}
+		p.f.Setup = append(p.f.Setup, t)
+	}
+}
+
+func (p *parser) context(fl agent.YAMLField, root *yaml.Node) {
+	c := &p.f.Context
+	c.Enabled, c.Provider = true, ProviderFile
+	c.Dir = Text{S: DefaultDir, node: fl.Value}
+	c.Channel = Text{S: DefaultChannel, node: fl.Value}
+	c.Document = Text{S: DefaultDocument, node: fl.Value}
+	v := fl.Value
+	if v == nil || (v.Kind == yaml.ScalarNode && v.Tag == "!!null") {
+		return
+	}
+	if v.Kind == yaml.ScalarNode && v.Tag == "!!bool" {
+		c.Enabled = v.Value == "true"
+		return
+	}
+	fs := p.y.Fields(v, "context", contextKeys)
+	if fs == nil {
+		return
+	}
+	if pr, ok := fs["provider"]; ok {
+		c.Provider = p.y.Str(pr, "context: provider")
+		if c.Provider != ProviderFile && c.Provider != ProviderMemory {
+			p.y.Problem(pr.Value, agent.ErrInvalid, "provider: file (files under the instance directory, the default) or provider: memory (in the runner's memory, for tests)", "unknown context provider %q", c.Provider)
+		}
+	}
+	if o, ok := fs["documentOwner"]; ok {
+		c.DocumentOwner = p.y.Str(o, "context: documentOwner")
+		if c.DocumentOwner != "" && p.f.Agent(c.DocumentOwner) == nil {
+			p.y.Problem(o.Value, agent.ErrInvalid, "documentOwner names one of the agents: "+strings.Join(p.f.AgentNames(), ", "), "documentOwner %q is not an agent of the workflow", c.DocumentOwner)
+		}
+	}
+	cfg, ok := fs["config"]
+	if !ok {
+		return
+	}
+	if c.Provider == ProviderMemory {
+		p.y.Problem(cfg.Key, agent.ErrInvalid, "remove config:, or use provider: file", "context: config: is for the file provider")
+		return
+	}
+	cf := p.y.Fields(cfg.Value, "context: config", configKeys)
+	if cf == nil {
+		return
+	}
+	if d, ok := cf["dir"]; ok {
+		c.Dir = p.text(d, "context: config: dir")
+	}
+	for key, dst := range map[string]*Text{"channel": &c.Channel, "document": &c.Document} {
+		if x, ok := cf[key]; ok {
+			*dst = p.text(x, "context: config: "+key)
+			if s := dst.S; s == "" || filepath.IsAbs(s) || strings.Contains(s, "..") {
+				p.y.Problem(x.Value, agent.ErrInvalid, "a file name inside the context directory, e.g. "+key+": "+map[string]string{"channel": DefaultChannel, "document": DefaultDocument}[key], "context: config: %s must be a relative file name inside the context directory, not %q", key, s)
+			}
+		}
+	}
+}
+
+// Agent returns the agent named name, or nil.
+func (f *File) Agent(name string) *AgentDef {
+	for _, a := range f.Agents {
+		if a.Name == name {
+			return a
+		}
+	}
+	return nil
+}
+
+// AgentNames returns the agents' names in the file's order.
+func (f *File) AgentNames() []string {
+	out := make([]string, len(f.Agents))
+	for i, a := range f.Agents {
+		out[i] = a.Name
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Line and Column are where the agent is defined in the file.
+func (a *AgentDef) Line() int {
+	if a.node == nil {
+		return 0
+	}
+	return a.node.Line
+}
+
+// Column: see Line.
+func (a *AgentDef) Column() int {
+	if a.node == nil {
+		return 0
+	}
+	return a.node.Column
+}

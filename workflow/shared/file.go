@@ -1,0 +1,628 @@
+package shared
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/deltakit/delta/lib/atomicfile"
+)
+
+// Names inside an instance directory (see delta-workflow(5), SHARED
+// CONTEXT FILES).
+const (
+	ConfigFile   = "context.json" // the instance's Config
+	DocumentsDir = "documents"    // every document, the entry document included
+	locksDir     = ".locks"
+)
+
+// ChannelLog is the name of the channel's JSONL source of truth for the
+// rendered channel named channel (channel.md → channel.jsonl).
+func ChannelLog(channel string) string {
+	if channel == "" {
+		channel = DefaultChannel
+	}
+	return strings.TrimSuffix(channel, ".md") + ".jsonl"
+}
+
+// pollInterval is how often Wait looks at the channel file for entries
+// appended by other processes.
+const pollInterval = 100 * time.Millisecond
+
+// OpenFile opens the shared context kept as files in dir. With a Config
+// naming agents (the runner's case) dir is created when needed and cfg is
+// saved as dir/context.json; with a zero Config (the command line, delta-run,
+// the MCP server) the saved one is used, and a dir without it is an error
+// wrapping ErrNotFound. Opening repairs what a crash may have left: a torn
+// last channel line (saved beside the channel as channel.jsonl.torn-TIME)
+// and a channel.md behind its JSONL.
+func OpenFile(dir string, cfg Config) (Provider, error) {
+	now := cfg.Now
+	if isZero(cfg) {
+		b, err := os.ReadFile(filepath.Join(dir, ConfigFile))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("no workflow context in %s (no %s): %w", dir, ConfigFile, ErrNotFound)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("open workflow context: %w", err)
+		}
+		if err := json.Unmarshal(b, &cfg); err != nil {
+			return nil, fmt.Errorf("open workflow context: %s: %w", filepath.Join(dir, ConfigFile), err)
+		}
+		cfg.Now = now
+		if err := cfg.Validate(); err != nil {
+			return nil, fmt.Errorf("open workflow context: %s: %w", filepath.Join(dir, ConfigFile), err)
+		}
+	} else {
+		if err := cfg.Validate(); err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("create workflow context: %w", err)
+		}
+		b, _ := json.MarshalIndent(cfg.withDefaults(), "", "  ")
+		if err := atomicfile.Write(filepath.Join(dir, ConfigFile), append(b, '\n'), 0o644); err != nil {
+			return nil, fmt.Errorf("create workflow context: %w", err)
+		}
+	}
+	cfg = cfg.withDefaults()
+	for _, d := range []string{DocumentsDir, locksDir} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			return nil, fmt.Errorf("open workflow context: %w", err)
+		}
+	}
+	root, err := os.OpenRoot(filepath.Join(dir, DocumentsDir))
+	if err != nil {
+		return nil, fmt.Errorf("open workflow context: %w", err)
+	}
+	fsx := &fileStore{
+		dir: dir, now: cfg.clock(), docs: root,
+		log: filepath.Join(dir, ChannelLog(cfg.Channel)),
+		md:  filepath.Join(dir, cfg.Channel),
+	}
+	if err := fsx.reconcile(); err != nil {
+		root.Close()
+		return nil, err
+	}
+	return newProvider(fsx, cfg), nil
+}
+
+func isZero(c Config) bool {
+	return len(c.Agents) == 0 && c.Document == "" && c.DocumentOwner == "" && c.Channel == ""
+}
+
+type fileStore struct {
+	dir  string
+	log  string // channel.jsonl
+	md   string // channel.md
+	now  func() time.Time
+	docs *os.Root
+	n    notifier
+
+	mu       sync.Mutex // guards the caches below
+	seenSize int64
+	seenSeq  int64
+	// The entries parsed so far, from the first cacheSize bytes of the
+	// file cacheFile.
+	cache     []Entry
+	cacheSize int64
+	cacheFile os.FileInfo
+	cacheMD   int64 // the size of channel.md rendering cache
+}
+
+// lock takes an exclusive flock on dir/.locks/NAME. The kernel drops it
+// when the holder dies, even by SIGKILL, and a new descriptor per call
+// makes goroutines of one process exclude each other too.
+func (s *fileStore) lock(name string) (func(), error) {
+	f, err := os.OpenFile(filepath.Join(s.dir, locksDir, name+".lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock workflow context: %w", err)
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock workflow context: %w", err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// Channel
+
+// appendEntry writes e as one line with one write call under the channel
+// lock and syncs it before returning; the seq is the last one in the file
+// plus one, read under the lock, so processes never share a number.
+func (s *fileStore) appendEntry(e Entry) (Entry, bool, error) {
+	unlock, err := s.lock("channel")
+	if err != nil {
+		return Entry{}, false, err
+	}
+	defer unlock()
+	f, err := os.OpenFile(s.log, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return Entry{}, false, fmt.Errorf("append to channel: %w", err)
+	}
+	defer f.Close()
+	size, err := s.repair(f)
+	if err != nil {
+		return Entry{}, false, err
+	}
+	if e.Ref != "" {
+		all, err := s.entries()
+		if err != nil {
+			return Entry{}, false, err
+		}
+		for _, old := range all {
+			if old.Ref == e.Ref {
+				return old, true, nil
+			}
+		}
+	}
+	last, err := lastSeqOf(f, size)
+	if err != nil {
+		return Entry{}, false, err
+	}
+	e.Seq = last + 1
+	if e.Timestamp.IsZero() {
+		e.Timestamp = s.now()
+	}
+	e.Timestamp = e.Timestamp.UTC()
+	if e.Mentions == nil {
+		e.Mentions = []string{}
+	}
+	line, err := encodeLine(e)
+	if err != nil {
+		return Entry{}, false, fmt.Errorf("append to channel: %w", err)
+	}
+	if _, err := f.Write(line); err != nil {
+		return Entry{}, false, fmt.Errorf("append to channel: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return Entry{}, false, fmt.Errorf("append to channel: %w", err)
+	}
+	s.render(e)
+	s.n.notify()
+	return e, false, nil
+}
+
+// render brings channel.md up to date after e was appended, under the
+// channel lock. It is a rendering, written after the truth and not synced:
+// when its size is what the entries before e render to, e's block is
+// appended; otherwise (a process killed between the two writes, an edit)
+// it is rebuilt whole. A failure here loses nothing: the next append or
+// open rebuilds it.
+func (s *fileStore) render(e Entry) {
+	all, err := s.entries()
+	if err != nil || len(all) == 0 || all[len(all)-1].Seq != e.Seq {
+		return
+	}
+	s.mu.Lock()
+	want := s.cacheMD
+	s.mu.Unlock()
+	block := Render(e)
+	if fi, err := os.Stat(s.md); err == nil && fi.Size() == want-int64(len(block)) {
+		if md, err := os.OpenFile(s.md, os.O_WRONLY|os.O_APPEND, 0o644); err == nil {
+			md.WriteString(block)
+			md.Close()
+			return
+		}
+	}
+	var b strings.Builder
+	for _, x := range all {
+		b.WriteString(Render(x))
+	}
+	atomicfile.WriteNoSync(s.md, []byte(b.String()), 0o644)
+}
+
+// repair cuts a torn last line (a machine crash mid-append) off the
+// channel, saving it beside the file, and returns the clean size.
+func (s *fileStore) repair(f *os.File) (int64, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("append to channel: %w", err)
+	}
+	size := fi.Size()
+	if size == 0 {
+		return 0, nil
+	}
+	clean, err := cleanSize(f, size)
+	if err != nil || clean == size {
+		return size, err
+	}
+	torn := make([]byte, size-clean)
+	if _, err := f.ReadAt(torn, clean); err != nil {
+		return 0, fmt.Errorf("repair channel: %w", err)
+	}
+	saved := s.log + ".torn-" + time.Now().UTC().Format("20060102T150405.000000000Z")
+	if err := atomicfile.Write(saved, torn, 0o644); err != nil {
+		return 0, fmt.Errorf("repair channel: save torn tail: %w", err)
+	}
+	if err := f.Truncate(clean); err != nil {
+		return 0, fmt.Errorf("repair channel: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return 0, fmt.Errorf("repair channel: %w", err)
+	}
+	return clean, nil
+}
+
+// cleanSize is the length of f's complete lines: size up to and including
+// the last newline.
+func cleanSize(f *os.File, size int64) (int64, error) {
+	buf := make([]byte, 4096)
+	for end := size; end > 0; {
+		start := max(end-int64(len(buf)), 0)
+		chunk := buf[:end-start]
+		if _, err := f.ReadAt(chunk, start); err != nil && err != io.EOF {
+			return 0, fmt.Errorf("read channel: %w", err)
+		}
+		if i := bytes.LastIndexByte(chunk, '\n'); i >= 0 {
+			return start + int64(i) + 1, nil
+		}
+		end = start
+	}
+	return 0, nil
+}
+
+// lastSeqOf reads the seq of the last complete line of f, whose first
+// size bytes are complete lines.
+func lastSeqOf(f *os.File, size int64) (int64, error) {
+	if size == 0 {
+		return 0, nil
+	}
+	start, err := cleanSize(f, size-1) // the newline before the last line
+	if err != nil {
+		return 0, err
+	}
+	line := make([]byte, size-start)
+	if _, err := f.ReadAt(line, start); err != nil && err != io.EOF {
+		return 0, fmt.Errorf("read channel: %w", err)
+	}
+	var e struct {
+		Seq int64 `json:"seq"`
+	}
+	if err := json.Unmarshal(line, &e); err != nil {
+		return 0, fmt.Errorf("read channel: last line: %w", err)
+	}
+	return e.Seq, nil
+}
+
+func encodeLine(e Entry) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(e); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Render is an entry as channel.md shows it.
+func Render(e Entry) string {
+	return fmt.Sprintf("### %s [%s]\n%s\n\n", e.Timestamp.UTC().Format("15:04:05"), e.From, strings.TrimRight(e.Message, "\n"))
+}
+
+// ParseChannel splits the content of a channel.jsonl into its entries,
+// ignoring an incomplete last line; a complete line that is not an entry
+// is an error naming it.
+func ParseChannel(data []byte) ([]Entry, error) {
+	var out []Entry
+	for n := 1; len(data) > 0; n++ {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			break // torn: a crash mid-append
+		}
+		line := data[:i]
+		data = data[i+1:]
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var e Entry
+		if err := json.Unmarshal(line, &e); err != nil {
+			return out, fmt.Errorf("channel line %d: %w", n, err)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// entries reads the channel. The file only grows (but for the repair of a
+// torn tail), so the entries already parsed are kept and only the lines
+// appended since are read and parsed.
+func (s *fileStore) entries() ([]Entry, error) {
+	f, err := os.Open(s.log)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read channel: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read channel: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cacheFile == nil || !os.SameFile(s.cacheFile, fi) || fi.Size() < s.cacheSize {
+		s.cache, s.cacheSize, s.cacheMD = nil, 0, 0
+	}
+	s.cacheFile = fi
+	if fi.Size() > s.cacheSize {
+		data := make([]byte, fi.Size()-s.cacheSize)
+		n, err := f.ReadAt(data, s.cacheSize)
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("read channel: %w", err)
+		}
+		data = data[:n]
+		data = data[:bytes.LastIndexByte(data, '\n')+1] // complete lines only
+		more, err := ParseChannel(data)
+		if err != nil {
+			return nil, fmt.Errorf("read channel %s: after byte %d: %w", s.log, s.cacheSize, err)
+		}
+		s.cache = append(s.cache, more...)
+		s.cacheSize += int64(len(data))
+		for _, e := range more {
+			s.cacheMD += int64(len(Render(e)))
+		}
+	}
+	return slices.Clone(s.cache), nil
+}
+
+func (s *fileStore) lastSeq() (int64, error) {
+	f, err := os.Open(s.log)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read channel: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("read channel: %w", err)
+	}
+	s.mu.Lock()
+	if fi.Size() == s.seenSize {
+		defer s.mu.Unlock()
+		return s.seenSeq, nil
+	}
+	s.mu.Unlock()
+	size, err := cleanSize(f, fi.Size())
+	if err != nil {
+		return 0, err
+	}
+	seq, err := lastSeqOf(f, size)
+	if err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	s.seenSize, s.seenSeq = fi.Size(), seq
+	s.mu.Unlock()
+	return seq, nil
+}
+
+// wait polls the channel's last seq; between looks it sleeps until the
+// file changes (inotify, where there is one), an append by this process,
+// ctx's end, or pollInterval.
+func (s *fileStore) wait(ctx context.Context, afterSeq int64) (int64, error) {
+	w := newChangeWatch(s.log)
+	defer w.close()
+	t := time.NewTicker(pollInterval)
+	defer t.Stop()
+	for {
+		changed := s.n.changed()
+		last, err := s.lastSeq()
+		if err != nil || last > afterSeq {
+			return last, err
+		}
+		select {
+		case <-ctx.Done():
+			return last, ctx.Err()
+		case <-changed:
+		case <-w.changed():
+		case <-t.C:
+		}
+	}
+}
+
+// reconcile repairs a torn channel tail and rebuilds channel.md when it
+// is not the rendering of channel.jsonl (a crash between the two writes,
+// or a person editing it).
+func (s *fileStore) reconcile() error {
+	unlock, err := s.lock("channel")
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	f, err := os.OpenFile(s.log, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("open channel: %w", err)
+	}
+	_, err = s.repair(f)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	all, err := s.entries()
+	if err != nil {
+		return err
+	}
+	var want strings.Builder
+	for _, e := range all {
+		want.WriteString(Render(e))
+	}
+	have, err := os.ReadFile(s.md)
+	if err == nil && string(have) == want.String() {
+		return nil
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("read %s: %w", filepath.Base(s.md), err)
+	}
+	return atomicfile.Write(s.md, []byte(want.String()), 0o644)
+}
+
+// State records
+
+func (s *fileStore) get(key string) ([]byte, error) {
+	b, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(key)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", key, err)
+	}
+	return b, nil
+}
+
+func (s *fileStore) put(key string, data []byte) error {
+	p := filepath.Join(s.dir, filepath.FromSlash(key))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", key, err)
+	}
+	return atomicfile.Write(p, data, 0o644)
+}
+
+func (s *fileStore) keys(prefix string) ([]string, error) {
+	ents, err := os.ReadDir(filepath.Join(s.dir, filepath.FromSlash(prefix)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", prefix, err)
+	}
+	var out []string
+	for _, e := range ents {
+		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") {
+			out = append(out, prefix+e.Name())
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Documents, inside the documents folder through an os.Root: no path or
+// symbolic link reaches outside it.
+
+func (s *fileStore) docRead(name string) ([]byte, error) {
+	b, err := s.docs.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("document %s: %w", name, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read document %s: %w", name, docErr(err))
+	}
+	return b, nil
+}
+
+// docErr turns an escape attempt into ErrBadPath.
+func docErr(err error) error {
+	if strings.Contains(err.Error(), "path escapes from parent") {
+		return fmt.Errorf("%w: %v", ErrBadPath, err)
+	}
+	return err
+}
+
+// docWrite replaces a document atomically: a temporary file beside it,
+// synced, renamed over it, and the folder synced.
+func (s *fileStore) docWrite(name string, data []byte) error {
+	dir := path.Dir(name)
+	if err := s.docs.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write document %s: %w", name, docErr(err))
+	}
+	var rnd [6]byte
+	rand.Read(rnd[:])
+	tmp := path.Join(dir, "."+path.Base(name)+".tmp-"+hex.EncodeToString(rnd[:]))
+	f, err := s.docs.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("write document %s: %w", name, docErr(err))
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = s.docs.Rename(tmp, name)
+	}
+	if err != nil {
+		s.docs.Remove(tmp)
+		return fmt.Errorf("write document %s: %w", name, docErr(err))
+	}
+	if d, err := s.docs.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+func (s *fileStore) docCreate(name string, data []byte) error {
+	if _, err := s.docs.Lstat(name); err == nil {
+		return fmt.Errorf("document %s: %w", name, ErrExists)
+	}
+	return s.docWrite(name, data)
+}
+
+func (s *fileStore) docDelete(name string) error {
+	fi, err := s.docs.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("document %s: %w", name, ErrNotFound)
+	}
+	if err == nil && fi.IsDir() {
+		return fmt.Errorf("document %s: %w: it is a folder", name, ErrInvalid)
+	}
+	if err == nil {
+		err = s.docs.Remove(name)
+	}
+	if err != nil {
+		return fmt.Errorf("delete document %s: %w", name, docErr(err))
+	}
+	return nil
+}
+
+func (s *fileStore) docList() ([]string, error) {
+	out := []string{}
+	err := fs.WalkDir(s.docs.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p != "." && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list documents: %w", err)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func (s *fileStore) close() error { return s.docs.Close() }
