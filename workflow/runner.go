@@ -268,6 +268,9 @@ func (r *runner) prepare(ctx context.Context) error {
 		r.printf("resuming instance %s of workflow %s (%s)", o.Instance, f.Name, r.dir)
 	}
 	r.state = st
+	if err := Register(r.dir, st); err != nil {
+		r.printf("note: the instance is not registered (%v): delta workflow list and stop find it only under .workflow/ of %s", err, st.Workspace)
+	}
 	r.vars = Vars{Workflow: f.Name, Instance: o.Instance, Env: o.LookupEnv}
 	if f.Context.Enabled {
 		cfg := r.p.Config()
