@@ -24,6 +24,8 @@ type digestInput struct {
 	// false without a shared context.
 	DocumentName, Document string
 	DocumentOK             bool
+	// OtherDocuments are the other documents' paths.
+	OtherDocuments []string
 	// Attempt counts the attempts at this delivery (1: the first).
 	Attempt int
 }
@@ -68,6 +70,9 @@ func digest(in digestInput) string {
 			b.WriteString(cut(doc, digestDocumentMax) + "\n(cut here: read the whole document with document_read)\n")
 		default:
 			b.WriteString(doc + "\n")
+		}
+		if len(in.OtherDocuments) > 0 {
+			fmt.Fprintf(&b, "\nOther documents (document_read with file): %s\n", strings.Join(in.OtherDocuments, ", "))
 		}
 	}
 	b.WriteString("\n## Instructions\n\n")

@@ -142,10 +142,14 @@ func (p *parser) checkVariables() {
 		}
 	}
 	c := f.Context
-	for what, t := range map[string]Text{"dir": c.Dir, "channel": c.Channel, "document": c.Document} {
+	for _, what := range []string{"dir", "channel", "document"} {
+		t := map[string]Text{"dir": c.Dir, "channel": c.Channel, "document": c.Document}[what]
 		if t.node != nil {
 			p.checkText(t, "context: config: "+what, scope{base}, "")
 		}
+	}
+	for _, t := range c.Documents {
+		p.checkText(t, "context: config: documents", scope{base}, "")
 	}
 }
 
@@ -163,7 +167,9 @@ func (p *parser) checkText(t Text, what string, sc scope, file string) {
 		if file != "" {
 			msg = fmt.Sprintf("unknown variable ${{ %s }} in %s (file %s)", r.name, what, file)
 		}
-		if s := agent.Suggest(r.name, sc.names); s != "" {
+		if slices.Contains(sc.names, "workflow."+r.name) {
+			msg += fmt.Sprintf(" (did you mean %q?)", "workflow."+r.name)
+		} else if s := agent.Suggest(r.name, sc.names); s != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", s)
 		}
 		hint := "variables here: env.NAME, " + strings.Join(sc.names, ", ")

@@ -291,6 +291,11 @@ func (r *runner) prepare(ctx context.Context) error {
 	if err := r.agents(); err != nil {
 		return err
 	}
+	if f.Context.Enabled {
+		if err := r.documents(ctx); err != nil {
+			return err
+		}
+	}
 	if f.Context.Enabled && !st.ElectionStarted {
 		timeout := o.ElectionTimeout
 		if timeout <= 0 {
@@ -311,6 +316,26 @@ func (r *runner) prepare(ctx context.Context) error {
 	if !st.KickoffDone {
 		if err := r.kickoff(ctx); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// documents creates, empty, the documents of context.config.documents
+// that do not exist yet (those that do are kept as they are).
+func (r *runner) documents(ctx context.Context) error {
+	for _, t := range r.f.Context.Documents {
+		file, err := t.Expand(r.vars)
+		if err != nil {
+			return fmt.Errorf("context: config: documents: %w", err)
+		}
+		if err := r.p.CreateDocument(ctx, shared.System, file, ""); err != nil && !errors.Is(err, shared.ErrExists) {
+			if errors.Is(err, shared.ErrElection) {
+				// An owner election opened by an earlier runner is still
+				// going on: create it once it is over (next start).
+				continue
+			}
+			return fmt.Errorf("create document %s: %w", file, err)
 		}
 	}
 	return nil
@@ -501,6 +526,13 @@ func (r *runner) prompter(a *AgentDef) func(context.Context, []shared.InboxMessa
 			in.DocumentOK = true
 			in.DocumentName = r.p.Config().Document
 			in.Document, _ = r.p.ReadDocument(ctx, "")
+			if docs, err := r.p.ListDocuments(ctx); err == nil {
+				for _, d := range docs {
+					if d != in.DocumentName {
+						in.OtherDocuments = append(in.OtherDocuments, d)
+					}
+				}
+			}
 		}
 		return digest(in)
 	}
