@@ -44,7 +44,7 @@ type Options struct {
 	// (default 2s).
 	Debounce time.Duration
 	Retry    Retry
-	// ElectionTimeout bounds the document owner election (default 60s).
+	// ElectionTimeout bounds the document owner election (default 30s).
 	ElectionTimeout time.Duration
 	// Verbose shows the agents' live output on Stderr (else it goes to
 	// agents/<name>/run.log).
@@ -299,7 +299,7 @@ func (r *runner) prepare(ctx context.Context) error {
 	if f.Context.Enabled && !st.ElectionStarted {
 		timeout := o.ElectionTimeout
 		if timeout <= 0 {
-			timeout = 60 * time.Second
+			timeout = 30 * time.Second
 		}
 		if len(f.Agents) > 1 && f.Context.DocumentOwner == "" {
 			if p, ok, err := r.p.StartOwnerElection(ctx, timeout); err != nil {
@@ -314,11 +314,40 @@ func (r *runner) prepare(ctx context.Context) error {
 		}
 	}
 	if !st.KickoffDone {
-		if err := r.kickoff(ctx); err != nil {
+		if pending, err := r.electing(ctx); err != nil {
+			return err
+		} else if pending {
+			if _, err := r.f.Kickoff.Expand(r.vars); err != nil {
+				return fmt.Errorf("kickoff: %w", err)
+			}
+			r.printf("the kickoff waits for the document owner election")
+		} else if err := r.kickoff(ctx); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// electing reports whether a document owner election is open: the
+// kickoff waits until it ends (the agents first elect the owner, then
+// work).
+func (r *runner) electing(ctx context.Context) (bool, error) {
+	if !r.f.Context.Enabled {
+		return false, nil
+	}
+	if _, err := r.p.Settle(ctx); err != nil {
+		return false, err
+	}
+	active, err := r.p.Proposals(ctx, true)
+	if err != nil {
+		return false, err
+	}
+	for _, p := range active {
+		if shared.IsOwnerElection(p) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // documents creates, empty, the documents of context.config.documents
@@ -663,6 +692,16 @@ func (r *runner) supervise(ctx context.Context) string {
 		// while the agents are busy, the runner does, once a tick.
 		if _, err := r.p.Settle(ctx); err != nil && ctx.Err() == nil {
 			r.printf("warning: settle proposals: %v", err)
+		}
+		if !r.state.KickoffDone {
+			if pending, err := r.electing(ctx); err != nil {
+				r.printf("warning: %v", err)
+			} else if !pending {
+				if err := r.kickoff(ctx); err != nil {
+					r.printf("warning: %v", err)
+				}
+			}
+			continue
 		}
 		if r.o.Mode != ModeRun {
 			continue

@@ -240,7 +240,11 @@ func printSummary(w io.Writer, s *workflow.Summary, asJSON bool) error {
 func firstLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	if len(lines) > n {
-		lines = append(lines[:n], fmt.Sprintf("… (%d more lines)", len(lines)-n))
+		more := "lines"
+		if len(lines)-n == 1 {
+			more = "line"
+		}
+		lines = append(lines[:n], fmt.Sprintf("… (%d more %s)", len(lines)-n, more))
 	}
 	return strings.Join(lines, "\n    ")
 }

@@ -39,6 +39,9 @@ func proposalKey(id string) string { return "proposals/" + id + ".json" }
 
 var proposalIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
+// IsOwnerElection reports whether p is a binding document owner election.
+func IsOwnerElection(p Proposal) bool { return isOwnerElection(p) }
+
 func isOwnerElection(p Proposal) bool {
 	return p.Type == Election && p.Binding && strings.HasPrefix(p.ID, OwnerElectionPrefix)
 }
