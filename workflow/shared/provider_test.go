@@ -532,10 +532,15 @@ func TestToolArguments(t *testing.T) {
 		{"channel_send", `{"message":"x","to":"b"}`, `bad arguments: json: unknown field "to"`},
 		{"channel_read", `{"since":"yesterday"}`, "bad arguments: since \"yesterday\": give a seq number or an RFC 3339 time (2025-01-15T10:05:00Z)"},
 		{"inbox_ack", `{}`, "bad arguments: until is required"},
+		{"inbox_check", `{}`, "x has no inbox: only the agents of the workflow have one (a, b)"},
 		{"proposal_create", `{"type":"poll","title":"t"}`, `proposal: invalid request: type "poll": use election, decision, approval or assignment`},
 		{"proposal_create", `{"type":"decision","title":"t"}`, `proposal: invalid request: a decision needs options`},
 	} {
-		_, err := tools.Call(bg, "a", tt.name, []byte(tt.args))
+		who := "a"
+		if tt.name == "inbox_check" {
+			who = "x"
+		}
+		_, err := tools.Call(bg, who, tt.name, []byte(tt.args))
 		var te *ToolError
 		if !errors.As(err, &te) || err.Error() != tt.want {
 			t.Errorf("%s(%s) = %v, want ToolError %q", tt.name, tt.args, err, tt.want)
