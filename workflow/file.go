@@ -214,8 +214,12 @@ func (p *parser) agents(fl agent.YAMLField) {
 		p.y.Problem(nil, agent.ErrInvalid, "add an agents: mapping, e.g.\n  agents:\n    reviewer:\n      model: openai/gpt-4o-mini\n      system_prompt: You review code.", "the workflow has no agents")
 		return
 	}
-	if fl.Value.Kind != yaml.MappingNode || len(fl.Value.Content) == 0 {
-		p.y.Problem(fl.Value, agent.ErrInvalid, "agents is a mapping of agent names to their definitions", "agents must be a non-empty mapping, not %s", agent.KindName(fl.Value))
+	if fl.Value.Kind != yaml.MappingNode {
+		p.y.Problem(fl.Value, agent.ErrInvalid, "agents is a mapping of agent names to their definitions", "agents must be a mapping, not %s", agent.KindName(fl.Value))
+		return
+	}
+	if len(fl.Value.Content) == 0 {
+		p.y.Problem(fl.Value, agent.ErrInvalid, "add at least one agent, e.g.\n  agents:\n    reviewer:\n      model: openai/gpt-4o-mini\n      system_prompt: You review code.", "agents is empty")
 		return
 	}
 	seen := map[string]bool{}
