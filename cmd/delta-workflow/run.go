@@ -226,7 +226,11 @@ func printSummary(w io.Writer, s *workflow.Summary, asJSON bool) error {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d/%d\t%d\t%s\n", a.Name, status, a.Runs, a.InputTokens, a.OutputTokens, a.Unread, a.RunID)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\nchannel (%d messages, the last %d):\n", s.Entries, len(s.Channel))
+	if s.Entries == 1 {
+		fmt.Fprintf(w, "\nchannel (1 message):\n")
+	} else {
+		fmt.Fprintf(w, "\nchannel (%d messages, the last %d):\n", s.Entries, len(s.Channel))
+	}
 	for _, e := range s.Channel {
 		fmt.Fprintf(w, "  #%d %s @%s: %s\n", e.Seq, e.Timestamp.Local().Format("15:04:05"), e.From, firstLines(e.Message, 3))
 	}
