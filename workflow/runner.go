@@ -188,6 +188,9 @@ func open(o Options) (*runner, func(), error) {
 		o.Mode = ModeRun
 	}
 	f := o.File
+	if err := f.CheckEnv(o.LookupEnv); err != nil {
+		return nil, nil, err
+	}
 	dir, err := ResolveDir(f, o.Instance, o.Dir, o.Workspace)
 	if err != nil {
 		return nil, nil, err

@@ -98,12 +98,29 @@ func loadFile(path string) (*workflow.File, error) {
 	return f, nil
 }
 
+// loadRunnable loads the file to run it: also every environment variable
+// it uses must be set.
+func loadRunnable(path string) (*workflow.File, error) {
+	f, err := loadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.CheckEnv(nil); err != nil {
+		var le *agent.LoadError
+		if errors.As(err, &le) {
+			return nil, cli.WithCode(cli.ExitConfig, strings.Join(le.Hints(), "\n"), err)
+		}
+		return nil, err
+	}
+	return f, nil
+}
+
 // run drives the workflow in mode.
 func (c *runFlags) run(ctx context.Context, std cli.Stdio, mode string, debounce time.Duration) (*workflow.Summary, error) {
 	if err := workflow.ValidateInstance(c.Instance); err != nil {
 		return nil, cli.WithCode(cli.ExitUsage, "", err)
 	}
-	f, err := loadFile(c.File)
+	f, err := loadRunnable(c.File)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +153,7 @@ func (c *runFlags) run(ctx context.Context, std cli.Stdio, mode string, debounce
 // background starts `start` again detached from the terminal, with its
 // output in the instance's runner.log, and returns once it runs.
 func (c *StartCmd) background(std cli.Stdio) error {
-	f, err := loadFile(c.File)
+	f, err := loadRunnable(c.File)
 	if err != nil {
 		return err
 	}
