@@ -119,6 +119,7 @@ func InstancesHere(root string) ([]string, error) {
 // AllInstances lists the instances under root/.workflow and every
 // registered instance, wherever it lives.
 func AllInstances(root string) ([]string, error) {
+	root = canonical(root)
 	dirs, err := Instances(root)
 	if err != nil {
 		return nil, err
