@@ -208,6 +208,12 @@ func open(o Options) (*runner, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	// Before anything of the instance is touched (its context.json
+	// names the agents): it must be this workflow's.
+	if st, err := ReadState(dir); err == nil && st.Workflow != "" && st.Workflow != f.Name {
+		unlock()
+		return nil, nil, fmt.Errorf("%w: instance %s (%s) belongs to workflow %s (%s), not to %s: run that file, or give this one an instance of its own (--instance NAME)", ErrOtherWorkflow, o.Instance, dir, st.Workflow, st.File, f.Name)
+	}
 	r := &runner{o: o, f: f, dir: dir, out: &lockedWriter{w: o.Stderr}, changed: make(chan struct{}, 1)}
 	self := runs.Self()
 	pidFile := filepath.Join(dir, RunnerDir, PIDFile)
@@ -241,6 +247,9 @@ func open(o Options) (*runner, func(), error) {
 	return r, release, nil
 }
 
+// ErrOtherWorkflow: the instance was created by another workflow.
+var ErrOtherWorkflow = errors.New("instance of another workflow")
+
 // ErrMemoryProvider: the memory provider cannot be shared with agents that
 // are processes of their own.
 var ErrMemoryProvider = errors.New("context provider memory lives in one process: agents run as processes of their own cannot reach it")
@@ -267,6 +276,13 @@ func (r *runner) prepare(ctx context.Context) error {
 	default:
 		if st.Workspace != "" && st.Workspace != o.Workspace {
 			return fmt.Errorf("instance %s works in %s, not here (%s): run it from there", o.Instance, st.Workspace, o.Workspace)
+		}
+		if st.File != f.Path {
+			// The same workflow, its file moved or renamed: follow it.
+			st.File = f.Path
+			if err := WriteState(r.dir, st); err != nil {
+				return err
+			}
 		}
 		r.printf("resuming instance %s of workflow %s (%s)", o.Instance, f.Name, r.dir)
 	}

@@ -140,6 +140,8 @@ func (c *runFlags) run(ctx context.Context, std cli.Stdio, mode string, debounce
 	if err != nil {
 		var se *workflow.SetupError
 		switch {
+		case errors.Is(err, workflow.ErrOtherWorkflow):
+			return nil, cli.WithCode(cli.ExitFailed, "two workflows run in one directory each need their own instance: delta workflow run "+c.File+" --instance NAME", err)
 		case errors.Is(err, workflow.ErrInstanceBusy):
 			return nil, cli.WithCode(cli.ExitFailed, "stop it first (delta workflow stop @"+c.Instance+"), or use another --instance", err)
 		case errors.As(err, &se):
