@@ -568,3 +568,41 @@ func TestToolArguments(t *testing.T) {
 		t.Errorf("Specs = %d tools, want 16", len(tools.Specs()))
 	}
 }
+
+// A binding election an agent opens is an election of the document owner
+// (id doc-owner-N), among the agents, one at a time; its winner owns the
+// documents, over documentOwner.
+func TestAgentOpensOwnerElection(t *testing.T) {
+	providers(t, Config{Agents: []string{"reviewer", "coder"}, DocumentOwner: "reviewer"}, func(t *testing.T, p Provider, c *clock) {
+		tools := NewTools(p)
+		_, err := tools.Call(bg, "coder", "proposal_create", []byte(`{"type":"election","title":"Lead","options":[{"id":"bob"}],"binding":true}`))
+		if err == nil || !strings.Contains(err.Error(), `option "bob": a binding election chooses the document owner, one of the agents (reviewer, coder)`) {
+			t.Errorf("binding election of a non-agent = %v", err)
+		}
+		out := must[string](t)(tools.Call(bg, "coder", "proposal_create", []byte(`{"type":"election","title":"Document Owner Election","binding":true,"timeoutSeconds":30}`)))
+		if !strings.Contains(out, `"id": "doc-owner-1"`) {
+			t.Fatalf("binding election = %s, want id doc-owner-1", out)
+		}
+		if _, err := tools.Call(bg, "reviewer", "proposal_create", []byte(`{"type":"election","title":"Again","binding":true}`)); err == nil || !strings.Contains(err.Error(), "A document owner election is already open (doc-owner-1): vote on it") {
+			t.Errorf("second binding election = %v", err)
+		}
+		if out := must[string](t)(tools.Call(bg, "reviewer", "proposal_create", []byte(`{"type":"election","title":"Task lead"}`))); !strings.Contains(out, `"id": "p2"`) && !strings.Contains(out, `"id": "p1"`) {
+			t.Errorf("advisory election = %s, want a pN id", out)
+		}
+		must[string](t)(tools.Call(bg, "reviewer", "vote", []byte(`{"proposal":"doc-owner-1","choice":"coder"}`)))
+		must[string](t)(tools.Call(bg, "coder", "vote", []byte(`{"proposal":"doc-owner-1","choice":"coder"}`)))
+		if owner := must[string](t)(p.DocumentOwner(bg)); owner != "coder" {
+			t.Errorf("owner after the election = %q, want coder", owner)
+		}
+		if err := p.WriteDocument(bg, "reviewer", "", "x"); !errors.Is(err, ErrNotOwner) {
+			t.Errorf("write by the former owner = %v, want ErrNotOwner", err)
+		}
+		if err := p.WriteDocument(bg, "coder", "", "x"); err != nil {
+			t.Errorf("write by the elected owner = %v", err)
+		}
+		out = must[string](t)(tools.Call(bg, "coder", "proposal_create", []byte(`{"type":"election","title":"Re-elect","binding":true}`)))
+		if !strings.Contains(out, `"id": "doc-owner-2"`) {
+			t.Errorf("next binding election = %s, want doc-owner-2", out)
+		}
+	})
+}
