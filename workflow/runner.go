@@ -351,7 +351,7 @@ func (r *runner) prepare(ctx context.Context) error {
 // kickoff waits until it ends (the agents first elect the owner, then
 // work).
 func (r *runner) electing(ctx context.Context) (bool, error) {
-	if !r.f.Context.Enabled {
+	if !r.f.Context.Enabled || strings.TrimSpace(r.f.Kickoff.S) == "" {
 		return false, nil
 	}
 	if _, err := r.p.Settle(ctx); err != nil {
