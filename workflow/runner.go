@@ -574,6 +574,7 @@ func (r *runner) prompter(a *AgentDef) func(context.Context, []shared.InboxMessa
 			in.DocumentOK = true
 			in.DocumentName = r.p.Config().Document
 			in.Document, _ = r.p.ReadDocument(ctx, "")
+			in.Owner, _ = r.p.DocumentOwner(ctx)
 			if docs, err := r.p.ListDocuments(ctx); err == nil {
 				for _, d := range docs {
 					if d != in.DocumentName {
