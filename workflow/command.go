@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/deltakit/delta/lib/execute"
 	"github.com/deltakit/delta/lib/llm"
@@ -56,11 +57,10 @@ func detectError(stdout, stderr string, code int) string {
 		return fmt.Sprintf("the command exited with status %d", code)
 	}
 	for _, p := range errorPatterns {
-		if m := p.FindString(stderr); m != "" {
-			return fmt.Sprintf("error in the command's output: %q", m)
-		}
-		if m := p.FindString(stdout); m != "" {
-			return fmt.Sprintf("error in the command's output: %q", m)
+		for _, out := range []string{stderr, stdout} {
+			if loc := p.FindStringIndex(out); loc != nil {
+				return fmt.Sprintf("error in the command's output: %q", lineAt(out, loc[0]))
+			}
 		}
 	}
 	return ""
@@ -174,4 +174,15 @@ func nextRecord(dir string) (string, error) {
 			return "", err
 		}
 	}
+}
+
+// lineAt is the line of s holding byte i, trimmed and cut to 200 bytes:
+// what a person needs to see of the error the success rule found.
+func lineAt(s string, i int) string {
+	start := strings.LastIndexByte(s[:i], '\n') + 1
+	end := len(s)
+	if j := strings.IndexByte(s[i:], '\n'); j >= 0 {
+		end = i + j
+	}
+	return cut(strings.TrimSpace(s[start:end]), 200)
 }

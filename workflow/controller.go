@@ -335,7 +335,7 @@ func (c *Controller) deliver(ctx context.Context, d *Delivery, inbox []shared.In
 				if err := c.removeDelivery(); err != nil {
 					return err
 				}
-				c.event("%s: gave up after %d attempts; its %d %s stay unread", name, d.Attempt, len(msgs), plural(len(msgs), "message", "messages"))
+				c.event("%s: gave up after %d attempts; its %d %s unread", name, d.Attempt, len(msgs), plural(len(msgs), "message stays", "messages stay"))
 				c.setStatus(StatusFailed, res.Err)
 				return nil
 			}

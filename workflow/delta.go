@@ -1,14 +1,17 @@
 package workflow
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -220,7 +223,12 @@ func (b *DeltaBackend) exec(ctx context.Context, job Job, args []string, withPro
 	}
 	defer stdout.Close()
 	cmd.Stdout = stdout
-	cmd.Stderr = job.Log
+	errs := &errorLine{}
+	if job.Log != nil {
+		cmd.Stderr = io.MultiWriter(job.Log, errs)
+	} else {
+		cmd.Stderr = errs
+	}
 	// Its own process group: a Ctrl-C meant for the runner is passed on
 	// by the runner, and a runner killed outright leaves the run going.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -262,9 +270,47 @@ func (b *DeltaBackend) exec(ctx context.Context, job Job, args []string, withPro
 		res.Err = fmt.Sprintf("delta-run %s exited with status %d", args[0], code)
 		if rr.Error != nil && rr.Error.Message != "" {
 			res.Err += ": " + rr.Error.Message
+		} else if msg := errs.message(); msg != "" {
+			// It failed before its run began (a bad agent.yaml, a
+			// missing key, a script that does not parse): its own error.
+			res.Err += ": " + msg
 		}
 	}
 	return res
+}
+
+// errorLine remembers the first line of the last error delta-run wrote
+// to its standard error ("delta-run: error: …").
+type errorLine struct {
+	mu      sync.Mutex
+	partial []byte
+	last    string
+}
+
+func (e *errorLine) Write(p []byte) (int, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.partial = append(e.partial, p...)
+	for {
+		i := bytes.IndexByte(e.partial, '\n')
+		if i < 0 {
+			break
+		}
+		if msg, ok := strings.CutPrefix(string(e.partial[:i]), "delta-run: error: "); ok {
+			e.last = strings.TrimSpace(msg)
+		}
+		e.partial = e.partial[i+1:]
+	}
+	if len(e.partial) > 64<<10 {
+		e.partial = e.partial[:0]
+	}
+	return len(p), nil
+}
+
+func (e *errorLine) message() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.last
 }
 
 // answerText is a RunResult's result as text: a JSON string's value, or

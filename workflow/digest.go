@@ -24,6 +24,10 @@ type digestInput struct {
 	// false without a shared context.
 	DocumentName, Document string
 	DocumentOK             bool
+	// OtherDocuments are the other documents' paths.
+	OtherDocuments []string
+	// Owner is the document owner ("" when anyone writes).
+	Owner string
 	// Attempt counts the attempts at this delivery (1: the first).
 	Attempt int
 }
@@ -69,11 +73,19 @@ func digest(in digestInput) string {
 		default:
 			b.WriteString(doc + "\n")
 		}
+		if len(in.OtherDocuments) > 0 {
+			fmt.Fprintf(&b, "\nOther documents (document_read with file): %s\n", strings.Join(in.OtherDocuments, ", "))
+		}
 	}
 	b.WriteString("\n## Instructions\n\n")
-	if in.DocumentOK {
+	switch {
+	case in.DocumentOK && in.Owner != "" && in.Owner != in.Agent:
+		fmt.Fprintf(&b, "Handle the messages of your inbox. Post to the channel with channel_send, @mentioning whoever should act next (they are woken at once). Only @%s changes the documents: send what should be recorded there with document_suggest. ", in.Owner)
+	case in.DocumentOK && in.Owner == in.Agent:
+		b.WriteString("Handle the messages of your inbox. Post to the channel with channel_send, @mentioning whoever should act next (they are woken at once). You own the documents: keep findings and decisions there (document_write, document_append), including the [DOC_SUGGEST] suggestions others send you. ")
+	case in.DocumentOK:
 		b.WriteString("Handle the messages of your inbox. Post to the channel with channel_send, @mentioning whoever should act next (they are woken at once); keep findings and decisions in the shared document (document_write, document_append). ")
-	} else {
+	default:
 		b.WriteString("Handle the messages of your inbox. Your final answer is posted to the channel: @mention there whoever should act next. ")
 	}
 	b.WriteString("When you are done, answer briefly with no tool call: your inbox is then marked read.\n")

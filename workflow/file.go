@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/workflow/shared"
 	"gopkg.in/yaml.v3"
 )
 
@@ -61,7 +62,7 @@ var (
 	agentKeys   = []string{"model", "system_prompt", "tools", "agent", "backend", "command", "max_iterations"}
 	setupKeys   = []string{"shell", "as"}
 	contextKeys = []string{"provider", "documentOwner", "config"}
-	configKeys  = []string{"dir", "channel", "document"}
+	configKeys  = []string{"dir", "channel", "document", "documents", "documentOwner"}
 )
 
 // reservedAuthors are names of channel authors that are not agents.
@@ -143,6 +144,9 @@ type ContextConfig struct {
 	DocumentOwner string
 	// Dir, Channel and Document may hold ${{ workflow.* }} and ${{ env.* }}.
 	Dir, Channel, Document Text
+	// Documents are more documents besides the entry one (paths under
+	// documents/), created empty when the instance starts if missing.
+	Documents []Text
 }
 
 // Text is a string from the file that may hold ${{ name }} references,
@@ -210,8 +214,12 @@ func (p *parser) agents(fl agent.YAMLField) {
 		p.y.Problem(nil, agent.ErrInvalid, "add an agents: mapping, e.g.\n  agents:\n    reviewer:\n      model: openai/gpt-4o-mini\n      system_prompt: You review code.", "the workflow has no agents")
 		return
 	}
-	if fl.Value.Kind != yaml.MappingNode || len(fl.Value.Content) == 0 {
-		p.y.Problem(fl.Value, agent.ErrInvalid, "agents is a mapping of agent names to their definitions", "agents must be a non-empty mapping, not %s", agent.KindName(fl.Value))
+	if fl.Value.Kind != yaml.MappingNode {
+		p.y.Problem(fl.Value, agent.ErrInvalid, "agents is a mapping of agent names to their definitions", "agents must be a mapping, not %s", agent.KindName(fl.Value))
+		return
+	}
+	if len(fl.Value.Content) == 0 {
+		p.y.Problem(fl.Value, agent.ErrInvalid, "add at least one agent, e.g.\n  agents:\n    reviewer:\n      model: openai/gpt-4o-mini\n      system_prompt: You review code.", "agents is empty")
 		return
 	}
 	seen := map[string]bool{}
@@ -403,10 +411,7 @@ func (p *parser) context(fl agent.YAMLField, root *yaml.Node) {
 		}
 	}
 	if o, ok := fs["documentOwner"]; ok {
-		c.DocumentOwner = p.y.Str(o, "context: documentOwner")
-		if c.DocumentOwner != "" && p.f.Agent(c.DocumentOwner) == nil {
-			p.y.Problem(o.Value, agent.ErrInvalid, "documentOwner names one of the agents: "+strings.Join(p.f.AgentNames(), ", "), "documentOwner %q is not an agent of the workflow", c.DocumentOwner)
-		}
+		p.owner(o, "context: documentOwner")
 	}
 	cfg, ok := fs["config"]
 	if !ok {
@@ -423,6 +428,32 @@ func (p *parser) context(fl agent.YAMLField, root *yaml.Node) {
 	if d, ok := cf["dir"]; ok {
 		c.Dir = p.text(d, "context: config: dir")
 	}
+	if o, ok := cf["documentOwner"]; ok {
+		// Also accepted here, as one of the spec's examples writes it;
+		// it is the same setting as context: documentOwner.
+		if _, both := fs["documentOwner"]; both {
+			p.y.Problem(o.Key, agent.ErrInvalid, "keep one: context: documentOwner", "documentOwner is set twice (context: documentOwner and context: config: documentOwner)")
+		} else {
+			p.owner(o, "context: config: documentOwner")
+		}
+	}
+	seen := map[string]int{}
+	for _, d := range p.y.List(cf["documents"], "context: config: documents") {
+		t := p.text(agent.YAMLField{Value: d}, "context: config: documents")
+		if d.Kind != yaml.ScalarNode {
+			continue
+		}
+		if err := checkDocPath(t.S); err != nil {
+			p.y.Problem(d, agent.ErrInvalid, "a document is a path relative to the documents folder, e.g. goals.md or findings/auth.md", "context: config: documents: %v", err)
+			continue
+		}
+		if l, dup := seen[t.S]; dup {
+			p.y.Problem(d, agent.ErrInvalid, "", "context: config: documents: %s is listed twice (first at line %d)", t.S, l)
+			continue
+		}
+		seen[t.S] = d.Line
+		c.Documents = append(c.Documents, t)
+	}
 	for key, dst := range map[string]*Text{"channel": &c.Channel, "document": &c.Document} {
 		if x, ok := cf[key]; ok {
 			*dst = p.text(x, "context: config: "+key)
@@ -431,6 +462,24 @@ func (p *parser) context(fl agent.YAMLField, root *yaml.Node) {
 			}
 		}
 	}
+}
+
+// owner reads a documentOwner: one of the agents.
+func (p *parser) owner(o agent.YAMLField, what string) {
+	c := &p.f.Context
+	c.DocumentOwner = p.y.Str(o, what)
+	if c.DocumentOwner != "" && p.f.Agent(c.DocumentOwner) == nil {
+		p.y.Problem(o.Value, agent.ErrInvalid, "documentOwner names one of the agents: "+strings.Join(p.f.AgentNames(), ", "), "documentOwner %q is not an agent of the workflow", c.DocumentOwner)
+	}
+}
+
+// checkDocPath checks a document path of config: documents the way the
+// shared context checks the paths agents give (${{ }} references aside).
+func checkDocPath(s string) error {
+	if strings.Contains(s, "${{") {
+		return nil
+	}
+	return shared.CheckDocPath(s)
 }
 
 // Agent returns the agent named name, or nil.

@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -142,10 +143,14 @@ func (p *parser) checkVariables() {
 		}
 	}
 	c := f.Context
-	for what, t := range map[string]Text{"dir": c.Dir, "channel": c.Channel, "document": c.Document} {
+	for _, what := range []string{"dir", "channel", "document"} {
+		t := map[string]Text{"dir": c.Dir, "channel": c.Channel, "document": c.Document}[what]
 		if t.node != nil {
 			p.checkText(t, "context: config: "+what, scope{base}, "")
 		}
+	}
+	for _, t := range c.Documents {
+		p.checkText(t, "context: config: documents", scope{base}, "")
 	}
 }
 
@@ -163,7 +168,9 @@ func (p *parser) checkText(t Text, what string, sc scope, file string) {
 		if file != "" {
 			msg = fmt.Sprintf("unknown variable ${{ %s }} in %s (file %s)", r.name, what, file)
 		}
-		if s := agent.Suggest(r.name, sc.names); s != "" {
+		if slices.Contains(sc.names, "workflow."+r.name) {
+			msg += fmt.Sprintf(" (did you mean %q?)", "workflow."+r.name)
+		} else if s := agent.Suggest(r.name, sc.names); s != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", s)
 		}
 		hint := "variables here: env.NAME, " + strings.Join(sc.names, ", ")
@@ -215,4 +222,80 @@ func (p *parser) blockIndent(first int, s string) int {
 		return len(l) - len(bytes.TrimLeft(l, " ")) - kept
 	}
 	return 0
+}
+
+// ErrUnsetEnv: ${{ env.NAME }} names a variable that is not set.
+var ErrUnsetEnv = errors.New("environment variable not set")
+
+// CheckEnv reports, as a *agent.LoadError with file:line:col, every
+// ${{ env.NAME }} of the file whose variable lookup (nil: os.LookupEnv)
+// does not have: the runner checks them before it does anything, rather
+// than failing after the setup ran or when an agent's command starts.
+func (f *File) CheckEnv(lookup func(string) (string, bool)) error {
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	p := &parser{f: f}
+	var problems []agent.Problem
+	seen := map[string]bool{}
+	for _, nt := range f.texts() {
+		for _, r := range references(nt.t.S) {
+			name, ok := strings.CutPrefix(r.name, "env.")
+			if !ok || name == "" {
+				continue
+			}
+			if _, set := lookup(name); set {
+				continue
+			}
+			pr := agent.Problem{File: f.Display, Err: ErrUnsetEnv,
+				Msg:  fmt.Sprintf("environment variable %s is not set (${{ %s }} in %s)", name, r.name, nt.what),
+				Hint: "export the variables the workflow file uses before running it, or remove the references"}
+			if n := p.position(nt.t, r.start, nt.fromFile); n != nil {
+				pr.Line, pr.Col = n.Line, n.Column
+			}
+			if key := pr.String(); !seen[key] {
+				seen[key] = true
+				problems = append(problems, pr)
+			}
+		}
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(problems, func(a, b agent.Problem) int {
+		if a.Line != b.Line {
+			return a.Line - b.Line
+		}
+		return a.Col - b.Col
+	})
+	return &agent.LoadError{Problems: problems}
+}
+
+// namedText is one text of the file that may hold references.
+type namedText struct {
+	t        Text
+	what     string
+	fromFile bool
+}
+
+// texts lists the file's texts that may hold ${{ }} references.
+func (f *File) texts() []namedText {
+	var out []namedText
+	for _, s := range f.Setup {
+		out = append(out, namedText{t: s.Shell, what: "setup"})
+	}
+	out = append(out, namedText{t: f.Kickoff, what: "kickoff"})
+	for _, a := range f.Agents {
+		out = append(out, namedText{t: a.SystemPrompt, what: "agent " + a.Name + ": system_prompt", fromFile: a.PromptFile != ""})
+		out = append(out, namedText{t: a.Command.Shell, what: "agent " + a.Name + ": command"})
+		for _, t := range a.Command.Argv {
+			out = append(out, namedText{t: t, what: "agent " + a.Name + ": command"})
+		}
+	}
+	c := f.Context
+	out = append(out, namedText{t: c.Dir, what: "context: config: dir"}, namedText{t: c.Channel, what: "context: config: channel"}, namedText{t: c.Document, what: "context: config: document"})
+	for _, t := range c.Documents {
+		out = append(out, namedText{t: t, what: "context: config: documents"})
+	}
+	return out
 }

@@ -44,7 +44,7 @@ type Options struct {
 	// (default 2s).
 	Debounce time.Duration
 	Retry    Retry
-	// ElectionTimeout bounds the document owner election (default 60s).
+	// ElectionTimeout bounds the document owner election (default 30s).
 	ElectionTimeout time.Duration
 	// Verbose shows the agents' live output on Stderr (else it goes to
 	// agents/<name>/run.log).
@@ -188,6 +188,9 @@ func open(o Options) (*runner, func(), error) {
 		o.Mode = ModeRun
 	}
 	f := o.File
+	if err := f.CheckEnv(o.LookupEnv); err != nil {
+		return nil, nil, err
+	}
 	dir, err := ResolveDir(f, o.Instance, o.Dir, o.Workspace)
 	if err != nil {
 		return nil, nil, err
@@ -204,6 +207,12 @@ func open(o Options) (*runner, func(), error) {
 	}
 	if err != nil {
 		return nil, nil, err
+	}
+	// Before anything of the instance is touched (its context.json
+	// names the agents): it must be this workflow's.
+	if st, err := ReadState(dir); err == nil && st.Workflow != "" && st.Workflow != f.Name {
+		unlock()
+		return nil, nil, fmt.Errorf("%w: instance %s (%s) belongs to workflow %s (%s), not to %s: run that file, or give this one an instance of its own (--instance NAME)", ErrOtherWorkflow, o.Instance, dir, st.Workflow, st.File, f.Name)
 	}
 	r := &runner{o: o, f: f, dir: dir, out: &lockedWriter{w: o.Stderr}, changed: make(chan struct{}, 1)}
 	self := runs.Self()
@@ -238,6 +247,9 @@ func open(o Options) (*runner, func(), error) {
 	return r, release, nil
 }
 
+// ErrOtherWorkflow: the instance was created by another workflow.
+var ErrOtherWorkflow = errors.New("instance of another workflow")
+
 // ErrMemoryProvider: the memory provider cannot be shared with agents that
 // are processes of their own.
 var ErrMemoryProvider = errors.New("context provider memory lives in one process: agents run as processes of their own cannot reach it")
@@ -265,9 +277,19 @@ func (r *runner) prepare(ctx context.Context) error {
 		if st.Workspace != "" && st.Workspace != o.Workspace {
 			return fmt.Errorf("instance %s works in %s, not here (%s): run it from there", o.Instance, st.Workspace, o.Workspace)
 		}
+		if st.File != f.Path {
+			// The same workflow, its file moved or renamed: follow it.
+			st.File = f.Path
+			if err := WriteState(r.dir, st); err != nil {
+				return err
+			}
+		}
 		r.printf("resuming instance %s of workflow %s (%s)", o.Instance, f.Name, r.dir)
 	}
 	r.state = st
+	if err := Register(r.dir, st); err != nil {
+		r.printf("note: the instance is not registered (%v): delta workflow list and stop find it only under .workflow/ of %s", err, st.Workspace)
+	}
 	r.vars = Vars{Workflow: f.Name, Instance: o.Instance, Env: o.LookupEnv}
 	if f.Context.Enabled {
 		cfg := r.p.Config()
@@ -288,10 +310,15 @@ func (r *runner) prepare(ctx context.Context) error {
 	if err := r.agents(); err != nil {
 		return err
 	}
+	if f.Context.Enabled {
+		if err := r.documents(ctx); err != nil {
+			return err
+		}
+	}
 	if f.Context.Enabled && !st.ElectionStarted {
 		timeout := o.ElectionTimeout
 		if timeout <= 0 {
-			timeout = 60 * time.Second
+			timeout = 30 * time.Second
 		}
 		if len(f.Agents) > 1 && f.Context.DocumentOwner == "" {
 			if p, ok, err := r.p.StartOwnerElection(ctx, timeout); err != nil {
@@ -306,8 +333,57 @@ func (r *runner) prepare(ctx context.Context) error {
 		}
 	}
 	if !st.KickoffDone {
-		if err := r.kickoff(ctx); err != nil {
+		if pending, err := r.electing(ctx); err != nil {
 			return err
+		} else if pending {
+			if _, err := r.f.Kickoff.Expand(r.vars); err != nil {
+				return fmt.Errorf("kickoff: %w", err)
+			}
+			r.printf("the kickoff waits for the document owner election")
+		} else if err := r.kickoff(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// electing reports whether a document owner election is open: the
+// kickoff waits until it ends (the agents first elect the owner, then
+// work).
+func (r *runner) electing(ctx context.Context) (bool, error) {
+	if !r.f.Context.Enabled || strings.TrimSpace(r.f.Kickoff.S) == "" {
+		return false, nil
+	}
+	if _, err := r.p.Settle(ctx); err != nil {
+		return false, err
+	}
+	active, err := r.p.Proposals(ctx, true)
+	if err != nil {
+		return false, err
+	}
+	for _, p := range active {
+		if shared.IsOwnerElection(p) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// documents creates, empty, the documents of context.config.documents
+// that do not exist yet (those that do are kept as they are).
+func (r *runner) documents(ctx context.Context) error {
+	for _, t := range r.f.Context.Documents {
+		file, err := t.Expand(r.vars)
+		if err != nil {
+			return fmt.Errorf("context: config: documents: %w", err)
+		}
+		if err := r.p.CreateDocument(ctx, shared.System, file, ""); err != nil && !errors.Is(err, shared.ErrExists) {
+			if errors.Is(err, shared.ErrElection) {
+				// An owner election opened by an earlier runner is still
+				// going on: create it once it is over (next start).
+				continue
+			}
+			return fmt.Errorf("create document %s: %w", file, err)
 		}
 	}
 	return nil
@@ -498,6 +574,14 @@ func (r *runner) prompter(a *AgentDef) func(context.Context, []shared.InboxMessa
 			in.DocumentOK = true
 			in.DocumentName = r.p.Config().Document
 			in.Document, _ = r.p.ReadDocument(ctx, "")
+			in.Owner, _ = r.p.DocumentOwner(ctx)
+			if docs, err := r.p.ListDocuments(ctx); err == nil {
+				for _, d := range docs {
+					if d != in.DocumentName {
+						in.OtherDocuments = append(in.OtherDocuments, d)
+					}
+				}
+			}
 		}
 		return digest(in)
 	}
@@ -628,6 +712,16 @@ func (r *runner) supervise(ctx context.Context) string {
 		// while the agents are busy, the runner does, once a tick.
 		if _, err := r.p.Settle(ctx); err != nil && ctx.Err() == nil {
 			r.printf("warning: settle proposals: %v", err)
+		}
+		if !r.state.KickoffDone {
+			if pending, err := r.electing(ctx); err != nil {
+				r.printf("warning: %v", err)
+			} else if !pending {
+				if err := r.kickoff(ctx); err != nil {
+					r.printf("warning: %v", err)
+				}
+			}
+			continue
 		}
 		if r.o.Mode != ModeRun {
 			continue

@@ -245,6 +245,14 @@ func TestRetryDelay(t *testing.T) {
 	}
 }
 
+// The failure names the whole line the success rule matched.
+func TestDetectErrorLine(t *testing.T) {
+	got := detectError("working\nAPI Error: 529 overloaded\nbye\n", "", 0)
+	if want := `error in the command's output: "API Error: 529 overloaded"`; got != want {
+		t.Errorf("detectError = %q, want %q", got, want)
+	}
+}
+
 func TestDetectError(t *testing.T) {
 	for _, tc := range []struct {
 		name, stdout, stderr string

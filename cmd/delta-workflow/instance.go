@@ -12,8 +12,10 @@ import (
 )
 
 // instanceDir is where instance's files are: dir when given (--dir), else
-// .workflow/<instance> under the current directory. The context
-// subcommands find an instance the same way.
+// .workflow/<instance> under the current directory, else the directory
+// the instance of that name working here was registered with (its
+// context.config.dir or --dir). The context subcommands find an instance
+// the same way.
 func instanceDir(dir, instance string) (string, error) {
 	if dir != "" {
 		return filepath.Abs(dir)
@@ -27,6 +29,9 @@ func instanceDir(dir, instance string) (string, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return "", err
+	}
+	if d := workflow.FindInstance(wd, instance); d != "" {
+		return d, nil
 	}
 	return shared.InstanceDir(wd, instance), nil
 }

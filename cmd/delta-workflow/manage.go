@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -23,7 +24,7 @@ const exitNotRunning = 3
 // StopCmd stops agents or instances.
 type StopCmd struct {
 	Target  string        `arg:"" optional:"" help:"AGENT@INSTANCE (one agent), @INSTANCE (the instance's runner) or AGENT (instance default)."`
-	All     bool          `help:"Stop every instance under .workflow/ here."`
+	All     bool          `help:"Stop every running instance: those under .workflow/ here and every other one this user started, wherever it is."`
 	Dir     string        `help:"Instance directory (default: .workflow/INSTANCE here)." type:"path" placeholder:"DIR"`
 	Timeout time.Duration `default:"30s" help:"How long to wait for it to stop."`
 }
@@ -38,23 +39,28 @@ func (c *StopCmd) Run(std cli.Stdio) error {
 		if err != nil {
 			return err
 		}
-		dirs, err := workflow.Instances(wd)
+		dirs, err := workflow.AllInstances(wd)
 		if err != nil {
 			return err
 		}
 		stopped := 0
+		var errs []error
 		for _, dir := range dirs {
 			ok, err := workflow.StopRunner(dir, c.Timeout)
 			if err != nil {
-				return err
+				errs = append(errs, fmt.Errorf("%s: %w", dir, err))
+				continue
 			}
 			if ok {
 				stopped++
-				fmt.Fprintf(std.Out, "stopped @%s\n", filepath.Base(dir))
+				fmt.Fprintf(std.Out, "stopped @%s (%s)\n", instanceName(dir), dir)
 			}
 		}
+		if len(errs) > 0 {
+			return errors.Join(errs...)
+		}
 		if stopped == 0 {
-			return cli.Errorf(exitNotRunning, "", "no instance is running here")
+			return cli.Errorf(exitNotRunning, "", "no instance is running")
 		}
 		return nil
 	}
@@ -109,7 +115,8 @@ func (c *StopCmd) Run(std cli.Stdio) error {
 
 // ListCmd lists the agents of the instances here.
 type ListCmd struct {
-	JSON bool `help:"Print a JSON array of {name, agent, instance, source, status, run_id, runs, unread, runner_pid}."`
+	All  bool `help:"List every instance this user started, wherever it is, not only those working here."`
+	JSON bool `help:"Print a JSON array of {name, agent, instance, dir, source, status, run_id, runs, unread, runner_pid}."`
 }
 
 // listed is one agent of list.
@@ -117,6 +124,7 @@ type listed struct {
 	Name      string `json:"name"`
 	Agent     string `json:"agent"`
 	Instance  string `json:"instance"`
+	Dir       string `json:"dir"`
 	Source    string `json:"source"`
 	Status    string `json:"status"`
 	RunID     string `json:"run_id,omitempty"`
@@ -131,7 +139,11 @@ func (c *ListCmd) Run(std cli.Stdio) error {
 	if err != nil {
 		return err
 	}
-	dirs, err := workflow.Instances(wd)
+	list := workflow.InstancesHere
+	if c.All {
+		list = workflow.AllInstances
+	}
+	dirs, err := list(wd)
 	if err != nil {
 		return err
 	}
@@ -147,17 +159,29 @@ func (c *ListCmd) Run(std cli.Stdio) error {
 		return printJSON(std, out)
 	}
 	if len(out) == 0 {
-		fmt.Fprintln(std.Err, "delta-workflow: no workflow instance here (.workflow/)")
+		if c.All {
+			fmt.Fprintln(std.Err, "delta-workflow: no workflow instance")
+		} else {
+			fmt.Fprintln(std.Err, "delta-workflow: no workflow instance here (.workflow/; delta workflow list --all shows those elsewhere)")
+		}
 		return nil
 	}
 	tw := tabwriter.NewWriter(std.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSOURCE\tSTATUS")
+	if c.All {
+		fmt.Fprintln(tw, "NAME\tSOURCE\tSTATUS\tDIR")
+	} else {
+		fmt.Fprintln(tw, "NAME\tSOURCE\tSTATUS")
+	}
 	for _, l := range out {
 		status := l.Status
 		if l.Unread > 0 {
 			status += fmt.Sprintf(" (%d unread)", l.Unread)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", l.Name, l.Source, status)
+		if c.All {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", l.Name, l.Source, status, l.Dir)
+		} else {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", l.Name, l.Source, status)
+		}
 	}
 	return tw.Flush()
 }
@@ -176,7 +200,7 @@ func listInstance(dir string) ([]listed, error) {
 	runner, _ := workflow.LiveRunner(dir)
 	var rows []listed
 	for _, name := range p.Config().Agents {
-		l := listed{Name: name + "@" + st.Instance, Agent: name, Instance: st.Instance, Source: filepath.Base(st.File), Status: workflow.StatusStopped}
+		l := listed{Name: name + "@" + st.Instance, Agent: name, Instance: st.Instance, Dir: dir, Source: filepath.Base(st.File), Status: workflow.StatusStopped}
 		if as, _ := workflow.ReadAgentStatus(dir, name); as != nil {
 			l.RunID, l.Runs = as.RunID, as.Runs
 			if runner != nil {
@@ -339,4 +363,13 @@ func printJSON(std cli.Stdio, v any) error {
 func readAll(std cli.Stdio) (string, error) {
 	data, err := io.ReadAll(std.In)
 	return string(data), err
+}
+
+// instanceName is the name of the instance in dir (its directory's name
+// when its state cannot be read).
+func instanceName(dir string) string {
+	if st, err := workflow.ReadState(dir); err == nil && st.Instance != "" {
+		return st.Instance
+	}
+	return filepath.Base(dir)
 }

@@ -98,12 +98,29 @@ func loadFile(path string) (*workflow.File, error) {
 	return f, nil
 }
 
+// loadRunnable loads the file to run it: also every environment variable
+// it uses must be set.
+func loadRunnable(path string) (*workflow.File, error) {
+	f, err := loadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.CheckEnv(nil); err != nil {
+		var le *agent.LoadError
+		if errors.As(err, &le) {
+			return nil, cli.WithCode(cli.ExitConfig, strings.Join(le.Hints(), "\n"), err)
+		}
+		return nil, err
+	}
+	return f, nil
+}
+
 // run drives the workflow in mode.
 func (c *runFlags) run(ctx context.Context, std cli.Stdio, mode string, debounce time.Duration) (*workflow.Summary, error) {
 	if err := workflow.ValidateInstance(c.Instance); err != nil {
 		return nil, cli.WithCode(cli.ExitUsage, "", err)
 	}
-	f, err := loadFile(c.File)
+	f, err := loadRunnable(c.File)
 	if err != nil {
 		return nil, err
 	}
@@ -123,6 +140,8 @@ func (c *runFlags) run(ctx context.Context, std cli.Stdio, mode string, debounce
 	if err != nil {
 		var se *workflow.SetupError
 		switch {
+		case errors.Is(err, workflow.ErrOtherWorkflow):
+			return nil, cli.WithCode(cli.ExitFailed, "two workflows run in one directory each need their own instance: delta workflow run "+c.File+" --instance NAME", err)
 		case errors.Is(err, workflow.ErrInstanceBusy):
 			return nil, cli.WithCode(cli.ExitFailed, "stop it first (delta workflow stop @"+c.Instance+"), or use another --instance", err)
 		case errors.As(err, &se):
@@ -136,7 +155,7 @@ func (c *runFlags) run(ctx context.Context, std cli.Stdio, mode string, debounce
 // background starts `start` again detached from the terminal, with its
 // output in the instance's runner.log, and returns once it runs.
 func (c *StartCmd) background(std cli.Stdio) error {
-	f, err := loadFile(c.File)
+	f, err := loadRunnable(c.File)
 	if err != nil {
 		return err
 	}
@@ -226,7 +245,11 @@ func printSummary(w io.Writer, s *workflow.Summary, asJSON bool) error {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d/%d\t%d\t%s\n", a.Name, status, a.Runs, a.InputTokens, a.OutputTokens, a.Unread, a.RunID)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\nchannel (%d messages, the last %d):\n", s.Entries, len(s.Channel))
+	if s.Entries == 1 {
+		fmt.Fprintf(w, "\nchannel (1 message):\n")
+	} else {
+		fmt.Fprintf(w, "\nchannel (%d messages, the last %d):\n", s.Entries, len(s.Channel))
+	}
 	for _, e := range s.Channel {
 		fmt.Fprintf(w, "  #%d %s @%s: %s\n", e.Seq, e.Timestamp.Local().Format("15:04:05"), e.From, firstLines(e.Message, 3))
 	}
@@ -240,7 +263,11 @@ func printSummary(w io.Writer, s *workflow.Summary, asJSON bool) error {
 func firstLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	if len(lines) > n {
-		lines = append(lines[:n], fmt.Sprintf("… (%d more lines)", len(lines)-n))
+		more := "lines"
+		if len(lines)-n == 1 {
+			more = "line"
+		}
+		lines = append(lines[:n], fmt.Sprintf("… (%d more %s)", len(lines)-n, more))
 	}
 	return strings.Join(lines, "\n    ")
 }

@@ -83,6 +83,12 @@ func (c *ValidateCmd) Run(std cli.Stdio) error {
 		fmt.Fprint(std.Out, ", no shared context")
 	}
 	fmt.Fprintln(std.Out)
+	var le *agent.LoadError
+	if err := f.CheckEnv(nil); errors.As(err, &le) {
+		for _, p := range le.Problems {
+			fmt.Fprintf(std.Err, "delta-workflow: warning: %s: run and start refuse to begin without it\n", p)
+		}
+	}
 	if f.Kickoff.S != "" && len(mentions) == 0 {
 		fmt.Fprintln(std.Err, "delta-workflow: warning: the kickoff mentions no agent: nothing starts until a message does (delta workflow send)")
 	}

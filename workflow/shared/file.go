@@ -13,6 +13,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -549,6 +550,7 @@ func (s *fileStore) docWrite(name string, data []byte) error {
 	if err := s.docs.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write document %s: %w", name, docErr(err))
 	}
+	s.removeStaleTemps(dir)
 	var rnd [6]byte
 	rand.Read(rnd[:])
 	tmp := path.Join(dir, "."+path.Base(name)+".tmp-"+hex.EncodeToString(rnd[:]))
@@ -575,6 +577,27 @@ func (s *fileStore) docWrite(name string, data []byte) error {
 		d.Close()
 	}
 	return nil
+}
+
+// docTemp is the name of docWrite's temporary files.
+var docTemp = regexp.MustCompile(`^\..+\.tmp-[0-9a-f]{12}$`)
+
+// removeStaleTemps removes the temporary files docWrite left in dir when
+// its writer was killed before renaming them. The documents lock, which
+// every writer holds while its temporary file exists, is held by the
+// caller: any such file found is a dead writer's.
+func (s *fileStore) removeStaleTemps(dir string) {
+	d, err := s.docs.Open(dir)
+	if err != nil {
+		return
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	for _, n := range names {
+		if docTemp.MatchString(n) {
+			s.docs.Remove(path.Join(dir, n))
+		}
+	}
 }
 
 func (s *fileStore) docCreate(name string, data []byte) error {

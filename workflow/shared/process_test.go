@@ -467,3 +467,45 @@ func TestStrayProposalFile(t *testing.T) {
 		t.Errorf("Proposals = %+v, want p1 alone", ps)
 	}
 }
+
+// The temporary file of a writer killed before its rename is removed by
+// the next write in that folder; other hidden files are left alone.
+func TestStaleDocumentTempRemoved(t *testing.T) {
+	dir := t.TempDir()
+	p, err := OpenFile(dir, Config{Agents: []string{"a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	sub := filepath.Join(dir, DocumentsDir, "findings")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(sub, ".auth.md.tmp-0123456789ab")
+	other := filepath.Join(sub, ".keep")
+	elsewhere := filepath.Join(dir, DocumentsDir, ".notes.md.tmp-0123456789ab")
+	for _, f := range []string{stale, other, elsewhere} {
+		if err := os.WriteFile(f, []byte("half"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.WriteDocument(bg, "a", "findings/perf.md", "# Perf\n"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("stale temporary file still there: %v", err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("another hidden file was removed: %v", err)
+	}
+	if err := p.AppendDocument(bg, "a", "", "x\n"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(elsewhere); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("stale temporary file of the top folder still there: %v", err)
+	}
+	ents, _ := os.ReadDir(sub)
+	if len(ents) != 2 {
+		t.Errorf("findings/ holds %d files, want perf.md and .keep", len(ents))
+	}
+}

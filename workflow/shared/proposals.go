@@ -39,6 +39,13 @@ func proposalKey(id string) string { return "proposals/" + id + ".json" }
 
 var proposalIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
+// isBindingElection: an election whose result the system enforces, which
+// for an election means choosing the document owner.
+func isBindingElection(p Proposal) bool { return p.Type == Election && p.Binding }
+
+// IsOwnerElection reports whether p is a binding document owner election.
+func IsOwnerElection(p Proposal) bool { return isOwnerElection(p) }
+
 func isOwnerElection(p Proposal) bool {
 	return p.Type == Election && p.Binding && strings.HasPrefix(p.ID, OwnerElectionPrefix)
 }
@@ -308,6 +315,33 @@ func (p *provider) CreateProposal(ctx context.Context, creator string, spec Prop
 	if _, err := p.settle(); err != nil {
 		return Proposal{}, err
 	}
+	if isBindingElection(r.Proposal) && r.ID == "" {
+		// A binding election chooses the document owner, whoever opens
+		// it: it takes the next doc-owner-N id, one at a time.
+		recs, err := p.all()
+		if err != nil {
+			return Proposal{}, err
+		}
+		n := 1
+		for _, o := range recs {
+			if isOwnerElection(o.Proposal) {
+				if o.Status == StatusActive {
+					return Proposal{}, refuse(ErrExists, "A document owner election is already open (%s): vote on it", o.ID)
+				}
+				n++
+			}
+		}
+		r.ID = fmt.Sprintf("%s-%d", OwnerElectionPrefix, n)
+		for {
+			if b, err := p.s.get(proposalKey(r.ID)); err != nil {
+				return Proposal{}, err
+			} else if b == nil {
+				break
+			}
+			n++
+			r.ID = fmt.Sprintf("%s-%d", OwnerElectionPrefix, n)
+		}
+	}
 	if r.ID == "" {
 		if r.ID, err = p.newID(); err != nil {
 			return Proposal{}, err
@@ -368,6 +402,13 @@ func (p *provider) newRecord(creator string, spec ProposalSpec) (*record, error)
 	}
 	if len(opts) == 0 {
 		return bad("no options (an election with no agents)")
+	}
+	if spec.Type == Election && spec.Binding && len(p.cfg.Agents) > 0 {
+		for _, o := range opts {
+			if !slices.Contains(p.cfg.Agents, o.ID) {
+				return bad("option %q: a binding election chooses the document owner, one of the agents (%s)", o.ID, strings.Join(p.cfg.Agents, ", "))
+			}
+		}
 	}
 	seen := map[string]bool{}
 	for i, o := range opts {

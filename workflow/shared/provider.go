@@ -237,6 +237,14 @@ func SeqAt(entries []Entry, t time.Time) int64 {
 
 // Documents
 
+// CheckDocPath reports whether file is an acceptable document path
+// (relative to the documents folder, / between folders, not leaving it,
+// no part starting with .).
+func CheckDocPath(file string) error {
+	_, err := cleanDocPath(file)
+	return err
+}
+
 // cleanDocPath checks a document path given by a caller: relative,
 // slash-separated, inside the documents folder, no hidden parts.
 func cleanDocPath(file string) (string, error) {

@@ -532,10 +532,15 @@ func TestToolArguments(t *testing.T) {
 		{"channel_send", `{"message":"x","to":"b"}`, `bad arguments: json: unknown field "to"`},
 		{"channel_read", `{"since":"yesterday"}`, "bad arguments: since \"yesterday\": give a seq number or an RFC 3339 time (2025-01-15T10:05:00Z)"},
 		{"inbox_ack", `{}`, "bad arguments: until is required"},
+		{"inbox_check", `{}`, "x has no inbox: only the agents of the workflow have one (a, b)"},
 		{"proposal_create", `{"type":"poll","title":"t"}`, `proposal: invalid request: type "poll": use election, decision, approval or assignment`},
 		{"proposal_create", `{"type":"decision","title":"t"}`, `proposal: invalid request: a decision needs options`},
 	} {
-		_, err := tools.Call(bg, "a", tt.name, []byte(tt.args))
+		who := "a"
+		if tt.name == "inbox_check" {
+			who = "x"
+		}
+		_, err := tools.Call(bg, who, tt.name, []byte(tt.args))
 		var te *ToolError
 		if !errors.As(err, &te) || err.Error() != tt.want {
 			t.Errorf("%s(%s) = %v, want ToolError %q", tt.name, tt.args, err, tt.want)
@@ -562,4 +567,42 @@ func TestToolArguments(t *testing.T) {
 	if len(tools.Specs()) != 16 {
 		t.Errorf("Specs = %d tools, want 16", len(tools.Specs()))
 	}
+}
+
+// A binding election an agent opens is an election of the document owner
+// (id doc-owner-N), among the agents, one at a time; its winner owns the
+// documents, over documentOwner.
+func TestAgentOpensOwnerElection(t *testing.T) {
+	providers(t, Config{Agents: []string{"reviewer", "coder"}, DocumentOwner: "reviewer"}, func(t *testing.T, p Provider, c *clock) {
+		tools := NewTools(p)
+		_, err := tools.Call(bg, "coder", "proposal_create", []byte(`{"type":"election","title":"Lead","options":[{"id":"bob"}],"binding":true}`))
+		if err == nil || !strings.Contains(err.Error(), `option "bob": a binding election chooses the document owner, one of the agents (reviewer, coder)`) {
+			t.Errorf("binding election of a non-agent = %v", err)
+		}
+		out := must[string](t)(tools.Call(bg, "coder", "proposal_create", []byte(`{"type":"election","title":"Document Owner Election","binding":true,"timeoutSeconds":30}`)))
+		if !strings.Contains(out, `"id": "doc-owner-1"`) {
+			t.Fatalf("binding election = %s, want id doc-owner-1", out)
+		}
+		if _, err := tools.Call(bg, "reviewer", "proposal_create", []byte(`{"type":"election","title":"Again","binding":true}`)); err == nil || !strings.Contains(err.Error(), "A document owner election is already open (doc-owner-1): vote on it") {
+			t.Errorf("second binding election = %v", err)
+		}
+		if out := must[string](t)(tools.Call(bg, "reviewer", "proposal_create", []byte(`{"type":"election","title":"Task lead"}`))); !strings.Contains(out, `"id": "p2"`) && !strings.Contains(out, `"id": "p1"`) {
+			t.Errorf("advisory election = %s, want a pN id", out)
+		}
+		must[string](t)(tools.Call(bg, "reviewer", "vote", []byte(`{"proposal":"doc-owner-1","choice":"coder"}`)))
+		must[string](t)(tools.Call(bg, "coder", "vote", []byte(`{"proposal":"doc-owner-1","choice":"coder"}`)))
+		if owner := must[string](t)(p.DocumentOwner(bg)); owner != "coder" {
+			t.Errorf("owner after the election = %q, want coder", owner)
+		}
+		if err := p.WriteDocument(bg, "reviewer", "", "x"); !errors.Is(err, ErrNotOwner) {
+			t.Errorf("write by the former owner = %v, want ErrNotOwner", err)
+		}
+		if err := p.WriteDocument(bg, "coder", "", "x"); err != nil {
+			t.Errorf("write by the elected owner = %v", err)
+		}
+		out = must[string](t)(tools.Call(bg, "coder", "proposal_create", []byte(`{"type":"election","title":"Re-elect","binding":true}`)))
+		if !strings.Contains(out, `"id": "doc-owner-2"`) {
+			t.Errorf("next binding election = %s, want doc-owner-2", out)
+		}
+	})
 }

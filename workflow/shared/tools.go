@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -363,11 +364,25 @@ func (t *Tools) inboxCheck(ctx context.Context, who string, args json.RawMessage
 	if err := decode(args, &a); err != nil {
 		return "", err
 	}
+	if err := t.hasInbox(who); err != nil {
+		return "", err
+	}
 	msgs, err := t.p.Inbox(ctx, who)
 	if err != nil {
 		return "", err
 	}
 	return jsonText(msgs)
+}
+
+// hasInbox refuses the inbox of who when who is not one of the agents:
+// only they are @mentioned, so anyone else's inbox would always be empty
+// (a mistyped name at the command line, or user).
+func (t *Tools) hasInbox(who string) error {
+	agents := t.p.Config().Agents
+	if len(agents) == 0 || slices.Contains(agents, who) {
+		return nil
+	}
+	return refuse(ErrInvalid, "%s has no inbox: only the agents of the workflow have one (%s)", who, strings.Join(agents, ", "))
 }
 
 // AckPosition turns inbox_ack's until (a seq or a timestamp) into a seq.
@@ -394,6 +409,9 @@ func (t *Tools) inboxAck(ctx context.Context, who string, args json.RawMessage) 
 		Until json.RawMessage `json:"until"`
 	}
 	if err := decode(args, &a); err != nil {
+		return "", err
+	}
+	if err := t.hasInbox(who); err != nil {
 		return "", err
 	}
 	seq, err := AckPosition(ctx, t.p, position(a.Until))
