@@ -85,8 +85,12 @@ func drive(o driveOpts) error {
 	}
 	defer j.Close()
 
+	// The context (environment, project_docs) names the model the run
+	// talks to: --llm and DELTA_MODEL applied, an alias resolved.
+	runAgent := *o.agent
+	runAgent.LLM = o.llmConfig
 	run := engine.RunInfo{RunID: o.meta.RunID, RunDir: o.runDir, JournalPath: filepath.Join(o.runDir, engine.JournalFile),
-		AgentHome: o.agent.Home, WorkDir: o.meta.ToolDir(), Agent: o.agent}
+		AgentHome: o.agent.Home, WorkDir: o.meta.ToolDir(), Agent: &runAgent}
 	// Secret values of the environment and of the provider's settings
 	// (.env files) are redacted from what the run writes and sends.
 	redactor := redact.FromEnv(os.Environ(), o.providerEnv)
