@@ -101,7 +101,7 @@ func drive(o driveOpts) error {
 	tools := engine.Toolbox(engine.NewCommandTools(o.agent, os.Environ()))
 	// Plugins (agent.yaml plugins:, hook plugins): one process each for the
 	// run, stopped when it ends. Local tools win over plugin tools.
-	plugins, err := pluginhost.New(o.agent.Plugins, pluginhost.Options{Stderr: o.std.Err, Verbose: o.verbose, Env: agent.FilterEnv(os.Environ(), o.agent.Env)})
+	plugins, err := pluginhost.New(o.agent.Plugins, pluginhost.Options{Stderr: o.std.Err, Verbose: o.verbose, Env: agent.FilterEnv(os.Environ(), o.agent.Env), ExecWrapper: o.agent.ExecWrapper})
 	if err != nil {
 		return cli.WithCode(cli.ExitConfig, pluginhost.Hint(err), err)
 	}
