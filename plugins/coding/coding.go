@@ -141,7 +141,7 @@ func (t *Tools) Call(ctx context.Context, req sdk.CallRequest) (sdk.CallResult, 
 	if err != nil {
 		return sdk.CallResult{Output: TruncateTool(d.Runs, "error: "+err.Error()), IsError: true}, nil
 	}
-	return sdk.Text(TruncateTool(d.Runs, out)), nil
+	return sdk.Text(cutOutput(req, d.Runs, out)), nil
 }
 
 // ErrArguments is wrapped when a call's JSON arguments are invalid.
