@@ -135,11 +135,11 @@ func (t *Tools) Call(ctx context.Context, req sdk.CallRequest) (sdk.CallResult, 
 		}
 	}
 	if err != nil {
-		return sdk.CallResult{Output: TruncateTool(d.Runs, "error: "+err.Error()), IsError: true}, nil
+		return sdk.CallResult{Output: cutOutput(req, d.Runs, "error: "+err.Error()), IsError: true}, nil
 	}
 	out, err := handlers[d.Runs](ctx, t, req.WorkDir, args)
 	if err != nil {
-		return sdk.CallResult{Output: TruncateTool(d.Runs, "error: "+err.Error()), IsError: true}, nil
+		return sdk.CallResult{Output: cutOutput(req, d.Runs, "error: "+err.Error()), IsError: true}, nil
 	}
 	return sdk.Text(cutOutput(req, d.Runs, out)), nil
 }
