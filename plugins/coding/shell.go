@@ -90,7 +90,7 @@ func (t *Tools) shellTool(ctx context.Context, req sdk.CallRequest, args json.Ra
 	// truncation marker points.
 	var runDir, outDir string
 	if req.RunID != "" && req.WorkDir != "" {
-		if d, err := runs.Find(req.WorkDir, req.RunID); err == nil {
+		if d, err := runs.FindFrom(req.WorkDir, req.RunID); err == nil {
 			runDir = d
 			outDir = filepath.Join(runDir, runs.ToolExecutionsDir, engine.ToolRecordBase(started, req.Name, req.CallID))
 			spec.OutputDir = outDir

@@ -86,7 +86,7 @@ func cutOutput(req sdk.CallRequest, tool, out string) string {
 		return out
 	}
 	if req.RunID != "" && req.WorkDir != "" {
-		if runDir, err := runs.Find(req.WorkDir, req.RunID); err == nil {
+		if runDir, err := runs.FindFrom(req.WorkDir, req.RunID); err == nil {
 			outDir := filepath.Join(runDir, runs.ToolExecutionsDir, engine.ToolRecordBase(time.Now(), req.Name, req.CallID))
 			if full, err := fullOutput(req.WorkDir, outDir, out, execute.Result{}); err == nil {
 				return observe.Cut(out, limits, whole, full)

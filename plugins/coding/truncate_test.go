@@ -99,3 +99,35 @@ func TestToolKeepsWholeOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestSubagentToolKeepsWholeOutput: a subagent's tools run in a
+// subdirectory of the workspace holding its run; the marker's file is
+// still kept beside the run's records, named from the tool's directory.
+func TestSubagentToolKeepsWholeOutput(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, runs.ControlDir, "p.sub1", runs.ToolExecutionsDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(ws, "poems")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tools := &Tools{}
+	res, err := tools.Call(context.Background(), sdk.CallRequest{Name: "shell", WorkDir: sub, RunID: "p.sub1", CallID: "c1",
+		Arguments: json.RawMessage(`{"command":"seq 1 100000"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(res.Output, ") is in ")
+	if !ok {
+		t.Fatalf("marker names no file: %.500q", res.Output)
+	}
+	file, _, _ := strings.Cut(after, ":")
+	file, _, _ = strings.Cut(file, " (stdout)")
+	if !strings.HasPrefix(file, filepath.Join("..", runs.ControlDir, "p.sub1", runs.ToolExecutionsDir)) {
+		t.Errorf("marker names %s, want a path from poems/ to the run's tool records", file)
+	}
+	if data, err := os.ReadFile(filepath.Join(sub, file)); err != nil || !strings.HasSuffix(string(data), "\n100000\n") {
+		t.Errorf("the file the marker names (%s): %d bytes, %v", file, len(data), err)
+	}
+}
