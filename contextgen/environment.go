@@ -30,8 +30,11 @@ func (b *Builder) environmentSource(ctx context.Context, run engine.RunInfo, src
 		fmt.Fprintf(&sb, "OS: %s\n", osName)
 	}
 	fmt.Fprintf(&sb, "Date: %s\n", time.Now().Format("2006-01-02 (Monday)"))
-	if a := run.Agent; a != nil && a.LLM.Model != "" {
-		fmt.Fprintf(&sb, "Model: %s\n", a.LLM.Model)
+	if provider, model := runModel(run); model != "" {
+		if provider != "" {
+			model += " (" + provider + ")"
+		}
+		fmt.Fprintf(&sb, "Model: %s\n", model)
 	}
 	if git := gitSummary(ctx, run.WorkDir); git != "" {
 		sb.WriteString(git)

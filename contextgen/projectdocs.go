@@ -35,10 +35,7 @@ func projectDocFiles(provider string) []string {
 // root (or the workspace, outside a repository) down to the workspace,
 // outermost first, within ProjectDocsBudget bytes.
 func (b *Builder) projectDocsSource(ctx context.Context, run engine.RunInfo, src agent.ContextSource) (Part, error) {
-	provider := ""
-	if run.Agent != nil {
-		provider = run.Agent.LLM.Provider
-	}
+	provider, _ := runModel(run)
 	var sb strings.Builder
 	left := ProjectDocsBudget
 	for _, dir := range docDirs(ctx, run.WorkDir) {
@@ -73,6 +70,16 @@ func (b *Builder) projectDocsSource(ctx context.Context, run engine.RunInfo, src
 		return Part{Skipped: true}, nil
 	}
 	return textPart(src, strings.TrimRight(sb.String(), "\n")+"\n"), nil
+}
+
+// runModel is the provider and model the run talks to (delta-run gives
+// the agent's llm block with --llm and DELTA_MODEL applied; agent.Load
+// reads a model naming its provider, such as sonnet, as both).
+func runModel(run engine.RunInfo) (provider, model string) {
+	if run.Agent == nil {
+		return "", ""
+	}
+	return run.Agent.LLM.Provider, run.Agent.LLM.Model
 }
 
 // docDirs are the directories from the git root holding dir down to dir

@@ -20,6 +20,9 @@ type runRef struct {
 	AgentHome        string // from ENGINE_START ("" when not recorded)
 	WorkDir          string
 	Events           []journal.Event
+	// Provider and Model are what the run's last invocation talked to
+	// (its ENGINE_START config: --llm and llm.model resolved).
+	Provider, Model string
 }
 
 // findRun locates run id in workspace, or the most recent run when id is
@@ -49,6 +52,12 @@ func findRun(workspace, id string) (r runRef, ok bool, err error) {
 				r.WorkDir = ev.WorkDir
 			}
 			break
+		}
+	}
+	for _, ev := range r.Events {
+		var cfg struct{ Provider, Model string }
+		if ev.Type == journal.EngineStart && json.Unmarshal(ev.Config, &cfg) == nil {
+			r.Provider, r.Model = cfg.Provider, cfg.Model
 		}
 	}
 	if r.AgentHome == "" {

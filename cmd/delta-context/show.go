@@ -111,6 +111,10 @@ func (c *ShowCmd) runInfo() (engine.RunInfo, error) {
 	if found {
 		run.RunID, run.RunDir, run.JournalPath, run.WorkDir = ref.ID, ref.Dir, ref.Journal, ref.WorkDir
 		run.Iteration = thoughts(ref.Events) + 1
+		// The model the run talks to (--llm, an alias) as it was resolved.
+		if ref.Model != "" {
+			a.LLM.Provider, a.LLM.Model = ref.Provider, ref.Model
+		}
 		// The journal was read to find the run: the context is built from
 		// those events rather than from a second read of the file.
 		events := ref.Events

@@ -69,7 +69,7 @@ func (c *CLI) llmConfig(r *report) agent.LLMConfig {
 			case len(warnings) > 0:
 				r.warn("agent", fmt.Sprintf("%s loads; %s", a.Name, strings.TrimPrefix(warnings[0], "[WARNING] ")), "")
 			default:
-				r.ok("agent", fmt.Sprintf("%s loads, %d tools", a.Name, len(a.Tools)))
+				r.ok("agent", fmt.Sprintf("%s loads, %s", a.Name, toolSources(a)))
 			}
 			cfg = a.LLM
 		}
@@ -144,4 +144,29 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// toolSources says where an agent's tools come from: its command tools,
+// and the plugins and MCP servers (doctor does not start them to count
+// their tools).
+func toolSources(a *agent.Agent) string {
+	var parts []string
+	if n := len(a.Tools); n > 0 || (len(a.Plugins) == 0 && len(a.MCPServers) == 0) {
+		parts = append(parts, fmt.Sprintf("%d command tool%s", n, plural(n)))
+	}
+	var names []string
+	for _, p := range a.Plugins {
+		names = append(names, p.Name)
+	}
+	if len(names) > 0 {
+		parts = append(parts, fmt.Sprintf("the tools of plugin%s %s", plural(len(names)), strings.Join(names, ", ")))
+	}
+	names = names[:0]
+	for _, m := range a.MCPServers {
+		names = append(names, m.Name)
+	}
+	if len(names) > 0 {
+		parts = append(parts, fmt.Sprintf("the tools of MCP server%s %s", plural(len(names)), strings.Join(names, ", ")))
+	}
+	return strings.Join(parts, " and ")
 }

@@ -99,7 +99,7 @@ func agentTools(ctx context.Context, a *agent.Agent, ws string, std cli.Stdio, v
 	}
 	tools := engine.Toolbox(engine.NewCommandTools(a, os.Environ()))
 	if len(a.Plugins) > 0 {
-		h, err := pluginhost.New(a.Plugins, pluginhost.Options{Stderr: std.Err, Verbose: verbose, Env: agent.FilterEnv(os.Environ(), a.Env)})
+		h, err := pluginhost.New(a.Plugins, pluginhost.Options{Stderr: std.Err, Verbose: verbose, Env: agent.FilterEnv(os.Environ(), a.Env), ExecWrapper: a.ExecWrapper})
 		if err != nil {
 			return nil, nil, cli.WithCode(cli.ExitConfig, pluginhost.Hint(err), err)
 		}

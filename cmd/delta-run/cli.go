@@ -19,7 +19,7 @@ type CLI struct {
 	Prune    PruneCmd    `cmd:"" help:"Remove finished runs older than a given age (never a running or waiting run)."`
 	Fork     ForkCmd     `cmd:"" help:"Start a new run from another's journal up to an iteration, to continue it another way; the original is untouched."`
 	Send     SendCmd     `cmd:"" help:"Give a running run a message: the model sees it on its next call (or, with --follow-up, after its current answer)."`
-	Init     InitCmd     `cmd:"" help:"Create a new agent directory from a template (minimal, hello-world, sessions, file-ops, api-tester)."`
+	Init     InitCmd     `cmd:"" help:"Create a new agent directory from a template (minimal, hello-world, sessions, file-ops, api-tester, coding-openai, coding-anthropic, coding-gemini)."`
 }
 
 // Help is the description at the top of --help and the man page.

@@ -85,8 +85,12 @@ func drive(o driveOpts) error {
 	}
 	defer j.Close()
 
+	// The context (environment, project_docs) names the model the run
+	// talks to: --llm and DELTA_MODEL applied, an alias resolved.
+	runAgent := *o.agent
+	runAgent.LLM = o.llmConfig
 	run := engine.RunInfo{RunID: o.meta.RunID, RunDir: o.runDir, JournalPath: filepath.Join(o.runDir, engine.JournalFile),
-		AgentHome: o.agent.Home, WorkDir: o.meta.ToolDir(), Agent: o.agent}
+		AgentHome: o.agent.Home, WorkDir: o.meta.ToolDir(), Agent: &runAgent}
 	// Secret values of the environment and of the provider's settings
 	// (.env files) are redacted from what the run writes and sends.
 	redactor := redact.FromEnv(os.Environ(), o.providerEnv)
@@ -97,7 +101,7 @@ func drive(o driveOpts) error {
 	tools := engine.Toolbox(engine.NewCommandTools(o.agent, os.Environ()))
 	// Plugins (agent.yaml plugins:, hook plugins): one process each for the
 	// run, stopped when it ends. Local tools win over plugin tools.
-	plugins, err := pluginhost.New(o.agent.Plugins, pluginhost.Options{Stderr: o.std.Err, Verbose: o.verbose, Env: agent.FilterEnv(os.Environ(), o.agent.Env)})
+	plugins, err := pluginhost.New(o.agent.Plugins, pluginhost.Options{Stderr: o.std.Err, Verbose: o.verbose, Env: agent.FilterEnv(os.Environ(), o.agent.Env), ExecWrapper: o.agent.ExecWrapper})
 	if err != nil {
 		return cli.WithCode(cli.ExitConfig, pluginhost.Hint(err), err)
 	}

@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/deltakit/delta/lib/clitest"
 )
 
 // TestRunControlExample follows examples/run-control/README.md: steer a
@@ -80,5 +83,34 @@ func TestSubagentsExample(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(ws, ".delta", "anthology.sub1", "metadata.json"))
 	if err != nil || !strings.Contains(string(data), `"dir": "poems"`) || !strings.Contains(string(data), `"parent_run_id": "anthology"`) {
 		t.Errorf("child metadata = %s (%v), want parent_run_id anthology and dir poems", data, err)
+	}
+}
+
+// TestCodingAgentExample follows examples/coding-agent/README.md: install
+// the coding plugin, copy the workspace template, run the agent, and find
+// greet.sh fixed and bye.sh added.
+func TestCodingAgentExample(t *testing.T) {
+	agentDir, err := filepath.Abs("../../examples/coding-agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"DELTA_PLUGIN_DIR=" + t.TempDir()}
+	install := exec.Command(filepath.Join(clitest.BinDir(t), "delta-plugin"), "install", filepath.Join(clitest.BinDir(t), "delta-plugin-coding"))
+	install.Env = append(os.Environ(), env...)
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("delta plugin install: %v\n%s", err, out)
+	}
+	ws := t.TempDir()
+	if err := os.CopyFS(ws, os.DirFS(filepath.Join(agentDir, "workspace-template"))); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runDelta(t, env, "run", "--agent", agentDir, "-w", ws, "-m", "Fix the greeting", "-y", "--format", "raw")
+	if code != 0 {
+		t.Fatalf("run: exit %d, stdout %q\n%s", code, stdout, stderr)
+	}
+	for file, want := range map[string]string{"greet.sh": `echo "Hello, $1!"`, "bye.sh": "Goodbye"} {
+		if data, err := os.ReadFile(filepath.Join(ws, file)); err != nil || !strings.Contains(string(data), want) {
+			t.Errorf("%s = %q (%v), want it to contain %q", file, data, err, want)
+		}
 	}
 }

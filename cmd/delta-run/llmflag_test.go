@@ -53,6 +53,10 @@ func TestResolveLLM(t *testing.T) {
 		{name: "gemini", cfg: real, override: "gemini/gemini-2.5-flash", want: agent.LLMConfig{Provider: "gemini", Model: "gemini-2.5-flash"}},
 		{name: "llm.model names its provider", cfg: agent.LLMConfig{Model: "anthropic/claude-x"}, want: agent.LLMConfig{Provider: "anthropic", Model: "claude-x"}},
 		{name: "llm.model alias", cfg: agent.LLMConfig{Model: "opus"}, want: agent.LLMConfig{Provider: "anthropic", Model: "claude-opus-4-5"}},
+		{name: "DELTA_MODEL names its provider when llm.provider is not set", cfg: agent.LLMConfig{Provider: "openai", DefaultProvider: true},
+			env: map[string]string{"DELTA_MODEL": "sonnet"}, want: agent.LLMConfig{Provider: "anthropic", Model: "claude-sonnet-4-5"}},
+		{name: "DELTA_MODEL is sent as is with llm.provider set", cfg: agent.LLMConfig{Provider: "openai"},
+			env: map[string]string{"DELTA_MODEL": "anthropic/claude-x"}, want: agent.LLMConfig{Provider: "openai", Model: "anthropic/claude-x"}},
 		{name: "llm.provider keeps a slashed model", cfg: agent.LLMConfig{Provider: "openai", Model: "anthropic/claude-x"},
 			want: agent.LLMConfig{Provider: "openai", Model: "anthropic/claude-x"}},
 	} {

@@ -148,11 +148,11 @@ func resolveLLM(cfg agent.LLMConfig, override string, env map[string]string) (ag
 	} else if cfg.Model == "" {
 		cfg.Model = envModel
 	}
-	if override == "" && cfg.Provider == "" {
+	if override == "" && (cfg.Provider == "" || cfg.DefaultProvider) {
 		// llm.model (or DELTA_MODEL) may name its provider:
 		// anthropic/claude-sonnet-4-5, an alias such as sonnet.
 		if name, model, ok := provider.SplitModel(cfg.Model); ok {
-			cfg.Provider, cfg.Model = name, model
+			cfg.Provider, cfg.Model, cfg.DefaultProvider = name, model, false
 		}
 	}
 	if cfg.Provider != "scripted" && (cfg.Model == "" || cfg.Model == "scripted") {

@@ -86,7 +86,11 @@ func (c *CLI) Run(std cli.Stdio) error {
 		}
 		ptools = append(ptools, mtools...)
 		showApproval(stderr, a, ptools)
-		fmt.Fprintf(stderr, "delta-tool-expand: ok: agent %s, %d tools\n", a.Name, len(a.Tools)+len(ptools))
+		builtin := tool.AskHumanName
+		if a.Subagents.Enabled {
+			builtin += ", spawn_agent, send_input, wait, close_agent"
+		}
+		fmt.Fprintf(stderr, "delta-tool-expand: ok: agent %s, %d tools (and the built-in %s)\n", a.Name, len(a.Tools)+len(ptools), builtin)
 		return nil
 	case c.Call != "":
 		if i := slices.IndexFunc(plugin, func(p pluginTool) bool { return p.Name == c.Call && p.MCPServer != "" }); i >= 0 {
@@ -95,7 +99,7 @@ func (c *CLI) Run(std cli.Stdio) error {
 		if i := slices.IndexFunc(plugin, func(p pluginTool) bool { return p.Name == c.Call }); i >= 0 {
 			return cli.Errorf(cli.ExitFailed, "see its parameters with: delta-tool-expand --schema", "tool %q is served by plugin %q: it has no argv", c.Call, plugin[i].Plugin)
 		}
-		return printCall(stdout, a, c.Call, c.Args)
+		return printCall(stdout, a, plugin, c.Call, c.Args)
 	case c.Schema:
 		return writeJSON(stdout, specs(a, plugin))
 	case c.Format == "json":
@@ -222,15 +226,15 @@ func specs(a *agent.Agent, plugin []pluginTool) []llm.ToolSpec {
 }
 
 // printCall builds one call and prints its argv and stdin.
-func printCall(w io.Writer, a *agent.Agent, name, args string) error {
+func printCall(w io.Writer, a *agent.Agent, plugin []pluginTool, name, args string) error {
 	if name == tool.AskHumanName {
 		return cli.Errorf(cli.ExitFailed, "ask_human is answered by a human through delta-run, not executed as a command", "ask_human is built in: it has no argv")
 	}
 	i := slices.IndexFunc(a.Tools, func(t tool.Tool) bool { return t.Name == name })
 	if i < 0 {
-		names := make([]string, len(a.Tools))
-		for j, t := range a.Tools {
-			names[j] = t.Name
+		var names []string
+		for _, t := range specs(a, plugin) {
+			names = append(names, t.Name)
 		}
 		return cli.Errorf(cli.ExitFailed, "tools of this agent: "+strings.Join(names, ", "), "no tool %q in agent %s", name, a.Name)
 	}

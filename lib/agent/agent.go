@@ -67,7 +67,11 @@ type Agent struct {
 
 // LLMConfig is agent.yaml's llm block.
 type LLMConfig struct {
-	Provider         string // "openai" (default), "anthropic", "scripted"
+	Provider string // "openai" (default), "anthropic", "gemini", "scripted"
+	// DefaultProvider says llm.provider was not set: Provider is the
+	// default, and a model string naming its provider (DELTA_MODEL=sonnet)
+	// may still choose another.
+	DefaultProvider  bool
 	Model            string
 	BaseURL          string
 	Script           string // scripted provider: the turns file (absolute)

@@ -106,7 +106,7 @@ func decodePrice(d *doc, fl field) *llm.Price {
 // decodeLLM reads the llm block; keys other than the known ones pass
 // through in Extra (other OpenAI-style parameters).
 func (l *loader) decodeLLM(d *doc, fl field, a *Agent) {
-	a.LLM.Provider = "openai"
+	a.LLM.Provider, a.LLM.DefaultProvider = "openai", true
 	if fl.value == nil {
 		return
 	}
@@ -115,9 +115,16 @@ func (l *loader) decodeLLM(d *doc, fl field, a *Agent) {
 		if !contains(providers, p) {
 			d.problem(f["provider"].value, ErrInvalid, "providers: openai (any OpenAI-compatible endpoint), anthropic, gemini, scripted", "unknown llm.provider %q", p)
 		}
-		a.LLM.Provider = p
+		a.LLM.Provider, a.LLM.DefaultProvider = p, false
 	}
 	a.LLM.Model = d.str(f["model"], "llm.model")
+	if a.LLM.DefaultProvider {
+		// Without llm.provider, a model may name its provider:
+		// anthropic/claude-sonnet-4-5, gemini:gemini-2.5-flash, sonnet.
+		if p, m, ok := llm.SplitModel(a.LLM.Model); ok {
+			a.LLM.Provider, a.LLM.Model, a.LLM.DefaultProvider = p, m, false
+		}
+	}
 	a.LLM.BaseURL = d.str(f["base_url"], "llm.base_url")
 	if s := d.str(f["script"], "llm.script"); s != "" {
 		a.LLM.Script = l.resolveInside(d, f["script"].value, l.home, s, "llm.script")

@@ -145,6 +145,32 @@ func TestLoadDefaults(t *testing.T) {
 	}
 }
 
+// TestLoadModelNamesProvider: without llm.provider, a model naming its
+// provider (PROVIDER/MODEL, PROVIDER:MODEL, an alias) sets both; with
+// llm.provider the model is kept as written.
+func TestLoadModelNamesProvider(t *testing.T) {
+	for _, tc := range []struct {
+		llm, provider, model string
+		dflt                 bool
+	}{
+		{"llm: {model: anthropic/claude-haiku-4-5}", "anthropic", "claude-haiku-4-5", false},
+		{"llm: {model: \"gemini:gemini-2.5-flash\"}", "gemini", "gemini-2.5-flash", false},
+		{"llm: {model: sonnet}", "anthropic", "claude-sonnet-4-5", false},
+		{"llm: {model: gpt-4o}", "openai", "gpt-4o", true},
+		{"llm: {model: meta-llama/llama-3}", "openai", "meta-llama/llama-3", true},
+		{"llm: {provider: openai, model: anthropic/claude-x}", "openai", "anthropic/claude-x", false},
+	} {
+		dir := writeAgent(t, map[string]string{"agent.yaml": tc.llm + "\n"})
+		a, err := Load(filepath.Join(dir, "agent.yaml"))
+		if err != nil {
+			t.Fatalf("Load(%s): %v", tc.llm, err)
+		}
+		if a.LLM.Provider != tc.provider || a.LLM.Model != tc.model || a.LLM.DefaultProvider != tc.dflt {
+			t.Errorf("Load(%s): provider %q model %q default %v; want %q %q %v", tc.llm, a.LLM.Provider, a.LLM.Model, a.LLM.DefaultProvider, tc.provider, tc.model, tc.dflt)
+		}
+	}
+}
+
 func TestLoadSentinels(t *testing.T) {
 	outside := t.TempDir()
 	os.WriteFile(filepath.Join(outside, "x.yaml"), []byte("tools: []\n"), 0o644)

@@ -72,6 +72,12 @@ func TestSubagentsProblems(t *testing.T) {
 			}
 		})
 	}
+	// A negative depth is one problem, not also "at least 1, not 0".
+	dir := writeAgent(t, map[string]string{"agent.yaml": "subagents:\n  max_depth: -1\n"})
+	var le *LoadError
+	if _, err := Load(dir); !errors.As(err, &le) || len(le.Problems) != 1 || !strings.Contains(err.Error(), "subagents.max_depth must be a non-negative integer") {
+		t.Errorf("Load with max_depth -1 = %v, want one problem saying it must be non-negative", err)
+	}
 }
 
 func TestSubagentLookup(t *testing.T) {

@@ -259,7 +259,9 @@ func (d *doc) integerPtr(f field, what string) *int {
 // silently as the default).
 func (d *doc) positive(f field, what string) int {
 	n := d.integer(f, what)
-	if f.value != nil && n == 0 && f.value.Tag == "!!int" {
+	// A negative number was reported by integer (which returns 0 for it).
+	var written int
+	if f.value != nil && n == 0 && f.value.Tag == "!!int" && f.value.Decode(&written) == nil && written == 0 {
 		d.problem(f.value, ErrInvalid, "remove the key to use the default", "%s must be at least 1, not 0", what)
 	}
 	return n

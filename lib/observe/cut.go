@@ -38,6 +38,11 @@ type Whole struct {
 	Cut bool
 }
 
+// WholeOf is the size of output when it is all there.
+func WholeOf(output string) Whole {
+	return Whole{Bytes: int64(len(output)), Lines: int64(countLines(output))}
+}
+
 // Cut shortens output to l with one marker where text was left out. The
 // marker gives the real size of the whole output and where it is kept
 // (full, a path the model can read), so that the model knows what it does

@@ -2,8 +2,10 @@
 // truncation rules, their markers, and the note on a timed-out command.
 // Command tools and the coding plugin's shell go through Command (the text
 // of a finished command) and Cut (agent.yaml's output: limits, one marker
-// with the whole output's size and the file holding it); the plugin host
-// and the coding plugin's other tools through Truncate and TruncateTail.
+// with the whole output's size and the file holding it); the coding
+// plugin's other tools through Cut too, with their own limits; the plugin
+// host's safety net (for plugins that do not bound their output) and
+// outputs with no run to keep them in through Truncate and TruncateTail.
 //
 // Why cut at all: a tool's output goes back into the conversation on
 // every later model call, so one huge listing would crowd out the rest of

@@ -5,23 +5,17 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/deltakit/delta/lib/llm"
 )
 
 // Aliases are short names for common models, accepted wherever a model
-// string is (--llm sonnet).
-var Aliases = map[string]string{
-	"sonnet":     "anthropic:claude-sonnet-4-5",
-	"opus":       "anthropic:claude-opus-4-5",
-	"haiku":      "anthropic:claude-haiku-4-5",
-	"gpt":        "openai:gpt-5",
-	"codex":      "openai:gpt-5-codex",
-	"gemini-pro": "gemini:gemini-2.5-pro",
-	"flash":      "gemini:gemini-2.5-flash",
-}
+// string is (--llm sonnet): llm.ModelAliases.
+var Aliases = llm.ModelAliases
 
 // modelProviders are the providers whose argument is a model name, and
 // so may be written PROVIDER/MODEL too.
-var modelProviders = []string{"openai", "anthropic", "gemini"}
+var modelProviders = llm.ModelProviders
 
 // ModelForms says which model strings ParseModel accepts, for errors and
 // hints.
@@ -67,13 +61,5 @@ func ParseModel(s string) (name, arg string, err error) {
 // model string naming its provider (anthropic/claude-sonnet-4-5, an alias)
 // gives both; any other model stays as it is, for the default provider.
 func SplitModel(model string) (name, m string, ok bool) {
-	if full, isAlias := Aliases[model]; isAlias {
-		model = full
-	}
-	for _, sep := range []string{":", "/"} {
-		if name, m, found := strings.Cut(model, sep); found && slices.Contains(modelProviders, name) && m != "" {
-			return name, m, true
-		}
-	}
-	return "", model, false
+	return llm.SplitModel(model)
 }

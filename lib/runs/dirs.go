@@ -174,6 +174,23 @@ func Find(workDir, runID string) (string, error) {
 	return runDir, nil
 }
 
+// FindFrom returns the directory of run runID in dir's workspace: dir's
+// own .delta, else the nearest enclosing directory's. A tool of a
+// subagent runs in a subdirectory of the workspace that holds its run
+// (spawn_agent's working_dir), and only knows that directory.
+func FindFrom(dir, runID string) (string, error) {
+	for d := dir; ; {
+		if runDir, err := Find(d, runID); err == nil || !errors.Is(err, ErrNoRun) {
+			return runDir, err
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", fmt.Errorf("run %s in %s or above: %w", runID, dir, ErrNoRun)
+		}
+		d = parent
+	}
+}
+
 // List returns the metadata of every run in workDir, newest first (by
 // created_at, then run ID). Directories without metadata.json (a run being
 // created) are skipped. Unreadable metadata does not hide the other runs:

@@ -120,6 +120,28 @@ func TestFind(t *testing.T) {
 	}
 }
 
+// TestFindFrom: a subagent's tool, in a subdirectory of the workspace,
+// finds its run in the workspace's .delta.
+func TestFindFrom(t *testing.T) {
+	work := t.TempDir()
+	runDir, _ := Create(work, &Metadata{RunID: "p.sub1"})
+	sub := filepath.Join(work, "a", "b")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{work, sub} {
+		if got, err := FindFrom(dir, "p.sub1"); got != runDir || err != nil {
+			t.Errorf("FindFrom(%s, p.sub1) = %q, %v; want %q", dir, got, err, runDir)
+		}
+	}
+	if _, err := FindFrom(sub, "other"); !errors.Is(err, ErrNoRun) {
+		t.Errorf("FindFrom(other) error = %v, want ErrNoRun", err)
+	}
+	if _, err := FindFrom(sub, "../x"); !errors.Is(err, ErrInvalidRunID) {
+		t.Errorf("FindFrom(../x) error = %v, want ErrInvalidRunID", err)
+	}
+}
+
 func TestCreateRaceGoroutines(t *testing.T) {
 	work := t.TempDir()
 	var wg sync.WaitGroup

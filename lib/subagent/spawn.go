@@ -15,6 +15,7 @@ import (
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/observe"
 	"github.com/deltakit/delta/lib/runs"
 )
@@ -166,6 +167,11 @@ func (t *Toolbox) llmFor(child *agent.Agent, model string) (string, error) {
 	}
 	if provider == "scripted" || provider == "replay" {
 		return "", fmt.Errorf("model %q: agent %s replays a script (llm.provider scripted), which has no model to choose; leave model out", model, child.Name)
+	}
+	// A model naming its provider (anthropic/claude-haiku-4-5, haiku)
+	// is taken as --llm takes it.
+	if p, m, ok := llm.SplitModel(model); ok {
+		return p + ":" + m, nil
 	}
 	if provider == "" {
 		provider = "openai"

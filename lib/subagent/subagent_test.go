@@ -179,3 +179,36 @@ func TestSpecs(t *testing.T) {
 		t.Errorf("Specs names = %v", names)
 	}
 }
+
+// TestModelOverride: spawn_agent's model is a model of the child's
+// provider, or names its provider (PROVIDER/MODEL, an alias) as --llm does.
+func TestModelOverride(t *testing.T) {
+	openai := &agent.Agent{Name: "c", LLM: agent.LLMConfig{Provider: "openai", Model: "gpt-4o"}}
+	scripted := &agent.Agent{Name: "s", LLM: agent.LLMConfig{Provider: "scripted"}}
+	for _, tc := range []struct {
+		parentLLM, model string
+		child            *agent.Agent
+		want, wantErr    string
+	}{
+		{"", "", openai, "", ""},
+		{"anthropic:claude-x", "", openai, "anthropic:claude-x", ""},
+		{"", "gpt-4o-mini", openai, "openai:gpt-4o-mini", ""},
+		{"anthropic:claude-x", "claude-y", openai, "anthropic:claude-y", ""},
+		{"", "haiku", openai, "anthropic:claude-haiku-4-5", ""},
+		{"", "anthropic/claude-haiku-4-5", openai, "anthropic:claude-haiku-4-5", ""},
+		{"", "openai:meta-llama/llama-3", openai, "openai:meta-llama/llama-3", ""},
+		{"", "gpt-4o", scripted, "", "replays a script"},
+	} {
+		tb := &Toolbox{o: Options{LLM: tc.parentLLM}}
+		got, err := tb.llmFor(tc.child, tc.model)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("llmFor(%q) with --llm %q = %q, %v; want an error containing %q", tc.model, tc.parentLLM, got, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("llmFor(%q) with --llm %q = %q, %v; want %q", tc.model, tc.parentLLM, got, err, tc.want)
+		}
+	}
+}

@@ -35,7 +35,7 @@ func SubagentSpecs(agents []string) []ModelSpec {
 				"task":        map[string]any{"type": "string", "description": "What the subagent should do, with everything it needs to know: it does not see this conversation."},
 				"agent":       agentProp,
 				"working_dir": map[string]any{"type": "string", "description": "A subdirectory of the workspace (relative) to scope the subagent to: its tools run there."},
-				"model":       map[string]any{"type": "string", "description": "Model override (default: the agent's model)."},
+				"model":       map[string]any{"type": "string", "description": "Model override (default: the agent's model): a model name, or PROVIDER/MODEL (anthropic/claude-haiku-4-5)."},
 				"max_turns":   map[string]any{"type": "integer", "minimum": 1, "description": "Limit of the subagent's model turns (default: its agent's max_iterations)."},
 			}, "task")},
 		{Name: SendInputName, Description: "Send a message to a subagent: a running one sees it on its next model call; a finished, stopped or waiting one continues with it as its next message (or as the answer to its question).",

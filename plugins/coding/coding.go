@@ -15,7 +15,9 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/deltakit/delta/plugins/sdk"
 )
@@ -95,12 +97,22 @@ func (t *Tools) profileTools() []toolDef {
 	return t.tools
 }
 
-// Tools lists the profile's tools.
+// defaultTimeoutMark stands in the shell tools' descriptions for the
+// timeout of a call that sets none (the config's shell_timeout_ms, else
+// DefaultShellTimeoutMS), which Tools writes in.
+const defaultTimeoutMark = "{DEFAULT_TIMEOUT_MS}"
+
+// Tools lists the profile's tools, their descriptions naming the shell's
+// default timeout.
 func (t *Tools) Tools(context.Context) ([]sdk.Tool, error) {
 	p := t.profileTools()
+	ms, _ := t.shellTimeout(0, time.Time{}, "")
+	r := strings.NewReplacer(defaultTimeoutMark, strconv.FormatInt(ms, 10))
 	out := make([]sdk.Tool, len(p))
 	for i, d := range p {
 		out[i] = d.Tool
+		out[i].Description = r.Replace(d.Description)
+		out[i].Parameters = json.RawMessage(r.Replace(string(d.Parameters)))
 	}
 	return out, nil
 }
@@ -135,13 +147,13 @@ func (t *Tools) Call(ctx context.Context, req sdk.CallRequest) (sdk.CallResult, 
 		}
 	}
 	if err != nil {
-		return sdk.CallResult{Output: TruncateTool(d.Runs, "error: "+err.Error()), IsError: true}, nil
+		return sdk.CallResult{Output: cutOutput(req, d.Runs, "error: "+err.Error()), IsError: true}, nil
 	}
 	out, err := handlers[d.Runs](ctx, t, req.WorkDir, args)
 	if err != nil {
-		return sdk.CallResult{Output: TruncateTool(d.Runs, "error: "+err.Error()), IsError: true}, nil
+		return sdk.CallResult{Output: cutOutput(req, d.Runs, "error: "+err.Error()), IsError: true}, nil
 	}
-	return sdk.Text(TruncateTool(d.Runs, out)), nil
+	return sdk.Text(cutOutput(req, d.Runs, out)), nil
 }
 
 // ErrArguments is wrapped when a call's JSON arguments are invalid.

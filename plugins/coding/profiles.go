@@ -150,7 +150,7 @@ const (
 		"required":["pattern"],"additionalProperties":false}`
 	shellParams = `{"type":"object","properties":{
 		"command":{"type":"string","description":"the command to run (bash -c)"},
-		"timeout_ms":{"type":"integer","description":"timeout in milliseconds (default: 10000, at most 600000)"},
+		"timeout_ms":{"type":"integer","description":"timeout in milliseconds (default: {DEFAULT_TIMEOUT_MS}, at most 600000)"},
 		"description":{"type":"string","description":"what the command does, in a few words"}},
 		"required":["command"],"additionalProperties":false}`
 	listDirParams = `{"type":"object","properties":{
@@ -174,7 +174,7 @@ var defaultProfile = []toolDef{
 		`{"type":"object","properties":{"patch":{"type":"string","description":"the patch content in v4a format"}},"required":["patch"],"additionalProperties":false}`),
 	tool("grep", "grep", "Search file contents using regex patterns. Returns matching lines as path:line:text, the matching files, or a count per file (output_mode).", grepParams),
 	tool("glob", "glob", "Find files matching a glob pattern (\"**\" matches any number of directories). Newest first.", globParams),
-	tool("shell", "shell", "Execute a shell command. Returns stdout, stderr, and exit code. The command and every process it starts are stopped when timeout_ms (default 10 s, at most 10 minutes) runs out.", shellParams),
+	tool("shell", "shell", "Execute a shell command. Returns stdout, stderr, and exit code. The command and every process it starts are stopped when timeout_ms (default {DEFAULT_TIMEOUT_MS}, at most 600000: 10 minutes) runs out.", shellParams),
 	tool("list_dir", "list_dir", "List the entries of a directory, to a given depth. Directories end in \"/\".", listDirParams),
 	tool("read_many_files", "read_many_files", "Read several files at once (paths, directories or glob patterns); each file's content follows a \"--- path ---\" header.", readManyParams),
 }
@@ -186,7 +186,7 @@ var openaiProfile = []toolDef{
 	tool("shell", "shell", "Runs a shell command and returns its output.", `{"type":"object","properties":{
 		"command":{"type":"array","items":{"type":"string"},"description":"The command to execute"},
 		"workdir":{"type":"string","description":"The working directory to execute the command in"},
-		"timeout_ms":{"type":"integer","description":"The timeout for the command in milliseconds (default 10000, at most 600000)"}},
+		"timeout_ms":{"type":"integer","description":"The timeout for the command in milliseconds (default {DEFAULT_TIMEOUT_MS}, at most 600000)"}},
 		"required":["command"],"additionalProperties":false}`),
 	tool("apply_patch", "apply_patch", `Use the apply_patch tool to edit files.
 Your patch language is a stripped-down, file-oriented diff format designed to be easy to parse and safe to apply. You can think of it as a high-level envelope:
@@ -257,7 +257,7 @@ var anthropicProfile = []toolDef{
 
 Usage notes:
 - The command argument is required.
-- You can specify an optional timeout in milliseconds (up to 600000ms / 10 minutes). If not specified, commands time out after the agent's default. When a command times out, it and every process it started are stopped.
+- You can specify an optional timeout in milliseconds (up to 600000ms / 10 minutes). If not specified, commands time out after {DEFAULT_TIMEOUT_MS}ms. When a command times out, it and every process it started are stopped.
 - Write a clear, concise description of what the command does in 5-10 words.
 - If the output exceeds 30000 characters, it is truncated before being returned to you; the message says where the whole output is kept.
 - Avoid using this tool to run find, grep, cat, head, tail, sed or echo to read, search or write files: use glob, grep, read_file, edit_file and write_file instead.
@@ -367,6 +367,6 @@ The following information is returned: the command's stdout, its stderr under a 
 		"command":{"type":"string","description":"Exact bash command to execute as bash -c <command>"},
 		"description":{"type":"string","description":"Brief description of the command for the user. Be specific and concise."},
 		"directory":{"type":"string","description":"(OPTIONAL) Directory to run the command in, relative to the project directory. Must exist."},
-		"timeout_ms":{"type":"integer","description":"(OPTIONAL) Timeout in milliseconds (default 10000, at most 600000)."}},
+		"timeout_ms":{"type":"integer","description":"(OPTIONAL) Timeout in milliseconds (default {DEFAULT_TIMEOUT_MS}, at most 600000)."}},
 		"required":["command"],"additionalProperties":false}`).rename(map[string]string{"directory": "workdir"}),
 }

@@ -121,3 +121,42 @@ func TestReadManyFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestShellDescriptionsNameDefaultTimeout: the shell tools tell the model
+// the timeout a call gets when it sets none, the config's when it has one.
+func TestShellDescriptionsNameDefaultTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		config, tool, want string
+	}{
+		{`{}`, "shell", `(default: 10000, at most 600000)`},
+		{`{"shell_timeout_ms":45000}`, "shell", `(default: 45000, at most 600000)`},
+		{`{"profile":"anthropic","shell_timeout_ms":120000}`, "shell", `commands time out after 120000ms`},
+		{`{"profile":"openai"}`, "shell", `(default 10000, at most 600000)`},
+		{`{"profile":"gemini","shell_timeout_ms":30000}`, "run_shell_command", `(default 30000, at most 600000)`},
+	} {
+		tools := &Tools{}
+		if err := tools.Configure(context.Background(), json.RawMessage(tc.config)); err != nil {
+			t.Fatal(err)
+		}
+		list, err := tools.Tools(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, tl := range list {
+			text := tl.Description + string(tl.Parameters)
+			if strings.Contains(text, defaultTimeoutMark) {
+				t.Errorf("%s: %s still holds %s", tc.config, tl.Name, defaultTimeoutMark)
+			}
+			if tl.Name == tc.tool {
+				found = strings.Contains(text, tc.want)
+			}
+			if !json.Valid(tl.Parameters) {
+				t.Errorf("%s: %s parameters are not JSON", tc.config, tl.Name)
+			}
+		}
+		if !found {
+			t.Errorf("%s: %s does not say %q", tc.config, tc.tool, tc.want)
+		}
+	}
+}

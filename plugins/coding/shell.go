@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -63,6 +64,13 @@ func (t *Tools) shellTool(ctx context.Context, req sdk.CallRequest, args json.Ra
 	if err != nil {
 		return sdk.CallResult{}, err
 	}
+	// The agent's exec_wrapper (docker exec, ssh, bwrap) runs the command,
+	// as it runs command tools.
+	wrapper, err := sdk.ExecWrapper()
+	if err != nil {
+		return sdk.CallResult{}, err
+	}
+	argv = append(slices.Clip(wrapper), argv...)
 	dir := req.WorkDir
 	if a.WorkDir != "" {
 		if dir, err = t.resolve(req.WorkDir, a.WorkDir); err != nil {
@@ -82,7 +90,7 @@ func (t *Tools) shellTool(ctx context.Context, req sdk.CallRequest, args json.Ra
 	// truncation marker points.
 	var runDir, outDir string
 	if req.RunID != "" && req.WorkDir != "" {
-		if d, err := runs.Find(req.WorkDir, req.RunID); err == nil {
+		if d, err := runs.FindFrom(req.WorkDir, req.RunID); err == nil {
 			runDir = d
 			outDir = filepath.Join(runDir, runs.ToolExecutionsDir, engine.ToolRecordBase(started, req.Name, req.CallID))
 			spec.OutputDir = outDir

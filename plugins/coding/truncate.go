@@ -1,6 +1,15 @@
 package coding
 
-import "github.com/deltakit/delta/lib/observe"
+import (
+	"path/filepath"
+	"time"
+
+	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/lib/execute"
+	"github.com/deltakit/delta/lib/observe"
+	"github.com/deltakit/delta/lib/runs"
+	"github.com/deltakit/delta/plugins/sdk"
+)
 
 // Truncation modes of seeds/001 §5.1.
 const (
@@ -58,4 +67,31 @@ func TruncateChars(out string, maxChars int, mode string) string {
 // TruncateLines is seeds/001 §5.3 truncate_lines, as every tool gets it.
 func TruncateLines(out string, maxLines int) string {
 	return observe.Truncate(out, 0, maxLines)
+}
+
+// cutOutput is what the model sees of a tool's output: within the tool's
+// limits it is the output itself; past them, the part the tool's mode
+// keeps with one marker giving the whole output's size and the file, under
+// the run's io/tool_executions, that keeps all of it (as the shell's
+// marker does). Outside a run (no run to keep it in) the seed's markers
+// say what was removed.
+func cutOutput(req sdk.CallRequest, tool, out string) string {
+	l, ok := Limits[tool]
+	if !ok {
+		return out
+	}
+	limits := observe.Limits{MaxChars: l.MaxChars, MaxLines: l.MaxLines, Mode: l.Mode}
+	whole := observe.WholeOf(out)
+	if observe.Fits(out, limits, whole) {
+		return out
+	}
+	if req.RunID != "" && req.WorkDir != "" {
+		if runDir, err := runs.FindFrom(req.WorkDir, req.RunID); err == nil {
+			outDir := filepath.Join(runDir, runs.ToolExecutionsDir, engine.ToolRecordBase(time.Now(), req.Name, req.CallID))
+			if full, err := fullOutput(req.WorkDir, outDir, out, execute.Result{}); err == nil {
+				return observe.Cut(out, limits, whole, full)
+			}
+		}
+	}
+	return TruncateTool(tool, out)
 }

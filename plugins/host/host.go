@@ -7,14 +7,17 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/plugins/internal/wire"
 	"github.com/deltakit/delta/plugins/lock"
 	"github.com/deltakit/delta/plugins/proto"
 )
@@ -39,6 +42,10 @@ type Options struct {
 	// is (agent.FilterEnv); nil means the process environment without its
 	// secrets (lib/secret's rule).
 	Env []string
+	// ExecWrapper is the agent's exec_wrapper: given to each plugin in
+	// DELTA_EXEC_WRAPPER (sdk.ExecWrapper), so that a plugin running
+	// commands (the coding plugin's shell) runs them through it.
+	ExecWrapper []string
 }
 
 // Host holds a run's plugin processes.
@@ -115,6 +122,13 @@ func (h *Host) client(name string) (*Client, error) {
 	c.verbose = h.opts.Verbose
 	if h.opts.Env != nil {
 		c.env = h.opts.Env
+	}
+	if len(h.opts.ExecWrapper) > 0 {
+		w, err := json.Marshal(h.opts.ExecWrapper)
+		if err != nil {
+			return nil, err
+		}
+		c.env = append(slices.Clip(c.env), wire.ExecWrapperVar+"="+string(w))
 	}
 	h.clients[name] = c
 	return c, nil

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/engine"
@@ -19,6 +20,20 @@ import (
 // MaxObservationChars caps a plugin tool's output as the model sees it
 // (lib/observe's PluginMaxChars).
 const MaxObservationChars = observe.PluginMaxChars
+
+// markerRoom lets a plugin's own cut through unchanged: at most
+// MaxObservationChars of text plus the marker that says what was cut.
+// Cutting it again would put a second marker in place of the first,
+// which holds the real totals and the file that keeps the whole output.
+const markerRoom = 2000
+
+// capOutput is the safety net for plugins that do not bound their output.
+func capOutput(out string) string {
+	if utf8.RuneCountInString(out) <= MaxObservationChars+markerRoom {
+		return out
+	}
+	return observe.Truncate(out, MaxObservationChars, 0)
+}
 
 // Toolbox is the engine.Toolbox of a run's tool plugins.
 type Toolbox struct {
@@ -138,7 +153,7 @@ func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 		out.Observation, out.IsError, out.ExitCode = "error: "+err.Error(), true, 1
 		rec.Error = err.Error()
 	default:
-		out.Observation, out.IsError, out.Data = observe.Truncate(res.Output, MaxObservationChars, 0), res.IsError, res.Data
+		out.Observation, out.IsError, out.Data = capOutput(res.Output), res.IsError, res.Data
 		if res.IsError {
 			out.ExitCode = 1
 		}

@@ -58,6 +58,12 @@ func run(args, environ []string, stdout, stderr io.Writer) int {
 	providers := Detect(env, models)
 	if *only != "" {
 		want := strings.Split(*only, ",")
+		for _, name := range want {
+			if DefaultModels[name] == "" {
+				fmt.Fprintf(stderr, "smoke: -providers: unknown provider %q: give a comma-separated list of openai, anthropic and gemini\n", name)
+				return 2
+			}
+		}
 		for i := range providers {
 			if !contains(want, providers[i].Name) && providers[i].Skip == "" {
 				providers[i].Skip = "not in -providers"

@@ -389,7 +389,7 @@ func (s *session) steps(ctx context.Context) {
 			for _, e := range events {
 				if e.Type == journal.ActionResult && strings.Contains(e.ObservationContent, "Tool output was truncated") &&
 					len(e.ObservationContent) < bigChars {
-					return nil
+					return wholeKept(s.ws, e.ObservationContent)
 				}
 			}
 			return errors.New("no tool result with a truncation marker")
@@ -606,4 +606,24 @@ func lastAnswer(events []journal.Event) string {
 		}
 	}
 	return ""
+}
+
+// wholeKept checks that the file a truncation marker names ("… is in
+// FILE: …", from the workspace) holds the whole output: at least the
+// 100,000 characters of big.txt.
+func wholeKept(ws, observation string) error {
+	_, after, ok := strings.Cut(observation, ") is in ")
+	if !ok {
+		return fmt.Errorf("the truncation marker names no file holding the whole output: %.300q", observation)
+	}
+	file, _, _ := strings.Cut(after, ":")
+	file, _, _ = strings.Cut(file, " (stdout)")
+	fi, err := os.Stat(filepath.Join(ws, file))
+	if err != nil {
+		return fmt.Errorf("the file the truncation marker names: %w", err)
+	}
+	if fi.Size() < bigChars {
+		return fmt.Errorf("%s holds %d bytes, not the whole output (%d characters at least)", file, fi.Size(), bigChars)
+	}
+	return nil
 }

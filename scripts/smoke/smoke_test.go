@@ -227,6 +227,16 @@ func TestSmokeSkipsWithoutKeys(t *testing.T) {
 	}
 }
 
+// TestSmokeUnknownProvider: a misspelt -providers is an error, not a
+// matrix of skipped cells that looks like a run.
+func TestSmokeUnknownProvider(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"-bin", "bin", "-providers", "openai,antropic"}, childEnv(os.Environ()), &stdout, &stderr)
+	if code != 2 || !strings.Contains(stderr.String(), `unknown provider "antropic"`) || stdout.Len() != 0 {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 naming antropic", code, stdout.String(), stderr.String())
+	}
+}
+
 func TestDetect(t *testing.T) {
 	got := Detect(map[string]string{"DELTA_API_KEY": "k1", "DELTA_BASE_URL": "http://x", "GEMINI_API_KEY": "k3", "ANTHROPIC_API_KEY": " "},
 		map[string]string{"gemini": "gemini-2.5-pro"})

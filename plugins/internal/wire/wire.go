@@ -65,3 +65,9 @@ func HostPlugins() plugin.PluginSet {
 		proto.HooksPlugin: &HooksPlugin{},
 	}
 }
+
+// ExecWrapperVar is the environment variable in which the host gives a
+// plugin the agent's exec_wrapper (a JSON array of strings): a plugin that
+// runs commands (the coding plugin's shell) puts it before their argv, as
+// command tools do.
+const ExecWrapperVar = "DELTA_EXEC_WRAPPER"
