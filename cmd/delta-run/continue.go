@@ -16,7 +16,7 @@ import (
 // ContinueCmd continues an existing run (seeds/000 §2.6.2).
 type ContinueCmd struct {
 	RunID         string     `name:"run-id" help:"The run to continue (see list-runs)." placeholder:"ID"`
-	Last          bool       `help:"Continue the latest run of the workspace (the first list-runs shows) instead of naming it with --run-id."`
+	Last          bool       `help:"Continue the latest run of the workspace (the first list-runs shows, passing over delta mcp serve sessions) instead of naming it with --run-id."`
 	Retry         bool       `help:"Go on with a FAILED run after fixing what failed (an endpoint, a key, a limit) without adding a message: the model is asked again where the run stopped."`
 	MessageFile   string     `name:"message-file" help:"Read the message from FILE." type:"path" placeholder:"FILE"`
 	WorkDir       string     `short:"w" name:"work-dir" help:"Workspace holding the run (default: the current directory and, in an agent directory, its workspaces W001 …)." type:"path" placeholder:"DIR"`
@@ -43,7 +43,8 @@ func (c *ContinueCmd) Run(std cli.Stdio) error {
 		return err
 	}
 	c.Message = msg
-	if c.RunID, c.WorkDir, err = pickRun(c.RunID, c.Last, c.WorkDir); err != nil {
+	// --last passes over delta mcp serve sessions: they are not runs.
+	if c.RunID, c.WorkDir, err = pickRunWhere((*runs.Metadata).Resumable, c.RunID, c.Last, c.WorkDir); err != nil {
 		return err
 	}
 	if err := runs.ValidateID(c.RunID); err != nil {
@@ -147,6 +148,10 @@ func joinMessages(msgs ...string) string {
 // checkState applies the five-state table: janitor for RUNNING, message
 // rules for the others. For WAITING_FOR_INPUT, -m becomes response.txt.
 func (c *ContinueCmd) checkState(runDir string, meta *runs.Metadata, stderr io.Writer) error {
+	if !meta.Resumable() {
+		return cli.Errorf(cli.ExitConfig, "delta log --run-id "+c.RunID+" -w "+c.WorkDir+" shows the calls; start a run of the agent with delta run",
+			"%s is a delta mcp serve session (the tool calls of an MCP client), not an agent run: it cannot be continued", c.RunID)
+	}
 	if (c.Approve.set() || c.Deny.set()) && meta.Status != runs.WaitingForInput {
 		return cli.Errorf(cli.ExitConfig, "", "run %s is %s: --approve and --deny answer a run waiting for an approval", c.RunID, meta.Status)
 	}

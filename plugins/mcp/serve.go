@@ -44,7 +44,7 @@ const ServeRunPrefix = "mcp-"
 // nil when no rule has one). Close ends the session.
 func NewSession(a *agent.Agent, workDir string, tools engine.Toolbox, jq agent.ArgsMatcher) (*Session, error) {
 	meta := &runs.Metadata{RunID: ServeRunPrefix + runs.NewID(), WorkspaceID: filepath.Base(workDir), AgentName: a.Name, Status: runs.Running,
-		InitialMessage: "(delta mcp serve: tool calls from an MCP client)", AgentHome: a.Home, WorkDir: workDir}
+		InitialMessage: "(delta mcp serve: tool calls from an MCP client)", AgentHome: a.Home, WorkDir: workDir, MCPServe: true}
 	dir := meta.Dir()
 	return &Session{tools: tools, meta: meta, jq: jq,
 		run: engine.RunInfo{RunID: meta.RunID, RunDir: dir, JournalPath: filepath.Join(dir, runs.JournalFile), AgentHome: a.Home, WorkDir: workDir, Agent: a, Iteration: 1}}, nil
