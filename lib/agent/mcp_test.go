@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -68,5 +69,19 @@ func TestLoadMCPServerErrors(t *testing.T) {
 				t.Errorf("Load() error = %v, want it to contain %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// A negative timeout_ms is one problem, said once (not also "at least 1,
+// not 0").
+func TestLoadMCPServerNegativeTimeout(t *testing.T) {
+	dir := writeAgent(t, map[string]string{"agent.yaml": "name: m\nmcp_servers:\n  - name: x\n    command: a\n    timeout_ms: -5\n"})
+	_, err := Load(dir)
+	var le *LoadError
+	if !errors.As(err, &le) {
+		t.Fatalf("Load() error = %v, want a LoadError", err)
+	}
+	if len(le.Problems) != 1 || !strings.Contains(le.Problems[0].String(), `agent.yaml:5:17: mcp server timeout_ms must be a non-negative integer, not "-5"`) {
+		t.Errorf("problems = %q, want the one about -5", le.Problems)
 	}
 }
