@@ -89,8 +89,20 @@ func connect(ctx context.Context, cfg agent.MCPServer, opts Options) (*server, e
 	return s, nil
 }
 
-// explain adds what a stdio server said on stderr to err.
+// explain adds to err how a stdio server ended, when it has, and what it
+// said on stderr.
 func (s *server) explain(err error) error {
+	if s.proc != nil {
+		select {
+		case <-s.proc.Done():
+			if serr := s.proc.Stop(0); serr != nil {
+				err = fmt.Errorf("%w (the server exited: %v)", err, serr)
+			} else {
+				err = fmt.Errorf("%w (the server exited with status 0)", err)
+			}
+		default:
+		}
+	}
 	if s.stderr != nil {
 		if tail := strings.TrimSpace(s.stderr.String()); tail != "" {
 			return fmt.Errorf("%w; its stderr ends with:\n%s", err, tail)
@@ -110,6 +122,26 @@ func (s *server) close() error {
 		s.proc.Stop(stopWait)
 	}
 	return err
+}
+
+// exitWait is how long a call whose connection broke waits for the
+// stdio server's end to be known, so that the error says how it ended.
+const exitWait = 2 * time.Second
+
+// lost reports whether err says the connection to the server is gone (it
+// exited or closed its stdout); for a stdio server it waits a little for
+// the process's end, which explain then reports.
+func (s *server) lost(err error) bool {
+	if !errors.Is(err, sdk.ErrConnectionClosed) && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return false
+	}
+	if s.proc != nil {
+		select {
+		case <-s.proc.Done():
+		case <-time.After(exitWait):
+		}
+	}
+	return true
 }
 
 // stopper is a stdio server's stdin as the MCP transport's writer: the

@@ -5,13 +5,16 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/clitest"
+	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/plugins/mcp"
+	"github.com/deltakit/delta/plugins/mcp/internal/mcptest"
 )
 
 // cleanup removes what the tests built.
@@ -64,7 +67,9 @@ func TestStdioTruncation(t *testing.T) {
 	tb := stdio(t, agent.MCPServer{}, []string{"PATH=" + os.Getenv("PATH")})
 	r := run(t)
 	out := call(t, tb, r, "ts__big", `{"lines":1000}`)
-	if !strings.Contains(out.Observation, "[WARNING: Tool output was truncated") || strings.Contains(out.Observation, "line 500\n") {
+	// 1000 lines, each ending in a newline, as a command tool counts them.
+	if !strings.Contains(out.Observation, "[WARNING: Tool output was truncated") || strings.Contains(out.Observation, "line 500\n") ||
+		!strings.Contains(out.Observation, "of 1000 lines,") {
 		t.Errorf("big output not truncated: %d chars", len(out.Observation))
 	}
 	full, err := filepath.Glob(filepath.Join(r.RunDir, "io", "tool_executions", "*", "output.txt"))
@@ -77,12 +82,39 @@ func TestStdioTruncation(t *testing.T) {
 	}
 }
 
+// TestStdioCrashMidRun: a server that dies during a call (SIGKILL) makes
+// that call and every later one an error observation saying the server is
+// gone and how it ended.
+func TestStdioCrashMidRun(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	tb := stdio(t, agent.MCPServer{Env: map[string]string{mcptest.PidFileEnv: pidFile}}, []string{"PATH=" + os.Getenv("PATH")})
+	r := run(t)
+	killed := make(chan struct{})
+	go func() {
+		defer close(killed)
+		var data []byte
+		if poll(func() bool { data, _ = os.ReadFile(pidFile); return len(data) > 0 }) {
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}()
+	out := call(t, tb, r, "ts__sleep", `{"ms":600000}`)
+	<-killed
+	for i, out := range []engine.ToolOutcome{out, call(t, tb, r, "ts__echo", `{"text":"hi"}`)} {
+		if !out.IsError || !strings.Contains(out.Observation, `mcp server "ts" is no longer reachable`) || !strings.Contains(out.Observation, "the server exited: killed by SIGKILL") {
+			t.Errorf("call %d after the server was killed = %+v, want an error saying it exited", i, out)
+		}
+	}
+	tb.Close()
+}
+
 // TestStdioStartFailure: a server that exits at once is ErrStart with
 // what it said on stderr; nothing is left running.
 func TestStdioStartFailure(t *testing.T) {
 	_, err := mcp.Start(context.Background(), []agent.MCPServer{{Name: "bad", Command: testServer, Args: []string{"crash"}, Source: "agent.yaml:4:5"}},
 		mcp.Options{Environ: []string{"PATH=" + os.Getenv("PATH")}})
-	if !errors.Is(err, mcp.ErrStart) || !strings.Contains(err.Error(), "cannot open the database") || !strings.Contains(err.Error(), `agent.yaml:4:5: mcp server "bad"`) {
+	if !errors.Is(err, mcp.ErrStart) || !strings.Contains(err.Error(), "cannot open the database") || !strings.Contains(err.Error(), `agent.yaml:4:5: mcp server "bad"`) ||
+		!strings.Contains(err.Error(), "the server exited: exit status 3") {
 		t.Errorf("Start of a crashing server = %v", err)
 	}
 	_, err = mcp.Start(context.Background(), []agent.MCPServer{{Name: "missing", Command: "no-such-mcp-server-xyz"}}, mcp.Options{Environ: []string{"PATH=/nonexistent"}})

@@ -290,6 +290,8 @@ func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 	case err != nil && ctx.Err() != nil:
 		rec.Canceled = true
 		text = fmt.Sprintf("error: the call to %s was cancelled: %v", name, ctx.Err())
+	case err != nil && r.s.lost(err):
+		text = fmt.Sprintf("error: mcp server %q is no longer reachable, so %s cannot be called for the rest of this run: %v", r.s.cfg.Name, name, r.s.explain(err))
 	case err != nil:
 		text = fmt.Sprintf("error: mcp server %q: %v", r.s.cfg.Name, r.s.explain(err))
 	default:
@@ -321,7 +323,7 @@ func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 		rec.Result = nil
 	}
 	limits := outputLimits(t.opts.Output)
-	whole := observe.Whole{Bytes: int64(len(text)), Lines: int64(strings.Count(text, "\n") + 1)}
+	whole := observe.Whole{Bytes: int64(len(text)), Lines: lines(text)}
 	if !observe.Fits(text, limits, whole) {
 		rec.OutputFile = filepath.Join(engine.ToolExecutionsDir, base, "output.txt")
 		if err := writeFile(run.RunDir, rec.OutputFile, []byte(text)); err != nil {
@@ -339,6 +341,16 @@ func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 	}
 	out.RecordPath = rel
 	return out, nil
+}
+
+// lines counts text's lines as a command's output is counted: a last
+// line without a newline counts, the empty string has none.
+func lines(text string) int64 {
+	n := strings.Count(text, "\n")
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		n++
+	}
+	return int64(n)
 }
 
 // outputLimits are an MCP tool's limits: a command tool's defaults and the
