@@ -21,6 +21,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -82,8 +83,15 @@ func connect(ctx context.Context, cfg agent.MCPServer, opts Options) (*server, e
 	}
 	session, err := client.Connect(ctx, transport, nil)
 	if err != nil {
+		// How the server ended is its own doing only when it ended before
+		// close stops it.
+		s.lost(err)
+		err = s.explain(err)
+		if notJSON(err) {
+			err = fmt.Errorf("%w; a stdio MCP server must write only MCP messages on stdout (its logs go to stderr)", err)
+		}
 		s.close()
-		return nil, s.explain(err)
+		return nil, err
 	}
 	s.session = session
 	return s, nil
@@ -122,6 +130,13 @@ func (s *server) close() error {
 		s.proc.Stop(stopWait)
 	}
 	return err
+}
+
+// notJSON reports whether err says the server wrote something that is not
+// JSON where an MCP message was expected.
+func notJSON(err error) bool {
+	var syntax *json.SyntaxError
+	return errors.As(err, &syntax) || strings.Contains(err.Error(), "looking for beginning of value")
 }
 
 // exitWait is how long a call whose connection broke waits for the

@@ -117,6 +117,12 @@ func TestStdioStartFailure(t *testing.T) {
 		!strings.Contains(err.Error(), "the server exited: exit status 3") {
 		t.Errorf("Start of a crashing server = %v", err)
 	}
+	// A server that prints a banner on stdout is told where its logs go.
+	_, err = mcp.Start(context.Background(), []agent.MCPServer{{Name: "chatty", Command: "/bin/sh", Args: []string{"-c", "echo Server starting; exec " + testServer}}},
+		mcp.Options{Environ: []string{"PATH=" + os.Getenv("PATH")}})
+	if !errors.Is(err, mcp.ErrStart) || !strings.Contains(err.Error(), "must write only MCP messages on stdout (its logs go to stderr)") {
+		t.Errorf("Start of a server writing a banner on stdout = %v", err)
+	}
 	_, err = mcp.Start(context.Background(), []agent.MCPServer{{Name: "missing", Command: "no-such-mcp-server-xyz"}}, mcp.Options{Environ: []string{"PATH=/nonexistent"}})
 	if !errors.Is(err, mcp.ErrStart) || !strings.Contains(err.Error(), "no-such-mcp-server-xyz") {
 		t.Errorf("Start of a missing program = %v", err)
