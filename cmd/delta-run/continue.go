@@ -123,6 +123,7 @@ func (c *ContinueCmd) Run(std cli.Stdio) error {
 	} else if meta.MaxIterations <= 0 {
 		meta.MaxIterations = maxIterations(0, a)
 	}
+	before, journaled := *meta, journalSize(runDir)
 	meta.Status = runs.Running
 	meta.EndTime = nil
 	meta.Error = nil
@@ -130,8 +131,26 @@ func (c *ContinueCmd) Run(std cli.Stdio) error {
 	if err := writeMetadata(runDir, meta); err != nil {
 		return err
 	}
-	return drive(driveOpts{ctx: ctx, agent: a, meta: meta, runDir: runDir, provider: provider, llmConfig: llmConfig, providerEnv: providerEnv,
+	err = drive(driveOpts{ctx: ctx, agent: a, meta: meta, runDir: runDir, provider: provider, llmConfig: llmConfig, providerEnv: providerEnv,
 		message: message, interactive: c.Interactive, verbose: c.Verbose, format: c.Format, std: std, approvals: c.approvalFlags, frontEnd: c.FrontEnd})
+	if err != nil && journalSize(runDir) == journaled {
+		// Refused before the engine journaled anything (a plugin or MCP
+		// server that does not start): the run stays as it was, not
+		// RUNNING with no process.
+		if werr := writeMetadata(runDir, &before); werr != nil {
+			fmt.Fprintf(std.Err, "delta-run: warning: could not restore the run's status: %v\n", werr)
+		}
+	}
+	return err
+}
+
+// journalSize is the size of a run's journal (-1 when it cannot be read).
+func journalSize(runDir string) int64 {
+	fi, err := os.Stat(filepath.Join(runDir, runs.JournalFile))
+	if err != nil {
+		return -1
+	}
+	return fi.Size()
 }
 
 // joinMessages joins the non-empty messages with a blank line.
