@@ -50,6 +50,7 @@ type server struct {
 	session *sdk.ClientSession
 	proc    *execute.Process // stdio servers
 	stderr  *tailWriter      // the end of a stdio server's stderr
+	shown   *prefixWriter    // its stderr shown with -v (nil: not shown)
 	tools   []*sdk.Tool      // the tools the model may see, in the server's order
 }
 
@@ -72,7 +73,8 @@ func connect(ctx context.Context, cfg agent.MCPServer, opts Options) (*server, e
 		s.stderr = &tailWriter{max: 4 << 10}
 		var errw io.Writer = s.stderr
 		if opts.Stderr != nil && opts.Verbose {
-			errw = io.MultiWriter(s.stderr, newPrefixWriter(opts.Stderr, "[mcp "+cfg.Name+"] "))
+			s.shown = newPrefixWriter(opts.Stderr, "[mcp "+cfg.Name+"] ")
+			errw = io.MultiWriter(s.stderr, s.shown)
 		}
 		proc, err := execute.Start(execute.Spec{Argv: append([]string{cfg.Command}, cfg.Args...), Dir: opts.Dir, Env: ServerEnv(cfg, opts.Environ)}, errw)
 		if err != nil {
@@ -128,6 +130,9 @@ func (s *server) close() error {
 	}
 	if s.proc != nil {
 		s.proc.Stop(stopWait)
+	}
+	if s.shown != nil {
+		s.shown.flush()
 	}
 	return err
 }
@@ -265,6 +270,16 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 		if _, err := io.WriteString(p.w, line); err != nil {
 			return len(b), err
 		}
+	}
+}
+
+// flush writes a last line that lacks its newline.
+func (p *prefixWriter) flush() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.buf) > 0 {
+		io.WriteString(p.w, p.prefix+string(p.buf)+"\n")
+		p.buf = nil
 	}
 }
 

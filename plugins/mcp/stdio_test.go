@@ -1,12 +1,14 @@
 package mcp_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -145,5 +147,39 @@ func TestStdioClose(t *testing.T) {
 		if err := syscall.Kill(pid, 0); err == nil {
 			t.Errorf("server %d still runs after Close", pid)
 		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's stderr copier and the
+// test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestStdioVerboseStderr: with Verbose, a server's stderr is shown line by
+// line with its name, a last line without a newline included.
+func TestStdioVerboseStderr(t *testing.T) {
+	var shown syncBuffer
+	tb, err := mcp.Start(context.Background(), []agent.MCPServer{{Name: "ts", Command: "/bin/sh", Args: []string{"-c", "echo starting >&2; printf 'no newline' >&2; exec " + testServer}}},
+		mcp.Options{Environ: []string{"PATH=" + os.Getenv("PATH")}, Stderr: &shown, Verbose: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb.Close()
+	if got := shown.String(); got != "[mcp ts] starting\n[mcp ts] no newline\n" {
+		t.Errorf("stderr shown = %q", got)
 	}
 }
