@@ -122,7 +122,7 @@ func agentTools(ctx context.Context, a *agent.Agent, ws string, std cli.Stdio, v
 			return nil, nil, cli.WithCode(cli.ExitConfig, mcp.Hint, err)
 		}
 		closers = append(closers, mtools.Close)
-		for _, w := range mtools.Shadow(tools) {
+		for _, w := range append(mtools.Warnings(), mtools.Shadow(tools)...) {
 			fmt.Fprintf(std.Err, "delta-mcp: %s\n", w)
 		}
 		tools = engine.Merge(tools, mtools)

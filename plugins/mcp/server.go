@@ -52,6 +52,8 @@ type server struct {
 	stderr  *tailWriter      // the end of a stdio server's stderr
 	shown   *prefixWriter    // its stderr shown with -v (nil: not shown)
 	tools   []*sdk.Tool      // the tools the model may see, in the server's order
+	// warnings are what listing its tools noticed (Toolbox.Warnings).
+	warnings []string
 }
 
 // connect starts (stdio) or reaches (HTTP) one server and initializes the

@@ -51,11 +51,12 @@ const DefaultStartTimeout = 60 * time.Second
 
 // Toolbox is the engine.Toolbox of a run's MCP servers.
 type Toolbox struct {
-	servers []*server
-	specs   []llm.ToolSpec
-	by      map[string]route
-	opts    Options
-	closed  sync.Once
+	servers  []*server
+	warnings []string
+	specs    []llm.ToolSpec
+	by       map[string]route
+	opts     Options
+	closed   sync.Once
 }
 
 // route is where a model-visible name leads.
@@ -111,6 +112,7 @@ func Start(ctx context.Context, servers []agent.MCPServer, opts Options) (*Toolb
 		return nil, err
 	}
 	for _, s := range tb.servers {
+		tb.warnings = append(tb.warnings, s.warnings...)
 		for _, t := range s.tools {
 			// Model APIs accept letters, digits, '_' and '-' in a name:
 			// anything else (a dot, a slash) becomes '_'.
@@ -146,6 +148,11 @@ func (s *server) list(ctx context.Context) error {
 		}
 		s.tools = append(s.tools, t)
 	}
+	have := make([]string, 0, len(served))
+	for n := range served {
+		have = append(have, n)
+	}
+	slices.Sort(have)
 	var missing []string
 	for _, want := range s.cfg.Tools {
 		if !served[want] {
@@ -153,15 +160,22 @@ func (s *server) list(ctx context.Context) error {
 		}
 	}
 	if len(missing) > 0 {
-		have := make([]string, 0, len(served))
-		for n := range served {
-			have = append(have, n)
-		}
-		slices.Sort(have)
 		return fmt.Errorf("it has no tool %s (it has: %s)", strings.Join(missing, ", "), strings.Join(have, ", "))
+	}
+	// An exclude naming no tool (a typo, a tool the server dropped)
+	// excludes nothing: said, not an error, so that a server's update
+	// does not stop the agent.
+	for _, name := range s.cfg.Exclude {
+		if !served[name] {
+			s.warnings = append(s.warnings, fmt.Sprintf("[WARNING] %s: mcp server %q has no tool %q to exclude (it has: %s)", s.cfg.Source, s.cfg.Name, name, strings.Join(have, ", ")))
+		}
 	}
 	return nil
 }
+
+// Warnings are what Start noticed but did not refuse: an exclude entry
+// naming a tool the server does not have.
+func (t *Toolbox) Warnings() []string { return slices.Clone(t.warnings) }
 
 // nameRune keeps r in a model-visible tool name, or replaces it by '_'.
 func nameRune(r rune) rune {

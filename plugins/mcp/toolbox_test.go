@@ -133,6 +133,21 @@ func TestAllowList(t *testing.T) {
 	}
 }
 
+// TestExcludeUnknown: an exclude entry naming no tool of the server is a
+// warning (it excludes nothing), not an error.
+func TestExcludeUnknown(t *testing.T) {
+	tb, err := inMemory(t, agent.MCPServer{Exclude: []string{"echo", "ecko"}, Source: "agent.yaml:3:5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Close()
+	w := tb.Warnings()
+	if tb.Has("t__echo") || !tb.Has("t__add") || len(w) != 1 ||
+		w[0] != `[WARNING] agent.yaml:3:5: mcp server "t" has no tool "ecko" to exclude (it has: add, big, echo, env, fail, note.read, sleep)` {
+		t.Errorf("warnings = %q, specs %v", w, tb.Specs())
+	}
+}
+
 func TestShadow(t *testing.T) {
 	tb, err := inMemory(t, agent.MCPServer{})
 	if err != nil {
