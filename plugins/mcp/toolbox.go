@@ -117,7 +117,9 @@ func Start(ctx context.Context, servers []agent.MCPServer, opts Options) (*Toolb
 			// Model APIs accept letters, digits, '_' and '-' in a name:
 			// anything else (a dot, a slash) becomes '_'.
 			name := ToolName(s.cfg.Name, strings.Map(nameRune, t.Name))
-			if _, dup := tb.by[name]; dup {
+			if first, dup := tb.by[name]; dup {
+				tb.warnings = append(tb.warnings, fmt.Sprintf("[WARNING] %s: mcp server %q has tools %q and %q, both %s to the model: only %q is offered",
+					s.cfg.Source, s.cfg.Name, first.tool, t.Name, name, first.tool))
 				continue
 			}
 			schema, _ := json.Marshal(t.InputSchema)
@@ -174,7 +176,7 @@ func (s *server) list(ctx context.Context) error {
 }
 
 // Warnings are what Start noticed but did not refuse: an exclude entry
-// naming a tool the server does not have.
+// naming a tool the server does not have, two tools whose names become one.
 func (t *Toolbox) Warnings() []string { return slices.Clone(t.warnings) }
 
 // nameRune keeps r in a model-visible tool name, or replaces it by '_'.

@@ -166,3 +166,32 @@ func TestShadow(t *testing.T) {
 type fakeLocal map[string]bool
 
 func (f fakeLocal) Has(n string) bool { return f[n] }
+
+// TestNameCollision: two tools of a server whose model-visible names are
+// the same (a dot becomes '_') give one tool, the first, and a warning.
+func TestNameCollision(t *testing.T) {
+	s := sdk.NewServer(&sdk.Implementation{Name: "dup", Version: "1"}, nil)
+	for _, name := range []string{"note.read", "note_read"} {
+		sdk.AddTool(s, &sdk.Tool{Name: name}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: name}}}, nil, nil
+		})
+	}
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := s.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	tb, err := mcp.Start(context.Background(), []agent.MCPServer{{Name: "d", Source: "agent.yaml:3:5"}}, mcp.WithTransport(mcp.Options{}, "d", ct))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Close()
+	w := tb.Warnings()
+	if len(tb.Specs()) != 1 || len(w) != 1 || !strings.Contains(w[0], `mcp server "d" has tools "note.read" and "note_read", both d__note_read to the model: only "note.read" is offered`) {
+		t.Errorf("specs %v, warnings %q", tb.Specs(), w)
+	}
+	if out := call(t, tb, run(t), "d__note_read", `{}`); out.Observation != "note.read" {
+		t.Errorf("d__note_read = %+v, want the first tool", out)
+	}
+}
