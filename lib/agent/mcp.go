@@ -17,8 +17,9 @@ type MCPServer struct {
 	Command string
 	Args    []string
 	// Env is all the server gets besides a minimal base (agent.CoreEnv):
-	// values may name the engine's variables as ${VAR}, expanded when the
-	// server starts, so that a key reaches only the server it is meant for.
+	// ${AGENT_HOME} is expanded at load, and values may name the engine's
+	// variables as ${VAR}, expanded when the server starts, so that a key
+	// reaches only the server it is meant for.
 	Env map[string]string
 	// URL and Headers reach a streamable HTTP server; header values expand
 	// ${VAR} like Env.
@@ -70,6 +71,9 @@ func (l *loader) collectMCP(d *doc, fl field, merged *[]MCPServer) {
 			s.Args[i] = strings.ReplaceAll(a, "${AGENT_HOME}", l.home)
 		}
 		s.Env = d.strMap(f["env"], "mcp server env")
+		for k, v := range s.Env {
+			s.Env[k] = strings.ReplaceAll(v, "${AGENT_HOME}", l.home)
+		}
 		s.URL = d.str(f["url"], "mcp server url")
 		s.Headers = d.strMap(f["headers"], "mcp server headers")
 		s.Tools = d.strList(f["tools"], "mcp server tools")

@@ -16,7 +16,7 @@ mcp_servers:
   - name: files
     command: ./bin/server
     args: ["--root", "${AGENT_HOME}/data"]
-    env: {API_KEY: "${FILES_KEY}"}
+    env: {API_KEY: "${FILES_KEY}", CONFIG: "${AGENT_HOME}/conf.json"}
     tools: [read]
     timeout_ms: 5000
   - name: remote
@@ -41,7 +41,7 @@ mcp_servers:
 		a.MCPServers[i].Source = ""
 	}
 	want := []MCPServer{
-		{Name: "files", Command: home + "/bin/server", Args: []string{"--root", home + "/data"}, Env: map[string]string{"API_KEY": "${FILES_KEY}"}, Tools: []string{"read"}, TimeoutMS: 5000},
+		{Name: "files", Command: home + "/bin/server", Args: []string{"--root", home + "/data"}, Env: map[string]string{"API_KEY": "${FILES_KEY}", "CONFIG": home + "/conf.json"}, Tools: []string{"read"}, TimeoutMS: 5000},
 		{Name: "shared", Command: "npx", Args: []string{"-y", "some-server"}},
 		{Name: "remote", URL: "https://example.com/mcp", Headers: map[string]string{"Authorization": "Bearer ${REMOTE_TOKEN}"}, Exclude: []string{"drop"}},
 	}
