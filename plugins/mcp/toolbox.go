@@ -111,6 +111,9 @@ func Start(ctx context.Context, servers []agent.MCPServer, opts Options) (*Toolb
 		tb.Close()
 		return nil, err
 	}
+	for _, cfg := range servers {
+		tb.warnings = append(tb.warnings, unsetWarnings(cfg, opts.Environ)...)
+	}
 	for _, s := range tb.servers {
 		tb.warnings = append(tb.warnings, s.warnings...)
 		for _, t := range s.tools {
@@ -175,8 +178,40 @@ func (s *server) list(ctx context.Context) error {
 	return nil
 }
 
-// Warnings are what Start noticed but did not refuse: an exclude entry
-// naming a tool the server does not have, two tools whose names become one.
+// unsetWarnings names the variables an entry's env or headers values take
+// from environ that are not set there: the server would get "" (a missing
+// key is easier to see here than in the server's own error).
+func unsetWarnings(cfg agent.MCPServer, environ []string) []string {
+	set := map[string]bool{}
+	for _, kv := range environ {
+		if k, _, ok := strings.Cut(kv, "="); ok {
+			set[k] = true
+		}
+	}
+	var out []string
+	check := func(what string, values map[string]string) {
+		keys := make([]string, 0, len(values))
+		for k := range values {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			os.Expand(strings.ReplaceAll(values[k], "$$", ""), func(name string) string {
+				if !set[name] {
+					out = append(out, fmt.Sprintf("[WARNING] %s: mcp server %q: %s %s uses $%s, which is not set: the server gets an empty value", cfg.Source, cfg.Name, what, k, name))
+				}
+				return ""
+			})
+		}
+	}
+	check("env", cfg.Env)
+	check("header", cfg.Headers)
+	return out
+}
+
+// Warnings are what Start noticed but did not refuse: a variable an
+// entry's env or headers use that is not set, an exclude entry naming a
+// tool the server does not have, two tools whose names become one.
 func (t *Toolbox) Warnings() []string { return slices.Clone(t.warnings) }
 
 // nameRune keeps r in a model-visible tool name, or replaces it by '_'.

@@ -53,6 +53,12 @@ func run(t *testing.T) engine.RunInfo {
 // in-memory transport.
 func inMemory(t *testing.T, cfg agent.MCPServer) (*mcp.Toolbox, error) {
 	t.Helper()
+	return inMemoryWith(t, cfg, nil)
+}
+
+// inMemoryWith is inMemory with the engine's environment environ.
+func inMemoryWith(t *testing.T, cfg agent.MCPServer, environ []string) (*mcp.Toolbox, error) {
+	t.Helper()
 	ct, st := sdk.NewInMemoryTransports()
 	ss, err := mcptest.Server().Connect(context.Background(), st, nil)
 	if err != nil {
@@ -60,7 +66,7 @@ func inMemory(t *testing.T, cfg agent.MCPServer) (*mcp.Toolbox, error) {
 	}
 	t.Cleanup(func() { ss.Close() })
 	cfg.Name = "t"
-	return mcp.Start(context.Background(), []agent.MCPServer{cfg}, mcp.WithTransport(mcp.Options{}, "t", ct))
+	return mcp.Start(context.Background(), []agent.MCPServer{cfg}, mcp.WithTransport(mcp.Options{Environ: environ}, "t", ct))
 }
 
 func call(t *testing.T, tb engine.Toolbox, r engine.RunInfo, name, args string) engine.ToolOutcome {
@@ -193,5 +199,20 @@ func TestNameCollision(t *testing.T) {
 	}
 	if out := call(t, tb, run(t), "d__note_read", `{}`); out.Observation != "note.read" {
 		t.Errorf("d__note_read = %+v, want the first tool", out)
+	}
+}
+
+// TestUnsetVariable: an env or header value naming a variable that is not
+// set is a warning (the server would get an empty value).
+func TestUnsetVariable(t *testing.T) {
+	tb, err := inMemoryWith(t, agent.MCPServer{Source: "agent.yaml:3:5", Env: map[string]string{"TOKEN": "${GITHUB_TOKEN}", "PRICE": "$$5", "SET": "$HOME"}},
+		[]string{"HOME=/home/x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Close()
+	w := tb.Warnings()
+	if len(w) != 1 || w[0] != `[WARNING] agent.yaml:3:5: mcp server "t": env TOKEN uses $GITHUB_TOKEN, which is not set: the server gets an empty value` {
+		t.Errorf("warnings = %q", w)
 	}
 }
