@@ -110,6 +110,17 @@ func TestStdioCrashMidRun(t *testing.T) {
 	tb.Close()
 }
 
+// TestStdioTooBig: a result over the SDK's 16 MiB message limit is an
+// error observation that says so and what to do.
+func TestStdioTooBig(t *testing.T) {
+	tb := stdio(t, agent.MCPServer{}, []string{"PATH=" + os.Getenv("PATH")})
+	out := call(t, tb, run(t), "ts__big", `{"lines":2000000}`)
+	if !out.IsError || !strings.Contains(out.Observation, "error: the result of ts__big was larger than 16 MiB, the most Delta reads in one MCP message") ||
+		!strings.Contains(out.Observation, "Ask for less at a time") {
+		t.Errorf("a 23 MiB result = %+v", out)
+	}
+}
+
 // TestStdioStartFailure: a server that exits at once is ErrStart with
 // what it said on stderr; nothing is left running.
 func TestStdioStartFailure(t *testing.T) {

@@ -341,6 +341,9 @@ func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 	case err != nil && ctx.Err() != nil:
 		rec.Canceled = true
 		text = fmt.Sprintf("error: the call to %s was cancelled: %v", name, ctx.Err())
+	case err != nil && tooBig(err):
+		text = fmt.Sprintf("error: the result of %s was larger than %d MiB, the most Delta reads in one MCP message; the connection to mcp server %q is lost with it, so its tools cannot be called for the rest of this run. Ask for less at a time (a smaller page, a narrower query).",
+			name, sdk.DefaultMaxLineLength>>20, r.s.cfg.Name)
 	case err != nil && r.s.lost(err):
 		text = fmt.Sprintf("error: mcp server %q is no longer reachable, so %s cannot be called for the rest of this run: %v", r.s.cfg.Name, name, r.s.explain(err))
 	case err != nil:
@@ -392,6 +395,12 @@ func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 	}
 	out.RecordPath = rel
 	return out, nil
+}
+
+// tooBig reports whether err says a message from the server was over the
+// SDK's size limit (sdk.DefaultMaxLineLength), which ends the connection.
+func tooBig(err error) bool {
+	return strings.Contains(err.Error(), "exceeded the configured maximum line length")
 }
 
 // lines counts text's lines as a command's output is counted: a last
