@@ -23,8 +23,11 @@ By default it speaks MCP on stdin and stdout, as MCP clients start local servers
 
 Register it with an MCP client:
   Claude Code:  claude mcp add delta -- delta mcp serve --agent /path/to/agent -w /path/to/project
-  Codex (~/.codex/config.toml):  [mcp_servers.delta] command = "delta" args = ["mcp", "serve", "--agent", "/path/to/agent", "-w", "/path/to/project"]
-  Any client with a JSON config (Claude Desktop, Cursor, VS Code): {"mcpServers": {"delta": {"command": "delta", "args": ["mcp", "serve", "--agent", "/path/to/agent"]}}}
+  Codex, in ~/.codex/config.toml (three lines):
+    [mcp_servers.delta]
+    command = "delta"
+    args = ["mcp", "serve", "--agent", "/path/to/agent", "-w", "/path/to/project"]
+  Any client with a JSON config (Claude Desktop, Cursor, VS Code): {"mcpServers": {"delta": {"command": "/usr/local/bin/delta", "args": ["mcp", "serve", "--agent", "/path/to/agent", "-w", "/path/to/project"]}}} (desktop apps do not see your shell's PATH: give delta's full path, as "command -v delta" prints it, and the workspace, since their current directory is not your project)
   Over HTTP: delta mcp serve --agent DIR --http 127.0.0.1:8765, then point the client at http://127.0.0.1:8765/mcp (claude mcp add --transport http delta http://127.0.0.1:8765/mcp).
 
 The other direction — an agent using MCP servers' tools — is agent.yaml's mcp_servers: list (delta-agent(5), section MCP SERVERS); delta tool expand lists those tools.
