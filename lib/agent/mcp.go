@@ -45,6 +45,12 @@ var mcpKeys = []string{"name", "command", "args", "env", "url", "headers", "tool
 // of a name (the importing file's) replaces an earlier one, as tools do.
 func (l *loader) collectMCP(d *doc, fl field, merged *[]MCPServer) {
 	seen := map[string]bool{}
+	if fl.value != nil && fl.value.Kind == yaml.MappingNode {
+		// The JSON configs of other MCP clients key servers by name.
+		d.problem(fl.value, ErrInvalid, "write each server as an entry of a list:  - name: SERVER  (then command:, args: … indented under it)",
+			"mcp_servers must be a list, not a mapping")
+		return
+	}
 	for _, item := range d.list(fl, "mcp_servers") {
 		before := len(l.problems)
 		f := d.fields(item, "an mcp_servers entry", mcpKeys)
@@ -62,7 +68,12 @@ func (l *loader) collectMCP(d *doc, fl field, merged *[]MCPServer) {
 			d.problem(f["name"].value, ErrInvalid, "", "mcp server %q is listed twice in this file", s.Name)
 		}
 		seen[s.Name] = true
-		s.Command = strings.ReplaceAll(d.str(f["command"], "mcp server command"), "${AGENT_HOME}", l.home)
+		if c := f["command"].value; c != nil && c.Kind == yaml.SequenceNode {
+			d.problem(c, ErrInvalid, "command: PROGRAM names the program, args: [ARG, …] its arguments; for example  command: npx  and  args: [-y, some-server]",
+				"mcp server command must be a string (the program), not a list")
+		} else {
+			s.Command = strings.ReplaceAll(d.str(f["command"], "mcp server command"), "${AGENT_HOME}", l.home)
+		}
 		if strings.Contains(s.Command, "/") && !strings.HasPrefix(s.Command, "/") {
 			s.Command = l.home + "/" + strings.TrimPrefix(s.Command, "./")
 		}
@@ -80,8 +91,10 @@ func (l *loader) collectMCP(d *doc, fl field, merged *[]MCPServer) {
 		s.Exclude = d.strList(f["exclude"], "mcp server exclude")
 		s.TimeoutMS = d.positive(f["timeout_ms"], "mcp server timeout_ms")
 		switch {
+		case s.Command == "" && s.URL == "" && len(l.problems) > before:
+			// a command or url given but wrong: said above
 		case s.Command == "" && s.URL == "":
-			d.problem(item, ErrInvalid, "command: [program] with args: for a local (stdio) server, or url: for a remote (streamable HTTP) one",
+			d.problem(item, ErrInvalid, "command: PROGRAM with args: [ARG, …] for a local (stdio) server, or url: for a remote (streamable HTTP) one",
 				"mcp server %q needs a command or a url", s.Name)
 		case s.Command != "" && s.URL != "":
 			d.problem(item, ErrInvalid, "keep command: for a local server or url: for a remote one", "mcp server %q has both a command and a url", s.Name)
