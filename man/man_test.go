@@ -44,6 +44,11 @@ func TestPagesUpToDate(t *testing.T) {
 			if withoutDate(string(got)) != withoutDate(string(want)) {
 				t.Errorf("man/%s is stale: run make man and commit it", page)
 			}
+			// whatis and apropos show the NAME line's summary: every page
+			// has one (the CLI's BeforeReset sets it).
+			if _, summary, _ := strings.Cut(string(got), "\n.SH NAME\n"+name+" - "); strings.TrimSpace(strings.SplitN(summary, "\n", 2)[0]) == "" {
+				t.Errorf("%s --man has no one-line summary on its NAME line", name)
+			}
 		})
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/lib/redact"
 	pluginhost "github.com/deltakit/delta/plugins/host"
 	"github.com/deltakit/delta/plugins/mcp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -72,6 +73,9 @@ func (c *ServeCmd) Run(std cli.Stdio) error {
 	if err != nil {
 		return err
 	}
+	// Secret values of Delta's environment are redacted from what a call
+	// returns, as in a run.
+	session.Redact = redact.FromEnv(os.Environ())
 	server := session.Server()
 	if c.HTTP == "" {
 		fmt.Fprintf(std.Err, "delta-mcp: serving %d tools of agent %s over stdio; calls will be recorded in %s\n", len(tools.Specs()), a.Name, session.RunDir())
@@ -118,7 +122,7 @@ func agentTools(ctx context.Context, a *agent.Agent, ws string, std cli.Stdio, v
 			return nil, nil, cli.WithCode(cli.ExitConfig, mcp.Hint, err)
 		}
 		closers = append(closers, mtools.Close)
-		for _, w := range mtools.Shadow(tools) {
+		for _, w := range append(mtools.Warnings(), mtools.Shadow(tools)...) {
 			fmt.Fprintf(std.Err, "delta-mcp: %s\n", w)
 		}
 		tools = engine.Merge(tools, mtools)

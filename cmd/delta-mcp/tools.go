@@ -48,6 +48,9 @@ func (c *ToolsCmd) Run(std cli.Stdio) error {
 	if err != nil {
 		reply = toolsReply{Error: err.Error(), Hint: mcp.Hint}
 	} else {
+		for _, w := range tb.Warnings() {
+			fmt.Fprintln(std.Err, w)
+		}
 		for _, s := range tb.Specs() {
 			reply.Tools = append(reply.Tools, listedTool{Name: s.Name, Description: s.Description, MCPServer: tb.Server(s.Name), Parameters: s.Parameters})
 		}

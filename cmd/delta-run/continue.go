@@ -16,7 +16,7 @@ import (
 // ContinueCmd continues an existing run (seeds/000 §2.6.2).
 type ContinueCmd struct {
 	RunID         string     `name:"run-id" help:"The run to continue (see list-runs)." placeholder:"ID"`
-	Last          bool       `help:"Continue the latest run of the workspace (the first list-runs shows) instead of naming it with --run-id."`
+	Last          bool       `help:"Continue the latest run of the workspace (the first list-runs shows, passing over delta mcp serve sessions) instead of naming it with --run-id."`
 	Retry         bool       `help:"Go on with a FAILED run after fixing what failed (an endpoint, a key, a limit) without adding a message: the model is asked again where the run stopped."`
 	MessageFile   string     `name:"message-file" help:"Read the message from FILE." type:"path" placeholder:"FILE"`
 	WorkDir       string     `short:"w" name:"work-dir" help:"Workspace holding the run (default: the current directory and, in an agent directory, its workspaces W001 …)." type:"path" placeholder:"DIR"`
@@ -43,7 +43,8 @@ func (c *ContinueCmd) Run(std cli.Stdio) error {
 		return err
 	}
 	c.Message = msg
-	if c.RunID, c.WorkDir, err = pickRun(c.RunID, c.Last, c.WorkDir); err != nil {
+	// --last passes over delta mcp serve sessions: they are not runs.
+	if c.RunID, c.WorkDir, err = pickRunWhere((*runs.Metadata).Resumable, c.RunID, c.Last, c.WorkDir); err != nil {
 		return err
 	}
 	if err := runs.ValidateID(c.RunID); err != nil {
@@ -122,6 +123,7 @@ func (c *ContinueCmd) Run(std cli.Stdio) error {
 	} else if meta.MaxIterations <= 0 {
 		meta.MaxIterations = maxIterations(0, a)
 	}
+	before, journaled := *meta, journalSize(runDir)
 	meta.Status = runs.Running
 	meta.EndTime = nil
 	meta.Error = nil
@@ -129,8 +131,26 @@ func (c *ContinueCmd) Run(std cli.Stdio) error {
 	if err := writeMetadata(runDir, meta); err != nil {
 		return err
 	}
-	return drive(driveOpts{ctx: ctx, agent: a, meta: meta, runDir: runDir, provider: provider, llmConfig: llmConfig, providerEnv: providerEnv,
+	err = drive(driveOpts{ctx: ctx, agent: a, meta: meta, runDir: runDir, provider: provider, llmConfig: llmConfig, providerEnv: providerEnv,
 		message: message, interactive: c.Interactive, verbose: c.Verbose, format: c.Format, std: std, approvals: c.approvalFlags, frontEnd: c.FrontEnd})
+	if err != nil && journalSize(runDir) == journaled {
+		// Refused before the engine journaled anything (a plugin or MCP
+		// server that does not start): the run stays as it was, not
+		// RUNNING with no process.
+		if werr := writeMetadata(runDir, &before); werr != nil {
+			fmt.Fprintf(std.Err, "delta-run: warning: could not restore the run's status: %v\n", werr)
+		}
+	}
+	return err
+}
+
+// journalSize is the size of a run's journal (-1 when it cannot be read).
+func journalSize(runDir string) int64 {
+	fi, err := os.Stat(filepath.Join(runDir, runs.JournalFile))
+	if err != nil {
+		return -1
+	}
+	return fi.Size()
 }
 
 // joinMessages joins the non-empty messages with a blank line.
@@ -147,6 +167,10 @@ func joinMessages(msgs ...string) string {
 // checkState applies the five-state table: janitor for RUNNING, message
 // rules for the others. For WAITING_FOR_INPUT, -m becomes response.txt.
 func (c *ContinueCmd) checkState(runDir string, meta *runs.Metadata, stderr io.Writer) error {
+	if !meta.Resumable() {
+		return cli.Errorf(cli.ExitConfig, "delta log --run-id "+c.RunID+" -w "+c.WorkDir+" shows the calls; start a run of the agent with delta run",
+			"%s is a delta mcp serve session (the tool calls of an MCP client), not an agent run: it cannot be continued", c.RunID)
+	}
 	if (c.Approve.set() || c.Deny.set()) && meta.Status != runs.WaitingForInput {
 		return cli.Errorf(cli.ExitConfig, "", "run %s is %s: --approve and --deny answer a run waiting for an approval", c.RunID, meta.Status)
 	}

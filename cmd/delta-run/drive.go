@@ -121,7 +121,7 @@ func drive(o driveOpts) error {
 			return cli.WithCode(cli.ExitConfig, mcp.Hint, err)
 		}
 		defer mtools.Close()
-		for _, w := range mtools.Shadow(tools) {
+		for _, w := range append(mtools.Warnings(), mtools.Shadow(tools)...) {
 			fmt.Fprintln(o.std.Err, w)
 		}
 		tools = engine.Merge(tools, mtools)

@@ -46,6 +46,12 @@ func locateRun(runID string, last bool, workDir string) (id, ws, runDir string, 
 // newest run of -w, or of the current directory and an agent directory's
 // workspaces, with that run's workspace).
 func pickRun(runID string, last bool, workDir string) (id, ws string, err error) {
+	return pickRunWhere(nil, runID, last, workDir)
+}
+
+// pickRunWhere is pickRun whose --last takes the newest run keep accepts
+// (nil: any).
+func pickRunWhere(keep func(*runs.Metadata) bool, runID string, last bool, workDir string) (id, ws string, err error) {
 	switch {
 	case last && runID != "":
 		return "", "", cli.Errorf(cli.ExitUsage, "", "give --run-id or --last, not both")
@@ -60,7 +66,7 @@ func pickRun(runID string, last bool, workDir string) (id, ws string, err error)
 			return "", "", err
 		}
 	}
-	m, err := runs.Latest(dirs...)
+	m, err := runs.LatestWhere(keep, dirs...)
 	if err != nil {
 		return "", "", cli.WithCode(cli.ExitFailed, "Use `delta run` to start a run, or give the workspace with -w", err)
 	}

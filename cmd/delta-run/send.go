@@ -43,6 +43,10 @@ func (c *SendCmd) Run(std cli.Stdio) error {
 	if err != nil {
 		return err
 	}
+	if !meta.Resumable() {
+		return cli.Errorf(cli.ExitConfig, "send messages to an agent's run (delta list-runs -w "+ws+")",
+			"%s is a delta mcp serve session (the tool calls of an MCP client), not an agent run: it has no model to read a message", meta.RunID)
+	}
 	// Only a live run takes messages: any other gets them with continue.
 	p, err := runs.OpenProcess(meta)
 	if err != nil {

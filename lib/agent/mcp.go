@@ -17,8 +17,9 @@ type MCPServer struct {
 	Command string
 	Args    []string
 	// Env is all the server gets besides a minimal base (agent.CoreEnv):
-	// values may name the engine's variables as ${VAR}, expanded when the
-	// server starts, so that a key reaches only the server it is meant for.
+	// ${AGENT_HOME} is expanded at load, and values may name the engine's
+	// variables as ${VAR}, expanded when the server starts, so that a key
+	// reaches only the server it is meant for.
 	Env map[string]string
 	// URL and Headers reach a streamable HTTP server; header values expand
 	// ${VAR} like Env.
@@ -44,6 +45,12 @@ var mcpKeys = []string{"name", "command", "args", "env", "url", "headers", "tool
 // of a name (the importing file's) replaces an earlier one, as tools do.
 func (l *loader) collectMCP(d *doc, fl field, merged *[]MCPServer) {
 	seen := map[string]bool{}
+	if fl.value != nil && fl.value.Kind == yaml.MappingNode {
+		// The JSON configs of other MCP clients key servers by name.
+		d.problem(fl.value, ErrInvalid, "write each server as an entry of a list:  - name: SERVER  (then command:, args: … indented under it)",
+			"mcp_servers must be a list, not a mapping")
+		return
+	}
 	for _, item := range d.list(fl, "mcp_servers") {
 		before := len(l.problems)
 		f := d.fields(item, "an mcp_servers entry", mcpKeys)
@@ -61,7 +68,12 @@ func (l *loader) collectMCP(d *doc, fl field, merged *[]MCPServer) {
 			d.problem(f["name"].value, ErrInvalid, "", "mcp server %q is listed twice in this file", s.Name)
 		}
 		seen[s.Name] = true
-		s.Command = strings.ReplaceAll(d.str(f["command"], "mcp server command"), "${AGENT_HOME}", l.home)
+		if c := f["command"].value; c != nil && c.Kind == yaml.SequenceNode {
+			d.problem(c, ErrInvalid, "command: PROGRAM names the program, args: [ARG, …] its arguments; for example  command: npx  and  args: [-y, some-server]",
+				"mcp server command must be a string (the program), not a list")
+		} else {
+			s.Command = strings.ReplaceAll(d.str(f["command"], "mcp server command"), "${AGENT_HOME}", l.home)
+		}
 		if strings.Contains(s.Command, "/") && !strings.HasPrefix(s.Command, "/") {
 			s.Command = l.home + "/" + strings.TrimPrefix(s.Command, "./")
 		}
@@ -70,14 +82,19 @@ func (l *loader) collectMCP(d *doc, fl field, merged *[]MCPServer) {
 			s.Args[i] = strings.ReplaceAll(a, "${AGENT_HOME}", l.home)
 		}
 		s.Env = d.strMap(f["env"], "mcp server env")
+		for k, v := range s.Env {
+			s.Env[k] = strings.ReplaceAll(v, "${AGENT_HOME}", l.home)
+		}
 		s.URL = d.str(f["url"], "mcp server url")
 		s.Headers = d.strMap(f["headers"], "mcp server headers")
 		s.Tools = d.strList(f["tools"], "mcp server tools")
 		s.Exclude = d.strList(f["exclude"], "mcp server exclude")
 		s.TimeoutMS = d.positive(f["timeout_ms"], "mcp server timeout_ms")
 		switch {
+		case s.Command == "" && s.URL == "" && len(l.problems) > before:
+			// a command or url given but wrong: said above
 		case s.Command == "" && s.URL == "":
-			d.problem(item, ErrInvalid, "command: [program] with args: for a local (stdio) server, or url: for a remote (streamable HTTP) one",
+			d.problem(item, ErrInvalid, "command: PROGRAM with args: [ARG, …] for a local (stdio) server, or url: for a remote (streamable HTTP) one",
 				"mcp server %q needs a command or a url", s.Name)
 		case s.Command != "" && s.URL != "":
 			d.problem(item, ErrInvalid, "keep command: for a local server or url: for a remote one", "mcp server %q has both a command and a url", s.Name)

@@ -258,10 +258,10 @@ func (d *doc) integerPtr(f field, what string) *int {
 // (0 still means "not set" to callers, so a written 0 must not pass
 // silently as the default).
 func (d *doc) positive(f field, what string) int {
+	before := len(d.l.problems)
 	n := d.integer(f, what)
 	// A negative number was reported by integer (which returns 0 for it).
-	var written int
-	if f.value != nil && n == 0 && f.value.Tag == "!!int" && f.value.Decode(&written) == nil && written == 0 {
+	if f.value != nil && n == 0 && f.value.Tag == "!!int" && len(d.l.problems) == before {
 		d.problem(f.value, ErrInvalid, "remove the key to use the default", "%s must be at least 1, not 0", what)
 	}
 	return n

@@ -11,6 +11,7 @@ import (
 
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/redact"
 )
 
 // callState records, for the tool calls of the last THOUGHT, what the
@@ -423,7 +424,7 @@ func orEmptyObject(s string) string {
 // redactJSONRecord redacts the strings of the JSON record at path. It
 // works on the decoded strings, not the file's bytes: a secret holding a
 // quote or an ampersand is escaped in the JSON and would not match there.
-func (e *Engine) redactJSONRecord(path string) {
+func redactJSONRecord(r *redact.Redactor, path string) {
 	data, err := os.ReadFile(path)
 	if err != nil || len(data) > maxRedactedLog {
 		return
@@ -434,7 +435,7 @@ func (e *Engine) redactJSONRecord(path string) {
 	if dec.Decode(&v) != nil {
 		return
 	}
-	v, changed := e.redactValue(v)
+	v, changed := redactValue(r, v)
 	if !changed {
 		return
 	}
@@ -446,16 +447,16 @@ func (e *Engine) redactJSONRecord(path string) {
 }
 
 // redactValue redacts every string in a decoded JSON value.
-func (e *Engine) redactValue(v any) (any, bool) {
+func redactValue(r *redact.Redactor, v any) (any, bool) {
 	switch x := v.(type) {
 	case string:
-		r := e.Redact.String(x)
-		return r, r != x
+		red := r.String(x)
+		return red, red != x
 	case []any:
 		changed := false
 		for i := range x {
 			var c bool
-			x[i], c = e.redactValue(x[i])
+			x[i], c = redactValue(r, x[i])
 			changed = changed || c
 		}
 		return x, changed
@@ -463,7 +464,7 @@ func (e *Engine) redactValue(v any) (any, bool) {
 		changed := false
 		for k := range x {
 			var c bool
-			x[k], c = e.redactValue(x[k])
+			x[k], c = redactValue(r, x[k])
 			changed = changed || c
 		}
 		return x, changed
@@ -480,20 +481,31 @@ const maxRedactedLog = 64 << 20
 // kept beside it (stdout.log, stderr.log in the folder named like the
 // record), for command and plugin tools alike.
 func (e *Engine) redactRecordOutput(recordPath string) {
-	if e.Redact == nil || recordPath == "" {
+	RedactRecord(e.Redact, e.Run.RunDir, recordPath)
+}
+
+// RedactRecord replaces r's secret values in the io/tool_executions record
+// recordPath (relative to runDir) and in the output files kept beside it:
+// a command's stdout.log and stderr.log, an MCP tool's output.txt and
+// result.json. The engine does it for every call; delta mcp serve, which
+// runs tools without an engine, too.
+func RedactRecord(r *redact.Redactor, runDir, recordPath string) {
+	if r == nil || recordPath == "" {
 		return
 	}
-	e.redactJSONRecord(filepath.Join(e.Run.RunDir, recordPath))
-	dir := filepath.Join(e.Run.RunDir, strings.TrimSuffix(recordPath, ".json"))
-	for _, p := range []string{filepath.Join(dir, "stdout.log"), filepath.Join(dir, "stderr.log")} {
+	redactJSONRecord(r, filepath.Join(runDir, recordPath))
+	dir := filepath.Join(runDir, strings.TrimSuffix(recordPath, ".json"))
+	redactJSONRecord(r, filepath.Join(dir, "result.json"))
+	for _, name := range []string{"stdout.log", "stderr.log", "output.txt"} {
+		p := filepath.Join(dir, name)
 		fi, err := os.Stat(p)
 		if err != nil || fi.Size() == 0 || fi.Size() > maxRedactedLog {
 			continue
 		}
 		data, err := os.ReadFile(p)
-		if err != nil || !e.Redact.Contains(data) {
+		if err != nil || !r.Contains(data) {
 			continue
 		}
-		_ = os.WriteFile(p, e.Redact.Bytes(data), fi.Mode().Perm())
+		_ = os.WriteFile(p, r.Bytes(data), fi.Mode().Perm())
 	}
 }

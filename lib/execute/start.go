@@ -83,7 +83,8 @@ func start(s Spec, path string, stderr io.Writer) (*Process, error) {
 		outW.Close()
 		errW.Close()
 		if err == nil {
-			go func() { io.Copy(stderr, errR); errR.Close() }()
+			stderrDone := make(chan struct{})
+			go func() { io.Copy(stderr, errR); errR.Close(); close(stderrDone) }()
 			p := &Process{Stdin: inW, Stdout: outR, gc: gc, grace: s.KillGrace, done: make(chan struct{})}
 			if st, err := gc.started(); err != nil || st != nil {
 				inW.Close()
@@ -95,6 +96,13 @@ func start(s Spec, path string, stderr io.Writer) (*Process, error) {
 			}
 			go func() {
 				p.status, p.waitErr = gc.wait()
+				// What the command wrote on stderr is all delivered by
+				// Done (a server's last words explain its exit), unless a
+				// process that left its session still holds stderr open.
+				select {
+				case <-stderrDone:
+				case <-time.After(stderrDrain):
+				}
 				close(p.done)
 			}()
 			return p, nil
@@ -108,11 +116,16 @@ func start(s Spec, path string, stderr io.Writer) (*Process, error) {
 	return nil, fmt.Errorf("pipes: %w", err)
 }
 
+// stderrDrain bounds how long Done waits, once the command's session is
+// gone, for the rest of its stderr.
+const stderrDrain = time.Second
+
 // Pid is the command's process id (and its session's).
 func (p *Process) Pid() int { return p.gc.pid }
 
 // Done is closed when the command, and whatever it left running in its
-// session, has ended.
+// session, has ended, and what it wrote on stderr has been written to the
+// stderr writer Start was given.
 func (p *Process) Done() <-chan struct{} { return p.done }
 
 // Stop asks the command to end and waits until it has: it closes stdin and

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"sync"
 	"testing"
+	"time"
 )
 
 // TestStartTalksOverPipes: a started command reads what is written to its
@@ -55,5 +57,44 @@ func TestStartStopKillsTree(t *testing.T) {
 		if err2 := p.Stop(0); err2 == nil {
 			t.Errorf("second Stop() = nil, want the same error")
 		}
+	})
+}
+
+// slowWriter takes a while over every write, as a consumer under load
+// does, and counts the bytes.
+type slowWriter struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (w *slowWriter) Write(b []byte) (int, error) {
+	time.Sleep(2 * time.Millisecond)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.n += len(b)
+	return len(b), nil
+}
+
+func (w *slowWriter) bytes() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.n
+}
+
+// TestStartStderrBeforeDone: by Done, everything the command wrote on
+// stderr has reached the writer Start was given (a crashed server's last
+// words are there to explain its exit).
+func TestStartStderrBeforeDone(t *testing.T) {
+	forEachGuard(t, func(t *testing.T) {
+		w := &slowWriter{}
+		p, err := Start(Spec{Argv: []string{"sh", "-c", "head -c 200000 /dev/zero | tr '\\0' x >&2"}}, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-p.Done()
+		if n := w.bytes(); n != 200000 {
+			t.Errorf("stderr bytes written by Done = %d, want 200000", n)
+		}
+		p.Stop(0)
 	})
 }

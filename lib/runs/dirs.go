@@ -239,10 +239,19 @@ func SortNewestFirst(ms []Metadata) {
 // ErrNoRun when they hold none. Unreadable metadata of other runs does not
 // stop it.
 func Latest(workDirs ...string) (*Metadata, error) {
+	return LatestWhere(nil, workDirs...)
+}
+
+// LatestWhere is Latest among the runs keep accepts (nil: all).
+func LatestWhere(keep func(*Metadata) bool, workDirs ...string) (*Metadata, error) {
 	var all []Metadata
 	for _, d := range workDirs {
 		ms, _ := List(d)
-		all = append(all, ms...)
+		for i := range ms {
+			if keep == nil || keep(&ms[i]) {
+				all = append(all, ms[i])
+			}
+		}
 	}
 	if len(all) == 0 {
 		return nil, fmt.Errorf("%w in %s", ErrNoRun, strings.Join(workDirs, ", "))

@@ -78,7 +78,16 @@ type Metadata struct {
 	// Workflow is set when the run is an agent of a multi-agent workflow:
 	// a continue without the runner's environment keeps its tools.
 	Workflow *WorkflowAgent `json:"workflow,omitempty"`
+	// MCPServe is set on the run directory of a delta mcp serve session:
+	// it records the tool calls of an MCP client, it is not an agent run,
+	// so continue refuses it and --last and list-runs --resumable pass
+	// over it.
+	MCPServe bool `json:"mcp_serve,omitempty"`
 }
+
+// Resumable reports whether continue may take up the run: every run but a
+// delta mcp serve session (MCPServe).
+func (m *Metadata) Resumable() bool { return !m.MCPServe }
 
 // WorkflowAgent names the workflow instance a run belongs to and the agent
 // it acts as there.

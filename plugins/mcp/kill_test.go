@@ -15,8 +15,9 @@ import (
 	"github.com/deltakit/delta/plugins/mcp/internal/mcptest"
 )
 
-// TestKill9LeavesNoServer: a stdio MCP server never outlives delta-run,
-// even when delta-run is killed with SIGKILL in the middle of a call.
+// TestKill9LeavesNoServer: a stdio MCP server, and what it started, never
+// outlive delta-run, even when delta-run is killed with SIGKILL in the
+// middle of a call.
 func TestKill9LeavesNoServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds every binary")
@@ -24,12 +25,15 @@ func TestKill9LeavesNoServer(t *testing.T) {
 	bin := clitest.BinDir(t)
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "server.pid")
+	// The server's child: a sleep no other process runs.
+	marker := strconv.Itoa(900000 + os.Getpid())
 	files := map[string]string{
 		"agent/agent.yaml": `name: killme
 llm: {provider: scripted, script: s.yaml}
 mcp_servers:
   - name: ts
-    command: ` + testServer + `
+    command: /bin/sh
+    args: [-c, "sleep ` + marker + ` & exec ` + testServer + `"]
     env: {` + mcptest.PidFileEnv + `: ` + pidFile + `}
 `,
 		"agent/s.yaml":           "turns:\n  - content: wait\n    tool_calls: [{name: ts__sleep, args: {ms: 600000}}]\n  - content: done\n",
@@ -62,8 +66,8 @@ mcp_servers:
 		run.Wait()
 		t.Fatalf("the server never started its call; delta-run said:\n%s", stderr.String())
 	}
-	if !alive(pid) {
-		t.Fatalf("server %d is not running during its call", pid)
+	if !alive(pid) || !poll(func() bool { return len(sleepers(marker)) == 1 }) {
+		t.Fatalf("server %d is not running during its call, or its child is not (%v)", pid, sleepers(marker))
 	}
 	run.Process.Signal(syscall.SIGKILL)
 	run.Wait()
@@ -71,6 +75,29 @@ mcp_servers:
 		syscall.Kill(pid, syscall.SIGKILL)
 		t.Fatalf("MCP server %d outlived delta-run killed with SIGKILL", pid)
 	}
+	if !poll(func() bool { return len(sleepers(marker)) == 0 }) {
+		for _, p := range sleepers(marker) {
+			syscall.Kill(p, syscall.SIGKILL)
+		}
+		t.Fatalf("the MCP server's child outlived delta-run killed with SIGKILL")
+	}
+}
+
+// sleepers lists the live processes running "sleep MARKER".
+func sleepers(marker string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && string(cmdline) == "sleep\x00"+marker+"\x00" && alive(pid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 // poll waits for cond for up to 60 s (a bound against hanging on a loaded

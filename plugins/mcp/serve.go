@@ -11,6 +11,7 @@ import (
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/journal"
+	"github.com/deltakit/delta/lib/redact"
 	"github.com/deltakit/delta/lib/runs"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -26,6 +27,10 @@ type Session struct {
 	run   engine.RunInfo
 	meta  *runs.Metadata
 	jq    agent.ArgsMatcher // the approval rules' jq conditions
+	// Redact replaces secret values (redact.FromEnv of Delta's own
+	// environment) in what a call returns: in the journal, the call's
+	// record and what the client gets, as a run does.
+	Redact *redact.Redactor
 
 	mu    sync.Mutex // the journal and the call counter
 	j     *engine.FileJournal
@@ -44,7 +49,7 @@ const ServeRunPrefix = "mcp-"
 // nil when no rule has one). Close ends the session.
 func NewSession(a *agent.Agent, workDir string, tools engine.Toolbox, jq agent.ArgsMatcher) (*Session, error) {
 	meta := &runs.Metadata{RunID: ServeRunPrefix + runs.NewID(), WorkspaceID: filepath.Base(workDir), AgentName: a.Name, Status: runs.Running,
-		InitialMessage: "(delta mcp serve: tool calls from an MCP client)", AgentHome: a.Home, WorkDir: workDir}
+		InitialMessage: "(delta mcp serve: tool calls from an MCP client)", AgentHome: a.Home, WorkDir: workDir, MCPServe: true}
 	dir := meta.Dir()
 	return &Session{tools: tools, meta: meta, jq: jq,
 		run: engine.RunInfo{RunID: meta.RunID, RunDir: dir, JournalPath: filepath.Join(dir, runs.JournalFile), AgentHome: a.Home, WorkDir: workDir, Agent: a, Iteration: 1}}, nil
@@ -124,6 +129,10 @@ func (s *Session) call(ctx context.Context, name string, args json.RawMessage) (
 	if err != nil {
 		return nil, err
 	}
+	// A tool may print a secret it found (a file, a config): the journal,
+	// the record and the client get it redacted.
+	out.Observation = s.Redact.String(out.Observation)
+	engine.RedactRecord(s.Redact, s.run.RunDir, out.RecordPath)
 	code := out.ExitCode
 	s.mu.Lock()
 	err = s.append(&journal.Event{Type: journal.ActionResult, Iteration: 1, CallID: id, ToolName: name,

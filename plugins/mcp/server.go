@@ -21,6 +21,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -49,7 +50,10 @@ type server struct {
 	session *sdk.ClientSession
 	proc    *execute.Process // stdio servers
 	stderr  *tailWriter      // the end of a stdio server's stderr
+	shown   *prefixWriter    // its stderr shown with -v (nil: not shown)
 	tools   []*sdk.Tool      // the tools the model may see, in the server's order
+	// warnings are what listing its tools noticed (Toolbox.Warnings).
+	warnings []string
 }
 
 // connect starts (stdio) or reaches (HTTP) one server and initializes the
@@ -71,7 +75,8 @@ func connect(ctx context.Context, cfg agent.MCPServer, opts Options) (*server, e
 		s.stderr = &tailWriter{max: 4 << 10}
 		var errw io.Writer = s.stderr
 		if opts.Stderr != nil && opts.Verbose {
-			errw = io.MultiWriter(s.stderr, newPrefixWriter(opts.Stderr, "[mcp "+cfg.Name+"] "))
+			s.shown = newPrefixWriter(opts.Stderr, "[mcp "+cfg.Name+"] ")
+			errw = io.MultiWriter(s.stderr, s.shown)
 		}
 		proc, err := execute.Start(execute.Spec{Argv: append([]string{cfg.Command}, cfg.Args...), Dir: opts.Dir, Env: ServerEnv(cfg, opts.Environ)}, errw)
 		if err != nil {
@@ -82,15 +87,34 @@ func connect(ctx context.Context, cfg agent.MCPServer, opts Options) (*server, e
 	}
 	session, err := client.Connect(ctx, transport, nil)
 	if err != nil {
+		// How the server ended is its own doing only when it ended before
+		// close stops it.
+		s.lost(err)
+		err = s.explain(err)
+		if notJSON(err) {
+			err = fmt.Errorf("%w; a stdio MCP server must write only MCP messages on stdout (its logs go to stderr)", err)
+		}
 		s.close()
-		return nil, s.explain(err)
+		return nil, err
 	}
 	s.session = session
 	return s, nil
 }
 
-// explain adds what a stdio server said on stderr to err.
+// explain adds to err how a stdio server ended, when it has, and what it
+// said on stderr.
 func (s *server) explain(err error) error {
+	if s.proc != nil {
+		select {
+		case <-s.proc.Done():
+			if serr := s.proc.Stop(0); serr != nil {
+				err = fmt.Errorf("%w (the server exited: %v)", err, serr)
+			} else {
+				err = fmt.Errorf("%w (the server exited with status 0)", err)
+			}
+		default:
+		}
+	}
 	if s.stderr != nil {
 		if tail := strings.TrimSpace(s.stderr.String()); tail != "" {
 			return fmt.Errorf("%w; its stderr ends with:\n%s", err, tail)
@@ -109,7 +133,37 @@ func (s *server) close() error {
 	if s.proc != nil {
 		s.proc.Stop(stopWait)
 	}
+	if s.shown != nil {
+		s.shown.flush()
+	}
 	return err
+}
+
+// notJSON reports whether err says the server wrote something that is not
+// JSON where an MCP message was expected.
+func notJSON(err error) bool {
+	var syntax *json.SyntaxError
+	return errors.As(err, &syntax) || strings.Contains(err.Error(), "looking for beginning of value")
+}
+
+// exitWait is how long a call whose connection broke waits for the
+// stdio server's end to be known, so that the error says how it ended.
+const exitWait = 2 * time.Second
+
+// lost reports whether err says the connection to the server is gone (it
+// exited or closed its stdout); for a stdio server it waits a little for
+// the process's end, which explain then reports.
+func (s *server) lost(err error) bool {
+	if !errors.Is(err, sdk.ErrConnectionClosed) && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return false
+	}
+	if s.proc != nil {
+		select {
+		case <-s.proc.Done():
+		case <-time.After(exitWait):
+		}
+	}
+	return true
 }
 
 // stopper is a stdio server's stdin as the MCP transport's writer: the
@@ -218,6 +272,16 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 		if _, err := io.WriteString(p.w, line); err != nil {
 			return len(b), err
 		}
+	}
+}
+
+// flush writes a last line that lacks its newline.
+func (p *prefixWriter) flush() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.buf) > 0 {
+		io.WriteString(p.w, p.prefix+string(p.buf)+"\n")
+		p.buf = nil
 	}
 }
 

@@ -51,11 +51,12 @@ const DefaultStartTimeout = 60 * time.Second
 
 // Toolbox is the engine.Toolbox of a run's MCP servers.
 type Toolbox struct {
-	servers []*server
-	specs   []llm.ToolSpec
-	by      map[string]route
-	opts    Options
-	closed  sync.Once
+	servers  []*server
+	warnings []string
+	specs    []llm.ToolSpec
+	by       map[string]route
+	opts     Options
+	closed   sync.Once
 }
 
 // route is where a model-visible name leads.
@@ -110,12 +111,18 @@ func Start(ctx context.Context, servers []agent.MCPServer, opts Options) (*Toolb
 		tb.Close()
 		return nil, err
 	}
+	for _, cfg := range servers {
+		tb.warnings = append(tb.warnings, unsetWarnings(cfg, opts.Environ)...)
+	}
 	for _, s := range tb.servers {
+		tb.warnings = append(tb.warnings, s.warnings...)
 		for _, t := range s.tools {
 			// Model APIs accept letters, digits, '_' and '-' in a name:
 			// anything else (a dot, a slash) becomes '_'.
 			name := ToolName(s.cfg.Name, strings.Map(nameRune, t.Name))
-			if _, dup := tb.by[name]; dup {
+			if first, dup := tb.by[name]; dup {
+				tb.warnings = append(tb.warnings, fmt.Sprintf("[WARNING] %s: mcp server %q has tools %q and %q, both %s to the model: only %q is offered",
+					s.cfg.Source, s.cfg.Name, first.tool, t.Name, name, first.tool))
 				continue
 			}
 			schema, _ := json.Marshal(t.InputSchema)
@@ -146,6 +153,11 @@ func (s *server) list(ctx context.Context) error {
 		}
 		s.tools = append(s.tools, t)
 	}
+	have := make([]string, 0, len(served))
+	for n := range served {
+		have = append(have, n)
+	}
+	slices.Sort(have)
 	var missing []string
 	for _, want := range s.cfg.Tools {
 		if !served[want] {
@@ -153,15 +165,54 @@ func (s *server) list(ctx context.Context) error {
 		}
 	}
 	if len(missing) > 0 {
-		have := make([]string, 0, len(served))
-		for n := range served {
-			have = append(have, n)
-		}
-		slices.Sort(have)
 		return fmt.Errorf("it has no tool %s (it has: %s)", strings.Join(missing, ", "), strings.Join(have, ", "))
+	}
+	// An exclude naming no tool (a typo, a tool the server dropped)
+	// excludes nothing: said, not an error, so that a server's update
+	// does not stop the agent.
+	for _, name := range s.cfg.Exclude {
+		if !served[name] {
+			s.warnings = append(s.warnings, fmt.Sprintf("[WARNING] %s: mcp server %q has no tool %q to exclude (it has: %s)", s.cfg.Source, s.cfg.Name, name, strings.Join(have, ", ")))
+		}
 	}
 	return nil
 }
+
+// unsetWarnings names the variables an entry's env or headers values take
+// from environ that are not set there: the server would get "" (a missing
+// key is easier to see here than in the server's own error).
+func unsetWarnings(cfg agent.MCPServer, environ []string) []string {
+	set := map[string]bool{}
+	for _, kv := range environ {
+		if k, _, ok := strings.Cut(kv, "="); ok {
+			set[k] = true
+		}
+	}
+	var out []string
+	check := func(what string, values map[string]string) {
+		keys := make([]string, 0, len(values))
+		for k := range values {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			os.Expand(strings.ReplaceAll(values[k], "$$", ""), func(name string) string {
+				if !set[name] {
+					out = append(out, fmt.Sprintf("[WARNING] %s: mcp server %q: %s %s uses $%s, which is not set: the server gets an empty value", cfg.Source, cfg.Name, what, k, name))
+				}
+				return ""
+			})
+		}
+	}
+	check("env", cfg.Env)
+	check("header", cfg.Headers)
+	return out
+}
+
+// Warnings are what Start noticed but did not refuse: a variable an
+// entry's env or headers use that is not set, an exclude entry naming a
+// tool the server does not have, two tools whose names become one.
+func (t *Toolbox) Warnings() []string { return slices.Clone(t.warnings) }
 
 // nameRune keeps r in a model-visible tool name, or replaces it by '_'.
 func nameRune(r rune) rune {
@@ -290,6 +341,11 @@ func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 	case err != nil && ctx.Err() != nil:
 		rec.Canceled = true
 		text = fmt.Sprintf("error: the call to %s was cancelled: %v", name, ctx.Err())
+	case err != nil && tooBig(err):
+		text = fmt.Sprintf("error: the result of %s was larger than %d MiB, the most Delta reads in one MCP message; the connection to mcp server %q is lost with it, so its tools cannot be called for the rest of this run. Ask for less at a time (a smaller page, a narrower query).",
+			name, sdk.DefaultMaxLineLength>>20, r.s.cfg.Name)
+	case err != nil && r.s.lost(err):
+		text = fmt.Sprintf("error: mcp server %q is no longer reachable, so %s cannot be called for the rest of this run: %v", r.s.cfg.Name, name, r.s.explain(err))
 	case err != nil:
 		text = fmt.Sprintf("error: mcp server %q: %v", r.s.cfg.Name, r.s.explain(err))
 	default:
@@ -321,7 +377,7 @@ func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 		rec.Result = nil
 	}
 	limits := outputLimits(t.opts.Output)
-	whole := observe.Whole{Bytes: int64(len(text)), Lines: int64(strings.Count(text, "\n") + 1)}
+	whole := observe.Whole{Bytes: int64(len(text)), Lines: lines(text)}
 	if !observe.Fits(text, limits, whole) {
 		rec.OutputFile = filepath.Join(engine.ToolExecutionsDir, base, "output.txt")
 		if err := writeFile(run.RunDir, rec.OutputFile, []byte(text)); err != nil {
@@ -339,6 +395,22 @@ func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 	}
 	out.RecordPath = rel
 	return out, nil
+}
+
+// tooBig reports whether err says a message from the server was over the
+// SDK's size limit (sdk.DefaultMaxLineLength), which ends the connection.
+func tooBig(err error) bool {
+	return strings.Contains(err.Error(), "exceeded the configured maximum line length")
+}
+
+// lines counts text's lines as a command's output is counted: a last
+// line without a newline counts, the empty string has none.
+func lines(text string) int64 {
+	n := strings.Count(text, "\n")
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		n++
+	}
+	return int64(n)
 }
 
 // outputLimits are an MCP tool's limits: a command tool's defaults and the

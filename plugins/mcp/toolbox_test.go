@@ -53,6 +53,12 @@ func run(t *testing.T) engine.RunInfo {
 // in-memory transport.
 func inMemory(t *testing.T, cfg agent.MCPServer) (*mcp.Toolbox, error) {
 	t.Helper()
+	return inMemoryWith(t, cfg, nil)
+}
+
+// inMemoryWith is inMemory with the engine's environment environ.
+func inMemoryWith(t *testing.T, cfg agent.MCPServer, environ []string) (*mcp.Toolbox, error) {
+	t.Helper()
 	ct, st := sdk.NewInMemoryTransports()
 	ss, err := mcptest.Server().Connect(context.Background(), st, nil)
 	if err != nil {
@@ -60,7 +66,7 @@ func inMemory(t *testing.T, cfg agent.MCPServer) (*mcp.Toolbox, error) {
 	}
 	t.Cleanup(func() { ss.Close() })
 	cfg.Name = "t"
-	return mcp.Start(context.Background(), []agent.MCPServer{cfg}, mcp.WithTransport(mcp.Options{}, "t", ct))
+	return mcp.Start(context.Background(), []agent.MCPServer{cfg}, mcp.WithTransport(mcp.Options{Environ: environ}, "t", ct))
 }
 
 func call(t *testing.T, tb engine.Toolbox, r engine.RunInfo, name, args string) engine.ToolOutcome {
@@ -133,6 +139,21 @@ func TestAllowList(t *testing.T) {
 	}
 }
 
+// TestExcludeUnknown: an exclude entry naming no tool of the server is a
+// warning (it excludes nothing), not an error.
+func TestExcludeUnknown(t *testing.T) {
+	tb, err := inMemory(t, agent.MCPServer{Exclude: []string{"echo", "ecko"}, Source: "agent.yaml:3:5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Close()
+	w := tb.Warnings()
+	if tb.Has("t__echo") || !tb.Has("t__add") || len(w) != 1 ||
+		w[0] != `[WARNING] agent.yaml:3:5: mcp server "t" has no tool "ecko" to exclude (it has: add, big, echo, env, fail, note.read, sleep)` {
+		t.Errorf("warnings = %q, specs %v", w, tb.Specs())
+	}
+}
+
 func TestShadow(t *testing.T) {
 	tb, err := inMemory(t, agent.MCPServer{})
 	if err != nil {
@@ -151,3 +172,47 @@ func TestShadow(t *testing.T) {
 type fakeLocal map[string]bool
 
 func (f fakeLocal) Has(n string) bool { return f[n] }
+
+// TestNameCollision: two tools of a server whose model-visible names are
+// the same (a dot becomes '_') give one tool, the first, and a warning.
+func TestNameCollision(t *testing.T) {
+	s := sdk.NewServer(&sdk.Implementation{Name: "dup", Version: "1"}, nil)
+	for _, name := range []string{"note.read", "note_read"} {
+		sdk.AddTool(s, &sdk.Tool{Name: name}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: name}}}, nil, nil
+		})
+	}
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := s.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	tb, err := mcp.Start(context.Background(), []agent.MCPServer{{Name: "d", Source: "agent.yaml:3:5"}}, mcp.WithTransport(mcp.Options{}, "d", ct))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Close()
+	w := tb.Warnings()
+	if len(tb.Specs()) != 1 || len(w) != 1 || !strings.Contains(w[0], `mcp server "d" has tools "note.read" and "note_read", both d__note_read to the model: only "note.read" is offered`) {
+		t.Errorf("specs %v, warnings %q", tb.Specs(), w)
+	}
+	if out := call(t, tb, run(t), "d__note_read", `{}`); out.Observation != "note.read" {
+		t.Errorf("d__note_read = %+v, want the first tool", out)
+	}
+}
+
+// TestUnsetVariable: an env or header value naming a variable that is not
+// set is a warning (the server would get an empty value).
+func TestUnsetVariable(t *testing.T) {
+	tb, err := inMemoryWith(t, agent.MCPServer{Source: "agent.yaml:3:5", Env: map[string]string{"TOKEN": "${GITHUB_TOKEN}", "PRICE": "$$5", "SET": "$HOME"}},
+		[]string{"HOME=/home/x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Close()
+	w := tb.Warnings()
+	if len(w) != 1 || w[0] != `[WARNING] agent.yaml:3:5: mcp server "t": env TOKEN uses $GITHUB_TOKEN, which is not set: the server gets an empty value` {
+		t.Errorf("warnings = %q", w)
+	}
+}
