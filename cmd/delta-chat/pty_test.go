@@ -243,6 +243,10 @@ func TestChatSteerAndStop(t *testing.T) {
 	c.waitFor("> ")
 	c.typeLine("/status")
 	c.waitFor(": INTERRUPTED,")
+	// The line editor prints its prompt once the terminal is raw again; a
+	// Ctrl-D before that reaches a cooked terminal as end-of-file, which
+	// the editor's reader does not survive.
+	c.waitFor("> ")
 	if _, err := c.ptmx.Write([]byte{4}); err != nil { // Ctrl-D
 		t.Fatal(err)
 	}
