@@ -1,11 +1,8 @@
 package main
 
 import (
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,34 +17,9 @@ func TestMain(m *testing.M) { code := m.Run(); clitest.Cleanup(); os.Exit(code) 
 // binaries, the agents' models scripted.
 func TestScripts(t *testing.T) {
 	p := clitest.Params(t, "testdata/script")
-	p.Cmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
-		"exits":    exits,
-		"waitfile": waitFile,
-		"waitgrep": waitGrep,
-	}
+	p.Cmds["waitfile"] = waitFile
+	p.Cmds["waitgrep"] = waitGrep
 	testscript.Run(t, p)
-}
-
-// exits N PROG ARGS… runs PROG like exec and asserts its exit status is N.
-func exits(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 2 {
-		ts.Fatalf("usage: exits CODE PROG [ARGS...]")
-	}
-	want, err := strconv.Atoi(args[0])
-	if err != nil {
-		ts.Fatalf("exits: bad code %q", args[0])
-	}
-	got := 0
-	if err := ts.Exec(args[1], args[2:]...); err != nil {
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) {
-			ts.Fatalf("exits: %v", err)
-		}
-		got = ee.ExitCode()
-	}
-	if got != want {
-		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
-	}
 }
 
 // waitDeadline is generous: the machine running the tests may be loaded.

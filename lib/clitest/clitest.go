@@ -105,12 +105,14 @@ func goBuild(root, dir string, pkgs ...string) error {
 }
 
 // Params returns testscript parameters for the scripts in dir, with the
-// binaries on PATH, a private HOME, no colour and no Delta or provider
-// variables leaking in from the developer's environment.
+// binaries on PATH, a private HOME, no colour, no Delta or provider
+// variables leaking in from the developer's environment, and the exits
+// command (Exits).
 func Params(t testing.TB, dir string) testscript.Params {
 	bin := BinDir(t)
 	return testscript.Params{
-		Dir: dir,
+		Dir:  dir,
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"exits": Exits},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("PATH", bin+string(os.PathListSeparator)+env.Getenv("PATH"))
 			env.Setenv("HOME", filepath.Join(env.WorkDir, ".home"))
