@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/deltakit/delta/lib/execute"
 	"github.com/deltakit/delta/lib/llm"
@@ -41,14 +42,16 @@ type CommandBackend struct {
 
 // errorPatterns are output that means a command-line agent failed even
 // when it exits 0.
-var errorPatterns = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)\bError:`),
-	regexp.MustCompile(`(?i)\bFailed to\b`),
-	regexp.MustCompile(`(?i)\bException:`),
-	regexp.MustCompile(`(?i)rate limit`),
-	regexp.MustCompile(`(?i)API error`),
-	regexp.MustCompile(`(?i)connection refused`),
-}
+var errorPatterns = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile(`(?i)\bError:`),
+		regexp.MustCompile(`(?i)\bFailed to\b`),
+		regexp.MustCompile(`(?i)\bException:`),
+		regexp.MustCompile(`(?i)rate limit`),
+		regexp.MustCompile(`(?i)API error`),
+		regexp.MustCompile(`(?i)connection refused`),
+	}
+})
 
 // detectError applies the success rule: exit status 0 and no error
 // pattern in the output.
@@ -56,7 +59,7 @@ func detectError(stdout, stderr string, code int) string {
 	if code != 0 {
 		return fmt.Sprintf("the command exited with status %d", code)
 	}
-	for _, p := range errorPatterns {
+	for _, p := range errorPatterns() {
 		for _, out := range []string{stderr, stdout} {
 			if loc := p.FindStringIndex(out); loc != nil {
 				return fmt.Sprintf("error in the command's output: %q", lineAt(out, loc[0]))

@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/workflow/shared"
@@ -70,10 +71,10 @@ var reservedAuthors = []string{"system", "user", "all"}
 
 // agentName is the @mention form of a name: what can be mentioned can be
 // an agent.
-var agentName = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_-]*$`)
+var agentName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_-]*$`) })
 
 // varName is the form of a setup variable (as:).
-var varName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var varName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // File is a parsed workflow file. Text fields keep their ${{ }} references;
 // Expand resolves them once the instance and the setup variables are known.
@@ -230,7 +231,7 @@ func (p *parser) agents(fl agent.YAMLField) {
 		case seen[name]:
 			p.y.Problem(k, agent.ErrInvalid, "", "agent %q is defined twice", name)
 			continue
-		case !agentName.MatchString(name):
+		case !agentName().MatchString(name):
 			p.y.Problem(k, agent.ErrInvalid, "agents are @mentioned by name: start with a letter, then letters, digits, - or _", "invalid agent name %q", name)
 			continue
 		case contains(reservedAuthors, strings.ToLower(name)):
@@ -372,7 +373,7 @@ func (p *parser) setup(fl agent.YAMLField) {
 		if t.As != "" {
 			at := fs["as"].Value
 			switch {
-			case !varName.MatchString(t.As):
+			case !varName().MatchString(t.As):
 				p.y.Problem(at, agent.ErrInvalid, "a variable name is letters, digits and _, not starting with a digit", "invalid variable name %q", t.As)
 			case contains(reservedRoots, t.As):
 				p.y.Problem(at, agent.ErrInvalid, "choose another name", "%q is reserved (${{ %s.… }})", t.As, t.As)

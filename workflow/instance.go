@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"syscall"
 	"time"
 
@@ -33,14 +34,14 @@ const (
 
 // instanceName is the form of an instance name: it becomes a directory
 // and part of run ids.
-var instanceName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+var instanceName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`) })
 
 // ErrBadInstance: an instance name outside the allowed form.
 var ErrBadInstance = errors.New("invalid instance name: use 1 to 64 letters, digits, _ or -, starting with a letter or digit")
 
 // ValidateInstance checks an instance name.
 func ValidateInstance(name string) error {
-	if !instanceName.MatchString(name) {
+	if !instanceName().MatchString(name) {
 		return fmt.Errorf("%w (got %q)", ErrBadInstance, name)
 	}
 	return nil

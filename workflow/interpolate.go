@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/deltakit/delta/lib/agent"
 	"gopkg.in/yaml.v3"
@@ -22,7 +23,7 @@ type reference struct {
 
 // refPattern matches ${{ name }}; names are dotted words (env.HOME,
 // workflow.name, diff).
-var refPattern = regexp.MustCompile(`\$\{\{\s*([^{}]*?)\s*\}\}`)
+var refPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{\{\s*([^{}]*?)\s*\}\}`) })
 
 // reservedRoots are the first words of the reserved variables; a setup
 // step's as: cannot take them.
@@ -31,7 +32,7 @@ var reservedRoots = []string{"env", "workflow", "context", "agent"}
 // references lists the ${{ }} references of s.
 func references(s string) []reference {
 	var out []reference
-	for _, m := range refPattern.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range refPattern().FindAllStringSubmatchIndex(s, -1) {
 		out = append(out, reference{name: s[m[2]:m[3]], start: m[0], end: m[1]})
 	}
 	return out

@@ -580,7 +580,7 @@ func (s *fileStore) docWrite(name string, data []byte) error {
 }
 
 // docTemp is the name of docWrite's temporary files.
-var docTemp = regexp.MustCompile(`^\..+\.tmp-[0-9a-f]{12}$`)
+var docTemp = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\..+\.tmp-[0-9a-f]{12}$`) })
 
 // removeStaleTemps removes the temporary files docWrite left in dir when
 // its writer was killed before renaming them. The documents lock, which
@@ -594,7 +594,7 @@ func (s *fileStore) removeStaleTemps(dir string) {
 	names, _ := d.Readdirnames(-1)
 	d.Close()
 	for _, n := range names {
-		if docTemp.MatchString(n) {
+		if docTemp().MatchString(n) {
 			s.docs.Remove(path.Join(dir, n))
 		}
 	}

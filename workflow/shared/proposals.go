@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -37,7 +38,7 @@ type notice struct {
 
 func proposalKey(id string) string { return "proposals/" + id + ".json" }
 
-var proposalIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var proposalIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // isBindingElection: an election whose result the system enforces, which
 // for an election means choosing the document owner.
@@ -53,7 +54,7 @@ func isOwnerElection(p Proposal) bool {
 func isNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
 
 func (p *provider) load(id string) (*record, error) {
-	if !proposalIDPattern.MatchString(id) {
+	if !proposalIDPattern().MatchString(id) {
 		return nil, refuse(ErrNotFound, "Proposal %s not found", id)
 	}
 	b, err := p.s.get(proposalKey(id))
@@ -375,7 +376,7 @@ func (p *provider) newRecord(creator string, spec ProposalSpec) (*record, error)
 	bad := func(format string, a ...any) (*record, error) {
 		return nil, fmt.Errorf("proposal: %w: %s", ErrInvalid, fmt.Sprintf(format, a...))
 	}
-	if spec.ID != "" && !proposalIDPattern.MatchString(spec.ID) {
+	if spec.ID != "" && !proposalIDPattern().MatchString(spec.ID) {
 		return bad("id %q: use letters, digits, ., _ or -", spec.ID)
 	}
 	if strings.TrimSpace(spec.Title) == "" {

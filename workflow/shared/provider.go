@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -75,19 +76,19 @@ func (c Config) Validate() error {
 
 // mentionPattern is an @mention: @ then a letter, then letters, digits, _
 // or -.
-var mentionPattern = regexp.MustCompile(`@([a-zA-Z][a-zA-Z0-9_-]*)`)
+var mentionPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`@([a-zA-Z][a-zA-Z0-9_-]*)`) })
 
-var namePattern = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_-]*$`)
+var namePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_-]*$`) })
 
 // ValidName reports whether name can be an agent's or caller's identity
 // (what an @mention can name).
-func ValidName(name string) bool { return namePattern.MatchString(name) }
+func ValidName(name string) bool { return namePattern().MatchString(name) }
 
 // Mentions returns the agents message @mentions, in order of first
 // appearance, each once; names that are not agents do not count.
 func Mentions(message string, agents []string) []string {
 	out := []string{}
-	for _, m := range mentionPattern.FindAllStringSubmatch(message, -1) {
+	for _, m := range mentionPattern().FindAllStringSubmatch(message, -1) {
 		if slices.Contains(agents, m[1]) && !slices.Contains(out, m[1]) {
 			out = append(out, m[1])
 		}
@@ -95,12 +96,12 @@ func Mentions(message string, agents []string) []string {
 	return out
 }
 
-var urgentPattern = regexp.MustCompile(`(?i)\b(urgent|asap|blocked|critical)\b`)
+var urgentPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\b(urgent|asap|blocked|critical)\b`) })
 
 // Priority is an entry's inbox priority: high when it mentions several
 // agents or says urgent, asap, blocked or critical.
 func Priority(e Entry) string {
-	if len(e.Mentions) > 1 || urgentPattern.MatchString(e.Message) {
+	if len(e.Mentions) > 1 || urgentPattern().MatchString(e.Message) {
 		return PriorityHigh
 	}
 	return PriorityNormal
