@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -74,11 +75,16 @@ func (r *reads) request(prepare func(busy bool)) {
 
 // terminal is the console on a terminal: a line editor with history.
 type terminal struct {
-	rl *readline.Instance
+	rl      *readline.Instance
+	restore func() // the terminal's own mode, put back on Close
 	*reads
 }
 
-func newTerminal(in io.ReadCloser, out io.Writer) (*terminal, error) {
+func newTerminal(in *os.File, out io.Writer) (*terminal, error) {
+	restore, err := keepKeys(in)
+	if err != nil {
+		return nil, fmt.Errorf("set up the terminal: %w", err)
+	}
 	rl, err := readline.NewEx(&readline.Config{
 		Prompt:          "> ",
 		HistoryFile:     historyFile(),
@@ -90,9 +96,10 @@ func newTerminal(in io.ReadCloser, out io.Writer) (*terminal, error) {
 		MaskRune:        '*',
 	})
 	if err != nil {
+		restore()
 		return nil, err
 	}
-	t := &terminal{rl: rl}
+	t := &terminal{rl: rl, restore: restore}
 	t.reads = startReads(func() input {
 		line, err := rl.Readline()
 		switch {
@@ -143,7 +150,10 @@ func (t *terminal) Ask(prompt string, secret bool) {
 func (t *terminal) Lines() <-chan input { return t.lines }
 func (t *terminal) Out() io.Writer      { return t.rl }
 func (t *terminal) Live() bool          { return true }
-func (t *terminal) Close()              { t.rl.Close() }
+func (t *terminal) Close() {
+	t.rl.Close()
+	t.restore()
+}
 
 // plain is the console without a terminal: one line of input per Ask,
 // no prompt, output as it is.
