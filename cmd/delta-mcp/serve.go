@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -175,12 +174,7 @@ func checkLoopback(addr string) error {
 func loadAgent(path string, std cli.Stdio) (*agent.Agent, error) {
 	a, err := agent.Load(path)
 	if err != nil {
-		hint := ""
-		var le *agent.LoadError
-		if errors.As(err, &le) {
-			hint = strings.Join(le.Hints(), "\n")
-		}
-		return nil, cli.WithCode(cli.ExitConfig, hint, err)
+		return nil, cli.WithCode(cli.ExitConfig, agent.HintOf(err), err)
 	}
 	for _, w := range a.Warnings {
 		fmt.Fprintf(std.Err, "delta-mcp: warning: %s\n", w)

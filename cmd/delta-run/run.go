@@ -178,12 +178,7 @@ func maxIterations(flag int, a *agent.Agent) int {
 func loadAgent(path string, std cli.Stdio) (*agent.Agent, error) {
 	a, err := agent.Load(path)
 	if err != nil {
-		hint := ""
-		var le *agent.LoadError
-		if errors.As(err, &le) {
-			hint = strings.Join(le.Hints(), "\n")
-		}
-		return nil, cli.WithCode(cli.ExitConfig, hint, err)
+		return nil, cli.WithCode(cli.ExitConfig, agent.HintOf(err), err)
 	}
 	for _, w := range a.Warnings {
 		fmt.Fprintf(std.Err, "delta-run: warning: %s\n", w)

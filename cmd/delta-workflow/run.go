@@ -89,9 +89,8 @@ func signalContext() (context.Context, func()) {
 func loadFile(path string) (*workflow.File, error) {
 	f, err := workflow.Load(path)
 	if err != nil {
-		var le *agent.LoadError
-		if errors.As(err, &le) {
-			return nil, cli.WithCode(cli.ExitConfig, strings.Join(le.Hints(), "\n"), err)
+		if hint := agent.HintOf(err); hint != "" {
+			return nil, cli.WithCode(cli.ExitConfig, hint, err)
 		}
 		return nil, cli.WithCode(cli.ExitConfig, "give the path of a workflow file (man 5 delta-workflow)", err)
 	}
@@ -108,7 +107,7 @@ func loadRunnable(path string) (*workflow.File, error) {
 	if err := f.CheckEnv(nil); err != nil {
 		var le *agent.LoadError
 		if errors.As(err, &le) {
-			return nil, cli.WithCode(cli.ExitConfig, strings.Join(le.Hints(), "\n"), err)
+			return nil, cli.WithCode(cli.ExitConfig, agent.HintOf(err), err)
 		}
 		return nil, err
 	}

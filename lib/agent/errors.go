@@ -96,6 +96,16 @@ func (e *LoadError) Hints() []string {
 	return hints
 }
 
+// HintOf is what to do about err, one hint a line, when err holds a
+// LoadError; "" otherwise. Commands pass it as their error's hint.
+func HintOf(err error) string {
+	var le *LoadError
+	if errors.As(err, &le) {
+		return strings.Join(le.Hints(), "\n")
+	}
+	return ""
+}
+
 // DefaultContextYAML is the context.yaml the missing-context error suggests
 // (seeds/000 §2.7.7); delta-run init writes the commented §2.4.4 template.
 const DefaultContextYAML = `sources:
