@@ -19,7 +19,7 @@ type CLI struct {
 func (CLI) Help() string {
 	return `delta-context builds the LLM context of a run from its agent's context.yaml, with the very code delta-run uses, and prints it: the messages the model would receive next, as a JSON array (or as text for people), whole, per source, as a token estimate, or post-processed with jq.
 
-Run selection: with --run-id the run's journal names its agent and workspace; without it the most recent run in the workspace (-w, default the current directory) is used; with --agent and no run, the context is built with an empty journal.
+Run selection: with --run-id the run's journal names its agent and workspace; without it the latest run in the workspace (-w, default the current directory), the one delta continue --last takes, is used; with --agent and no run, the context is built with an empty journal.
 
 Generators of computed_file sources run exactly as the engine runs them (in the workspace, with DELTA_RUN_ID, DELTA_RUN_DIR, DELTA_AGENT_HOME, DELTA_CWD, JOURNAL_PATH and OUTPUT_PATH set), so their output files are rewritten.
 

@@ -4,14 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/deltakit/delta/contextgen"
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/journal"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // runRef is a run found on disk.
@@ -25,107 +23,58 @@ type runRef struct {
 	Provider, Model string
 }
 
-// findRun locates run id in workspace, or the most recent run when id is
-// empty. ok is false when the workspace holds no run and none was asked
-// for.
+// findRun locates run id in workspace, or the latest run (the one
+// `delta continue --last` takes) when id is empty. ok is false when the
+// workspace holds no run and none was asked for.
 func findRun(workspace, id string) (r runRef, ok bool, err error) {
-	base := filepath.Join(workspace, ".delta")
+	var meta *runs.Metadata
 	if id == "" {
-		id, err = latestRun(base)
-		if err != nil || id == "" {
+		meta, err = runs.LatestWhere((*runs.Metadata).Resumable, workspace)
+		if errors.Is(err, runs.ErrNoRun) {
+			return runRef{}, false, nil
+		}
+		if err != nil {
 			return runRef{}, false, err
 		}
+		id = meta.RunID
 	}
-	dir := filepath.Join(base, id)
-	if _, err := os.Stat(dir); err != nil {
-		return runRef{}, false, cli.Errorf(cli.ExitFailed, "list the runs with: delta list-runs -w "+workspace, "run %q not found in %s", id, base)
+	dir, err := runs.Find(workspace, id)
+	if errors.Is(err, runs.ErrNoRun) {
+		return runRef{}, false, cli.Errorf(cli.ExitFailed, "list the runs with: delta list-runs -w "+workspace,
+			"run %q not found in %s", id, filepath.Join(workspace, runs.ControlDir))
 	}
-	r = runRef{ID: id, Dir: dir, Journal: filepath.Join(dir, "journal.jsonl"), WorkDir: workspace}
+	if err != nil {
+		return runRef{}, false, cli.WithCode(cli.ExitUsage, "", err)
+	}
+	r = runRef{ID: id, Dir: dir, Journal: filepath.Join(dir, runs.JournalFile), WorkDir: workspace}
 	r.Events, err = contextgen.ReadJournal(r.Journal)
 	if err != nil {
 		return runRef{}, false, fmt.Errorf("read run %q: %w", id, err)
 	}
 	for _, ev := range r.Events {
-		if ev.Type == journal.EngineStart {
+		if ev.Type != journal.EngineStart {
+			continue
+		}
+		if r.AgentHome == "" {
 			r.AgentHome = ev.AgentHome
 			if ev.WorkDir != "" {
 				r.WorkDir = ev.WorkDir
 			}
-			break
 		}
-	}
-	for _, ev := range r.Events {
+		// The last ENGINE_START (a continue may change the model) wins.
 		var cfg struct{ Provider, Model string }
-		if ev.Type == journal.EngineStart && json.Unmarshal(ev.Config, &cfg) == nil {
+		if json.Unmarshal(ev.Config, &cfg) == nil {
 			r.Provider, r.Model = cfg.Provider, cfg.Model
 		}
 	}
 	if r.AgentHome == "" {
-		r.AgentHome = metadataAgentHome(dir)
+		// A run whose journal has no ENGINE_START yet.
+		if meta == nil {
+			meta, _ = runs.ReadMetadata(dir)
+		}
+		if meta != nil {
+			r.AgentHome = meta.AgentHome
+		}
 	}
 	return r, true, nil
-}
-
-// latestRun is the id of the run under base that started last: by its
-// ENGINE_START time, else its directory's modification time. Directories
-// without a journal are not runs.
-func latestRun(base string) (string, error) {
-	entries, err := os.ReadDir(base)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("list runs: %w", err)
-	}
-	var best string
-	var bestTime time.Time
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		t, ok := runStart(filepath.Join(base, e.Name()))
-		if ok && (best == "" || t.After(bestTime) || (t.Equal(bestTime) && e.Name() > best)) {
-			best, bestTime = e.Name(), t
-		}
-	}
-	return best, nil
-}
-
-// runStart reads the start time of the run in dir.
-func runStart(dir string) (time.Time, bool) {
-	jp := filepath.Join(dir, "journal.jsonl")
-	st, err := os.Stat(jp)
-	if err != nil {
-		return time.Time{}, false
-	}
-	f, err := os.Open(jp)
-	if err != nil {
-		return st.ModTime(), true
-	}
-	defer f.Close()
-	var first journal.Event
-	if json.NewDecoder(f).Decode(&first) == nil && !first.Timestamp.IsZero() {
-		return first.Timestamp, true
-	}
-	return st.ModTime(), true
-}
-
-// metadataAgentHome reads agent_home from metadata.json, for runs whose
-// journal has no ENGINE_START yet.
-func metadataAgentHome(dir string) string {
-	data, err := os.ReadFile(filepath.Join(dir, "metadata.json"))
-	if err != nil {
-		return ""
-	}
-	var m struct {
-		AgentHome string `json:"agent_home"`
-		AgentRef  string `json:"agent_ref"`
-	}
-	if json.Unmarshal(data, &m) != nil {
-		return ""
-	}
-	if m.AgentHome != "" {
-		return m.AgentHome
-	}
-	return m.AgentRef
 }

@@ -105,7 +105,7 @@ func (c *ShowCmd) runInfo() (engine.RunInfo, error) {
 	}
 	a, err := agent.Load(home)
 	if err != nil {
-		return engine.RunInfo{}, cli.WithCode(cli.ExitConfig, loadHint(err), fmt.Errorf("load agent: %w", err))
+		return engine.RunInfo{}, cli.WithCode(cli.ExitConfig, agent.HintOf(err), fmt.Errorf("load agent: %w", err))
 	}
 	run := engine.RunInfo{AgentHome: a.Home, WorkDir: ws, Agent: a, Iteration: 1}
 	if found {
@@ -121,14 +121,6 @@ func (c *ShowCmd) runInfo() (engine.RunInfo, error) {
 		run.Events = func() ([]journal.Event, error) { return events, nil }
 	}
 	return run, nil
-}
-
-func loadHint(err error) string {
-	var le *agent.LoadError
-	if errors.As(err, &le) {
-		return strings.Join(le.Hints(), "; ")
-	}
-	return ""
 }
 
 func thoughts(events []journal.Event) int {
