@@ -32,6 +32,10 @@ type Journal interface {
 	Events() ([]journal.Event, error)
 }
 
+// syncAheader is a Journal that can start a sync without waiting for it
+// (FileJournal).
+type syncAheader interface{ SyncAhead() }
+
 // Asker answers ask_human synchronously (interactive mode, -i).
 type Asker interface {
 	Ask(ctx context.Context, q Interaction) (string, error)
@@ -255,6 +259,11 @@ func (e *Engine) iterate(ctx context.Context, events []journal.Event) (*Outcome,
 
 // think builds the context, asks the model and journals its THOUGHT.
 func (e *Engine) think(ctx context.Context, it int, events []journal.Event) (llm.Response, *Outcome, error) {
+	// The results the model is about to see go to the disk while the
+	// request is built: the Sync before the call then waits for less.
+	if j, ok := e.Journal.(syncAheader); ok {
+		j.SyncAhead()
+	}
 	msgs, err := e.Context.Build(ctx, e.Run)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -80,6 +80,10 @@ func (j *FileJournal) keep(line []byte) {
 // Sync makes every event appended so far durable.
 func (j *FileJournal) Sync() error { return j.w.Sync() }
 
+// SyncAhead starts making the events appended so far durable without
+// waiting for the disk; the next Sync waits for what is left of it.
+func (j *FileJournal) SyncAhead() { j.w.SyncAhead() }
+
 // Syncs returns how many times the journal was synced to disk.
 func (j *FileJournal) Syncs() int { return j.w.Syncs() }
 

@@ -23,8 +23,19 @@ type Writer struct {
 	path    string
 	lastSeq int64
 	broken  error // set after a failed write: the file may end torn
-	dirty   bool  // lines written since the last sync
-	syncs   int   // fsyncs made, for tests and benchmarks
+	// written counts the lines written, durable how many of them a
+	// finished fsync covers; inflight is the fsync under way (SyncAhead),
+	// which Sync waits for rather than starting another.
+	written, durable int64
+	inflight         *syncOp
+	syncs            int // fsyncs made, for tests and benchmarks
+}
+
+// syncOp is one fsync: it covers the first upto lines written.
+type syncOp struct {
+	upto int64
+	done chan struct{}
+	err  error
 }
 
 // Open opens path for appending, creating it if needed, and finds the last
@@ -99,7 +110,7 @@ func (w *Writer) Write(e *Event) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("append to journal %s: %w", w.path, err)
 	}
-	w.dirty = true
+	w.written++
 	if _, err := w.f.Write(line); err != nil {
 		w.broken = err
 		return nil, fmt.Errorf("append to journal %s: %w", w.path, err)
@@ -110,23 +121,72 @@ func (w *Writer) Write(e *Event) ([]byte, error) {
 }
 
 // Sync makes every line written so far durable. It does nothing when
-// nothing was written since the last sync.
+// nothing was written since the last sync, and waits for an fsync already
+// under way (SyncAhead) instead of starting a second one, unless lines
+// were written after it started.
 func (w *Writer) Sync() error {
+	for {
+		w.mu.Lock()
+		if w.durable >= w.written {
+			w.mu.Unlock()
+			return nil
+		}
+		if w.broken != nil {
+			w.mu.Unlock()
+			return fmt.Errorf("sync journal %s: earlier write failed: %w", w.path, w.broken)
+		}
+		op := w.inflight
+		if op == nil {
+			op = w.begin()
+			w.mu.Unlock()
+			w.run(op)
+		} else {
+			w.mu.Unlock()
+			<-op.done
+		}
+		if op.err != nil {
+			return op.err
+		}
+	}
+}
+
+// SyncAhead starts making the lines written so far durable and returns
+// at once: the fsync's wait for the disk overlaps the caller's own work,
+// and the next Sync only waits for what is left of it. Writing meanwhile
+// is allowed (those lines need the next Sync).
+func (w *Writer) SyncAhead() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if !w.dirty {
-		return nil
+	if w.durable >= w.written || w.inflight != nil || w.broken != nil {
+		return
 	}
-	if w.broken != nil {
-		return fmt.Errorf("sync journal %s: earlier write failed: %w", w.path, w.broken)
-	}
+	go w.run(w.begin())
+}
+
+// begin registers a new fsync of every line written so far; w.mu is held.
+func (w *Writer) begin() *syncOp {
+	op := &syncOp{upto: w.written, done: make(chan struct{})}
+	w.inflight = op
 	w.syncs++
-	if err := w.f.Sync(); err != nil {
-		w.broken = err
-		return fmt.Errorf("sync journal %s: %w", w.path, err)
+	return op
+}
+
+// run makes op's fsync (without holding w.mu: writes may go on meanwhile)
+// and records its outcome.
+func (w *Writer) run(op *syncOp) {
+	err := w.f.Sync()
+	w.mu.Lock()
+	if err != nil {
+		if w.broken == nil {
+			w.broken = err
+		}
+		op.err = fmt.Errorf("sync journal %s: %w", w.path, err)
+	} else {
+		w.durable = max(w.durable, op.upto)
 	}
-	w.dirty = false
-	return nil
+	w.inflight = nil
+	w.mu.Unlock()
+	close(op.done)
 }
 
 // Syncs returns how many times the journal was synced to disk, so tests
