@@ -95,7 +95,7 @@ func (c *PruneCmd) print(std cli.Stdio, out []pruned) error {
 		verb = "would remove"
 	}
 	for _, p := range out {
-		fmt.Fprintf(std.Out, "%s %s (%s, updated %s ago) in %s\n", verb, p.RunID, p.Status, ago(time.Since(p.UpdatedAt)), p.Workspace)
+		fmt.Fprintf(std.Out, "%s %s (%s, updated %s) in %s\n", verb, p.RunID, p.Status, ago(time.Since(p.UpdatedAt)), p.Workspace)
 	}
 	if len(out) == 0 {
 		fmt.Fprintln(std.Err, "delta-run: no run to prune")
