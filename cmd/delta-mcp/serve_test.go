@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -211,5 +212,180 @@ func TestServeRefusesRemote(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "not a loopback address") {
 		t.Errorf("serve --http 0.0.0.0:0 = %v\n%s\nwant exit 2 and why", err, out)
+	}
+}
+
+// startServe starts delta mcp serve on stdio with the SDK's client
+// talking to it over the process's pipes, so that the test holds the
+// process itself (to kill it) and can wait for it.
+func startServe(t *testing.T, agentDir, ws string) (*exec.Cmd, *sdk.ClientSession) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(clitest.BinDir(t), "delta-mcp"), "serve", "--agent", agentDir, "-w", ws)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil)
+	session, err := client.Connect(context.Background(), &sdk.IOTransport{Reader: stdout, Writer: stdin}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	// The session's run directory is made at its first call, before the
+	// call runs: once the answer is here, metadata.json says RUNNING.
+	if _, err := session.CallTool(context.Background(), &sdk.CallToolParams{Name: "greet", Arguments: map[string]any{"name": "x"}}); err != nil {
+		t.Fatalf("CallTool greet: %v", err)
+	}
+	return cmd, session
+}
+
+// sessionStatus is the status metadata.json of a serve session gives.
+func sessionStatus(t *testing.T, ws, session string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(ws, ".delta", session, "metadata.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Status string `json:"status"`
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m.Status
+}
+
+// sessionOf is the run id of the serve session process pid recorded.
+func sessionOf(t *testing.T, ws string, pid int) string {
+	t.Helper()
+	metas, _ := filepath.Glob(filepath.Join(ws, ".delta", "mcp-*", "metadata.json"))
+	for _, p := range metas {
+		data, _ := os.ReadFile(p)
+		var m struct {
+			PID int `json:"pid"`
+		}
+		if json.Unmarshal(data, &m) == nil && m.PID == pid {
+			return filepath.Base(filepath.Dir(p))
+		}
+	}
+	t.Fatalf("no serve session of process %d in %v", pid, metas)
+	return ""
+}
+
+// deltaRun runs delta-run with args and returns its stdout and stderr,
+// failing the test unless it exits with code.
+func deltaRun(t *testing.T, code int, args ...string) (string, string) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(clitest.BinDir(t), "delta-run"), args...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	got := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		got = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	if got != code {
+		t.Fatalf("delta-run %s exited %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), got, code, &stdout, &stderr)
+	}
+	return stdout.String(), stderr.String()
+}
+
+// TestServeKilled: a serve session killed with SIGKILL is, like a crashed
+// run, INTERRUPTED for list-runs (which records it so) and removed by
+// prune like any finished run; continue still refuses it; a live session
+// of the same workspace is never touched.
+func TestServeKilled(t *testing.T) {
+	agentDir, ws := toolboxAgent(t), t.TempDir()
+	killed, _ := startServe(t, agentDir, ws)
+	live, liveSession := startServe(t, agentDir, ws)
+	dead, alive := sessionOf(t, ws, killed.Process.Pid), sessionOf(t, ws, live.Process.Pid)
+
+	if err := killed.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	killed.Wait() // reaped: its pid is gone
+	if got := sessionStatus(t, ws, dead); got != "RUNNING" {
+		t.Fatalf("killed session's status = %s before list-runs, want RUNNING (nothing left to record its end)", got)
+	}
+
+	// prune --dry-run says what it would do and changes nothing.
+	out, _ := deltaRun(t, 0, "prune", "-w", ws, "--older-than", "0s", "--dry-run")
+	if !strings.Contains(out, "would remove "+dead+" (INTERRUPTED") || strings.Contains(out, alive) {
+		t.Errorf("prune --dry-run = %q, want the killed session (INTERRUPTED) only", out)
+	}
+	if got := sessionStatus(t, ws, dead); got != "RUNNING" {
+		t.Errorf("killed session's status after prune --dry-run = %s, want it unchanged", got)
+	}
+
+	// continue refuses a session, dead or alive.
+	_, errOut := deltaRun(t, 126, "continue", "-w", ws, "--run-id", dead, "-m", "more")
+	if !strings.Contains(errOut, "delta mcp serve session") {
+		t.Errorf("continue of the killed session: stderr %q, want the refusal", errOut)
+	}
+
+	out, errOut = deltaRun(t, 0, "list-runs", "-w", ws, "--format", "json")
+	var listed []struct {
+		RunID  string `json:"run_id"`
+		Status string `json:"status"`
+		Stale  bool   `json:"stale"`
+	}
+	if err := json.Unmarshal([]byte(out), &listed); err != nil {
+		t.Fatalf("list-runs --format json: %v\n%s", err, out)
+	}
+	statuses := map[string]string{}
+	for _, r := range listed {
+		statuses[r.RunID] = r.Status
+		if r.Stale {
+			t.Errorf("list-runs: %s stale, want no stale session", r.RunID)
+		}
+	}
+	if want := map[string]string{dead: "INTERRUPTED", alive: "RUNNING"}; !maps.Equal(statuses, want) {
+		t.Errorf("list-runs statuses = %v, want %v", statuses, want)
+	}
+	if !strings.Contains(errOut, "[Janitor] Cleaned up orphaned delta mcp serve session "+dead) {
+		t.Errorf("list-runs stderr = %q, want the janitor's note", errOut)
+	}
+	if got := sessionStatus(t, ws, dead); got != "INTERRUPTED" {
+		t.Errorf("killed session's status after list-runs = %s, want INTERRUPTED recorded", got)
+	}
+	if out, _ := deltaRun(t, 0, "list-runs", "-w", ws, "--resumable", "--format", "raw"); out != "" {
+		t.Errorf("list-runs --resumable = %q, want no serve session", out)
+	}
+	_, errOut = deltaRun(t, 126, "continue", "-w", ws, "--run-id", dead, "-m", "more")
+	if !strings.Contains(errOut, "delta mcp serve session") {
+		t.Errorf("continue of the cleaned-up session: stderr %q, want the refusal", errOut)
+	}
+
+	out, _ = deltaRun(t, 0, "prune", "-w", ws, "--older-than", "0s")
+	if !strings.Contains(out, "removed "+dead+" (INTERRUPTED") || strings.Contains(out, alive) {
+		t.Errorf("prune = %q, want the killed session removed, not the live one", out)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".delta", dead)); !os.IsNotExist(err) {
+		t.Errorf("killed session after prune: %v, want it gone", err)
+	}
+
+	// The live session went on serving, untouched, and ends as usual.
+	if got := sessionStatus(t, ws, alive); got != "RUNNING" {
+		t.Errorf("live session's status = %s, want RUNNING", got)
+	}
+	if _, err := liveSession.CallTool(context.Background(), &sdk.CallToolParams{Name: "greet", Arguments: map[string]any{"name": "y"}}); err != nil {
+		t.Errorf("live session after list-runs and prune: %v", err)
+	}
+	liveSession.Close()
+	if err := live.Wait(); err != nil {
+		t.Errorf("live session: %v, want exit 0 at the end of its input", err)
+	}
+	if got := sessionStatus(t, ws, alive); got != "COMPLETED" {
+		t.Errorf("live session's status at its end = %s, want COMPLETED", got)
 	}
 }

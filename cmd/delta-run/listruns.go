@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -65,7 +66,7 @@ func (c *ListRunsCmd) Run(std cli.Stdio) error {
 	if c.Status != "" && !slices.ContainsFunc(allStatuses, func(s runs.Status) bool { return strings.EqualFold(string(s), c.Status) }) {
 		return cli.Errorf(cli.ExitUsage, "", "--status must be one of RUNNING, WAITING_FOR_INPUT, COMPLETED, FAILED, INTERRUPTED, not %q", c.Status)
 	}
-	all, err := c.list()
+	all, err := c.list(std.Err)
 	if err != nil && len(all) == 0 {
 		return err
 	}
@@ -140,8 +141,10 @@ func corruption(m runs.Metadata) string {
 	return err.Error()
 }
 
-// list reads the runs of -w, or of the implicit workspaces, newest first.
-func (c *ListRunsCmd) list() ([]runs.Metadata, error) {
+// list reads the runs of -w, or of the implicit workspaces, newest first,
+// cleaning up on the way the delta mcp serve sessions whose process is
+// gone (cleanUpServe).
+func (c *ListRunsCmd) list(stderr io.Writer) ([]runs.Metadata, error) {
 	dirs := []string{c.WorkDir}
 	if c.WorkDir != "" {
 		if fi, err := os.Stat(c.WorkDir); err != nil || !fi.IsDir() {
@@ -168,11 +171,43 @@ func (c *ListRunsCmd) list() ([]runs.Metadata, error) {
 		if err != nil {
 			errs = append(errs, err)
 		}
+		for i := range ms {
+			ms[i] = cleanUpServe(d, ms[i], true, stderr)
+		}
 		all = append(all, ms...)
 	}
 	// runs.List orders one workspace; merge them the same way.
 	runs.SortNewestFirst(all)
 	return all, errors.Join(errs...)
+}
+
+// cleanUpServe is continue's janitor for a delta mcp serve session of
+// workspace ws, which continue refuses (runs.CleanUpServe): when its
+// process is gone (kill -9, a crash) the session becomes INTERRUPTED, as
+// a crashed run does, so that list-runs shows it so and prune removes it
+// like any finished run. A live session is never touched. It returns m as
+// it now stands; with write false (prune --dry-run), or when the change
+// cannot be written (a workspace we may not write, the run held), only
+// the returned copy is changed.
+func cleanUpServe(ws string, m runs.Metadata, write bool, stderr io.Writer) runs.Metadata {
+	if !m.MCPServe || m.Status != runs.Running {
+		return m
+	}
+	runDir, err := runs.Find(ws, m.RunID)
+	if err != nil {
+		return m
+	}
+	if write {
+		got, cleaned, err := runs.CleanUpServe(runDir)
+		if err == nil {
+			if cleaned {
+				fmt.Fprintf(stderr, "[Janitor] Cleaned up orphaned delta mcp serve session %s: process %d no longer exists\n", m.RunID, m.PID)
+			}
+			return *got
+		}
+	}
+	runs.ServeJanitor(&m, runDir)
+	return m
 }
 
 func orDot(dir string) string {

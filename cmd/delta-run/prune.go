@@ -16,7 +16,7 @@ import (
 type PruneCmd struct {
 	WorkDir   string   `short:"w" name:"work-dir" help:"Workspace (default: the current directory and, in an agent directory, its workspaces W001 …)." type:"path" placeholder:"DIR"`
 	OlderThan string   `name:"older-than" required:"" help:"Remove runs last updated longer ago than this: 90m, 36h, 7d." placeholder:"DUR"`
-	Status    []string `help:"Only runs with this status (repeat or comma-separate): COMPLETED, FAILED, INTERRUPTED (default: all three)." placeholder:"S"`
+	Status    []string `help:"Only runs with this status (repeat or comma-separate): COMPLETED, FAILED, INTERRUPTED (default: all three). A delta mcp serve session whose process is gone is INTERRUPTED." placeholder:"S"`
 	DryRun    bool     `name:"dry-run" help:"Only show what would be removed."`
 	Format    string   `help:"text or json (an array of {run_id, status, updated_at, workspace, removed})." enum:"text,json" default:"text"`
 }
@@ -56,6 +56,9 @@ func (c *PruneCmd) Run(std cli.Stdio) error {
 	for _, d := range dirs {
 		ms, _ := runs.List(d)
 		for _, m := range ms {
+			// A serve session whose process is gone is INTERRUPTED (the
+			// janitor's cleanup), so prune takes it like any finished run.
+			m = cleanUpServe(d, m, !c.DryRun, std.Err)
 			if !chosen(&m) {
 				continue
 			}
@@ -92,7 +95,7 @@ func (c *PruneCmd) print(std cli.Stdio, out []pruned) error {
 		verb = "would remove"
 	}
 	for _, p := range out {
-		fmt.Fprintf(std.Out, "%s %s (%s, updated %s ago) in %s\n", verb, p.RunID, p.Status, ago(time.Since(p.UpdatedAt)), p.Workspace)
+		fmt.Fprintf(std.Out, "%s %s (%s, updated %s) in %s\n", verb, p.RunID, p.Status, ago(time.Since(p.UpdatedAt)), p.Workspace)
 	}
 	if len(out) == 0 {
 		fmt.Fprintln(std.Err, "delta-run: no run to prune")

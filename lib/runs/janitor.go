@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 )
 
 var (
@@ -68,4 +69,52 @@ func Janitor(m *Metadata, force bool) error {
 	}
 	m.Status = Interrupted
 	return nil
+}
+
+// ServeJanitor is the janitor for a delta mcp serve session (MCPServe),
+// which continue refuses and so never cleans up: when m is a RUNNING
+// session whose process is gone (Janitor's test: this host only, a reused
+// pid told apart by its start time), m becomes INTERRUPTED, as a crashed
+// run does when continue finds it, and ServeJanitor reports true. Its
+// updated_at becomes the session's last sign of life, the later of
+// updated_at and the last write to its journal (runDir's), so that prune
+// --older-than counts from when the session stopped, not from when it
+// was found dead. A live session, a session of another host and every
+// other run are left alone. Only m changes: CleanUpServe writes it.
+func ServeJanitor(m *Metadata, runDir string) bool {
+	if !m.MCPServe || m.Status != Running {
+		return false
+	}
+	if err := Janitor(m, false); err != nil || m.Status != Interrupted {
+		return false
+	}
+	if fi, err := os.Stat(filepath.Join(runDir, JournalFile)); err == nil && fi.ModTime().After(m.UpdatedAt) {
+		m.UpdatedAt = fi.ModTime().UTC()
+	}
+	return true
+}
+
+// CleanUpServe applies ServeJanitor to the serve session in runDir and
+// writes the outcome, under the run's lock and on the metadata read
+// there, so that two commands cleaning up at once agree. It returns the
+// run's metadata and whether it was cleaned up (false for a live session
+// and for any run ServeJanitor leaves alone); ErrRunBusy when another
+// process holds the run.
+func CleanUpServe(runDir string) (*Metadata, bool, error) {
+	unlock, err := Acquire(runDir)
+	if err != nil {
+		return nil, false, err
+	}
+	defer unlock()
+	m, err := ReadMetadata(runDir)
+	if err != nil {
+		return nil, false, err
+	}
+	if !ServeJanitor(m, runDir) {
+		return m, false, nil
+	}
+	if err := WriteMetadata(runDir, m); err != nil {
+		return nil, false, err
+	}
+	return m, true, nil
 }

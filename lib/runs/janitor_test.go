@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -116,5 +117,93 @@ func TestParseStat(t *testing.T) {
 	}
 	if _, err := parseStat([]byte("123 (x) S 1")); err == nil {
 		t.Error("parseStat of a short line succeeded")
+	}
+}
+
+// TestCleanUpServe: a delta mcp serve session whose process is gone
+// becomes INTERRUPTED on disk, dated by its journal's last write; a live
+// one, one of another host and an ordinary run are left alone.
+func TestCleanUpServe(t *testing.T) {
+	host, _ := os.Hostname()
+	self := Self()
+	created := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	lastCall := created.Add(time.Hour)
+	tests := []struct {
+		name        string
+		meta        Metadata
+		journalTime time.Time // zero: leave the journal as Create made it (newer than created)
+		wantClean   bool
+		wantStatus  Status
+		wantUpdated time.Time // zero: not checked
+	}{
+		{"dead session", Metadata{MCPServe: true, Status: Running, PID: deadPID(t), Hostname: host, ProcessStartTicks: 1},
+			lastCall, true, Interrupted, lastCall},
+		{"dead session, journal older than updated_at", Metadata{MCPServe: true, Status: Running, PID: deadPID(t), Hostname: host, ProcessStartTicks: 1},
+			created.Add(-time.Hour), true, Interrupted, created},
+		{"reused pid: live, wrong ticks", Metadata{MCPServe: true, Status: Running, PID: self.PID, Hostname: host, ProcessStartTicks: self.StartTicks + 1},
+			lastCall, true, Interrupted, lastCall},
+		{"no ticks, name differs", Metadata{MCPServe: true, Status: Running, PID: self.PID, Hostname: host, ProcessName: "node"},
+			lastCall, true, Interrupted, lastCall},
+		{"live session", Metadata{MCPServe: true, Status: Running, PID: self.PID, Hostname: host, ProcessStartTicks: self.StartTicks},
+			lastCall, false, Running, created},
+		{"live session, no ticks, name matches", Metadata{MCPServe: true, Status: Running, PID: self.PID, Hostname: host, ProcessName: self.Name},
+			lastCall, false, Running, created},
+		{"session of another host", Metadata{MCPServe: true, Status: Running, PID: deadPID(t), Hostname: "host-a", ProcessStartTicks: 1},
+			lastCall, false, Running, created},
+		{"ordinary run: continue's business", Metadata{Status: Running, PID: deadPID(t), Hostname: host, ProcessStartTicks: 1},
+			lastCall, false, Running, created},
+		{"finished session", Metadata{MCPServe: true, Status: Completed, PID: deadPID(t), Hostname: host, ProcessStartTicks: 1},
+			lastCall, false, Completed, created},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := tt.meta
+			m.RunID, m.CreatedAt = "mcp-1", created
+			dir, err := Create(t.TempDir(), &m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.UpdatedAt = created // Create dates it now
+			if err := WriteMetadata(dir, &m); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(filepath.Join(dir, JournalFile), tt.journalTime, tt.journalTime); err != nil {
+				t.Fatal(err)
+			}
+			got, cleaned, err := CleanUpServe(dir)
+			if err != nil || cleaned != tt.wantClean {
+				t.Fatalf("CleanUpServe() = %v, %v; want cleaned %v", cleaned, err, tt.wantClean)
+			}
+			onDisk, err := ReadMetadata(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for what, m := range map[string]*Metadata{"returned": got, "on disk": onDisk} {
+				if m.Status != tt.wantStatus || !m.UpdatedAt.Equal(tt.wantUpdated) {
+					t.Errorf("CleanUpServe(): %s status %s, updated_at %s; want %s, %s", what, m.Status, m.UpdatedAt, tt.wantStatus, tt.wantUpdated)
+				}
+			}
+		})
+	}
+}
+
+// TestCleanUpServeBusy: a session another process holds is not touched.
+func TestCleanUpServeBusy(t *testing.T) {
+	host, _ := os.Hostname()
+	m := Metadata{RunID: "mcp-1", MCPServe: true, Status: Running, PID: deadPID(t), Hostname: host, ProcessStartTicks: 1}
+	dir, err := Create(t.TempDir(), &m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := Acquire(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	if _, _, err := CleanUpServe(dir); !errors.Is(err, ErrRunBusy) {
+		t.Errorf("CleanUpServe(held run) error = %v, want ErrRunBusy", err)
+	}
+	if got, _ := ReadMetadata(dir); got.Status != Running {
+		t.Errorf("held run's status = %s, want RUNNING", got.Status)
 	}
 }

@@ -1,7 +1,8 @@
 // Package runs manages run directories on disk (seeds/000 §1.2): the
 // workspace's .delta/<run_id>/ folders, their metadata.json, run IDs,
 // sequential workspaces, process identity and the janitor that turns the
-// RUNNING status of a crashed engine into INTERRUPTED (§2.1.5).
+// RUNNING status of a crashed engine, or of a killed delta mcp serve
+// session, into INTERRUPTED (§2.1.5).
 //
 // Everything here is safe with several engines working in one workspace at
 // once: run directories and workspaces are reserved with a single mkdir,
@@ -81,7 +82,8 @@ type Metadata struct {
 	// MCPServe is set on the run directory of a delta mcp serve session:
 	// it records the tool calls of an MCP client, it is not an agent run,
 	// so continue refuses it and --last and list-runs --resumable pass
-	// over it.
+	// over it. A session whose process is gone is cleaned up by list-runs
+	// and prune instead (ServeJanitor).
 	MCPServe bool `json:"mcp_serve,omitempty"`
 }
 
