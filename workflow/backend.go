@@ -14,7 +14,8 @@ type Outcome int
 const (
 	// Succeeded: the agent handled the delivery; its inbox is acknowledged.
 	Succeeded Outcome = iota
-	// Failed: the attempt failed; it is retried, then left unread.
+	// Failed: the attempt failed; it is retried (unless the failure is
+	// Permanent), then left unread.
 	Failed
 	// Waiting: the agent waits for a human (ask_human or an approval);
 	// Run is called again later and reports progress once answered.
@@ -53,6 +54,11 @@ type Result struct {
 	// continue, a command), false when it only found what an earlier one
 	// left (a run completed meanwhile, still waiting).
 	Started bool
+	// Permanent marks a failure that a retry cannot fix: delta-run's exit
+	// 126, a configuration or permission error (a broken agent.yaml, a
+	// missing key or model, a bad flag). The delivery is given up at once
+	// instead of being retried; retries are for failures that can pass.
+	Permanent bool
 }
 
 // Backend runs agents.

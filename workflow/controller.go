@@ -22,8 +22,9 @@ const (
 	// StatusWaiting: the agent's run waits for a human (ask_human or an
 	// approval); it goes on once answered.
 	StatusWaiting = "waiting"
-	// StatusFailed: the last delivery failed every attempt; its messages
-	// stay unread and are tried again when a new one arrives.
+	// StatusFailed: the last delivery failed every attempt (or at once,
+	// with a configuration or permission error no retry can fix); its
+	// messages stay unread and are tried again when a new one arrives.
 	StatusFailed  = "failed"
 	StatusStopped = "stopped"
 )
@@ -328,14 +329,20 @@ func (c *Controller) deliver(ctx context.Context, d *Delivery, inbox []shared.In
 			continue
 		case Failed:
 			c.event("%s: attempt %d failed: %s", name, d.Attempt, res.Err)
-			if d.Attempt >= retry.MaxAttempts {
+			if res.Permanent || d.Attempt >= retry.MaxAttempts {
 				c.mu.Lock()
 				c.gaveUpAt = d.UpTo
 				c.mu.Unlock()
 				if err := c.removeDelivery(); err != nil {
 					return err
 				}
-				c.event("%s: gave up after %d attempts; its %d %s unread", name, d.Attempt, len(msgs), plural(len(msgs), "message stays", "messages stay"))
+				unread := fmt.Sprintf("its %d %s unread", len(msgs), plural(len(msgs), "message stays", "messages stay"))
+				if res.Permanent {
+					c.event("%s: not retried: a configuration or permission error fails every attempt the same way; %s: fix the agent, then start the instance again (or send it a new message)", name, unread)
+					c.setStatus(StatusFailed, "configuration or permission error, not retried: "+res.Err)
+					return nil
+				}
+				c.event("%s: gave up after %d attempts; %s", name, d.Attempt, unread)
 				c.setStatus(StatusFailed, res.Err)
 				return nil
 			}

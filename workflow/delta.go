@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/runs"
@@ -267,6 +268,9 @@ func (b *DeltaBackend) exec(ctx context.Context, job Job, args []string, withPro
 		res.Outcome = Interrupted
 	default:
 		res.Outcome = Failed
+		// 126: the agent's configuration (or a permission) is wrong; the
+		// next attempt would fail the same way.
+		res.Permanent = code == cli.ExitConfig
 		res.Err = fmt.Sprintf("delta-run %s exited with status %d", args[0], code)
 		if rr.Error != nil && rr.Error.Message != "" {
 			res.Err += ": " + rr.Error.Message

@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -161,6 +162,66 @@ func TestFailureRetriedThenLeftUnread(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A failure a retry cannot fix (delta-run's exit 126: a configuration or
+// permission error) fails the agent at once, saying why; the other agent
+// works meanwhile, and a transient failure is still retried.
+func TestPermanentFailureNotRetried(t *testing.T) {
+	f := loadTestFile(t, strings.Replace(twoAgents, `"@reviewer please review"`, `"@reviewer and @coder, go"`, 1))
+	p := shared.NewMemory(shared.Config{Agents: f.AgentNames(), DocumentOwner: "reviewer"})
+	var stderr lockedBuffer
+	b := &fakeBackend{act: func(ctx context.Context, job Job, n int) Result {
+		if job.Agent.Name == "coder" {
+			return Result{Outcome: Failed, Err: "delta-run run exited with status 126: agent.yaml:3:1: unknown key", Started: true, Permanent: true}
+		}
+		return Result{Outcome: Succeeded, Started: true}
+	}}
+	backends := map[string]Backend{"reviewer": b, "coder": b}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s, err := Run(ctx, Options{File: f, Workspace: t.TempDir(), Dir: t.TempDir(), Provider: p, Backends: backends,
+		Poll: 50 * time.Millisecond, Debounce: 200 * time.Millisecond, Retry: Retry{Backoff: time.Millisecond},
+		Stderr: &stderr})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if s.Status != SummaryFailed {
+		t.Errorf("status = %s, want failed", s.Status)
+	}
+	if n := b.count("coder"); n != 1 {
+		t.Errorf("coder attempts = %d, want 1 (a configuration error is not retried)", n)
+	}
+	for _, a := range s.Agents {
+		if a.Name != "coder" {
+			continue
+		}
+		want := "configuration or permission error, not retried: delta-run run exited with status 126: agent.yaml:3:1: unknown key"
+		if a.Status != StatusFailed || a.Unread != 1 || a.Error != want {
+			t.Errorf("coder = %+v, want failed, 1 unread, error %q", a, want)
+		}
+	}
+	if log := stderr.String(); !strings.Contains(log, "delta-workflow: coder: not retried: a configuration or permission error fails every attempt the same way") {
+		t.Errorf("the progress log does not say why coder was not retried:\n%s", log)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer for writers on several goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // An agent waiting for a human is not idle: run waits, and goes on when it

@@ -59,7 +59,7 @@ type DocumentCmds struct {
 // ProposalCmds are the proposal subcommands.
 type ProposalCmds struct {
 	Create ProposalCreateCmd `cmd:"" help:"Open a proposal (proposal_create) and print it as JSON; it is announced on the channel."`
-	Vote   ProposalVoteCmd   `cmd:"" help:"Vote on a proposal (vote). Votes are final; the same vote again is harmless."`
+	Vote   ProposalVoteCmd   `cmd:"" help:"Vote on a proposal (vote). Votes are final; the same vote again is harmless. Only the agents' votes count toward the quorum; anyone else's (user, a script) is recorded and counted in the result."`
 	Status ProposalStatusCmd `cmd:"" help:"Print a proposal, or every active one, as JSON (proposal_status)."`
 	Cancel ProposalCancelCmd `cmd:"" help:"Cancel a proposal you created (proposal_cancel)."`
 }
@@ -344,7 +344,7 @@ type ProposalCreateCmd struct {
 	Description string        `help:"Context for the voters."`
 	Option      []string      `help:"A choice, as ID or ID=LABEL (repeat it; automatic for election: the agents, and approval: yes/no)." placeholder:"ID[=LABEL]"`
 	Resolution  string        `default:"plurality" enum:"plurality,majority,unanimous" help:"plurality (most votes), majority (more than half) or unanimous."`
-	Quorum      int           `help:"Votes that resolve it (default: the number of agents)." placeholder:"N"`
+	Quorum      int           `help:"Agents' votes that resolve it (default: the number of agents); votes by others do not count toward it." placeholder:"N"`
 	TieBreaker  string        `name:"tie-breaker" enum:",first,random,creator-decides" default:"" help:"How a plurality tie is broken: first (option order), random, creator-decides (the creator's vote); none: no winner."`
 	Binding     bool          `help:"The system enforces the result (a document owner election: the winner alone writes documents)."`
 	Timeout     time.Duration `default:"60s" help:"How long it stays open; then it resolves with the votes cast (or expires with none)."`

@@ -220,18 +220,26 @@ func listInstance(dir string) ([]listed, error) {
 
 // SendCmd posts a message to an instance's channel.
 type SendCmd struct {
-	Message string `arg:"" help:"The message; - reads it from stdin."`
-	To      string `required:"" help:"AGENT@INSTANCE: the agent the message is for (it is @mentioned unless the message already does), or @INSTANCE to post without a mention." placeholder:"TARGET"`
-	From    string `default:"user" help:"Who the message is from."`
-	Dir     string `help:"Instance directory (default: .workflow/INSTANCE here)." type:"path" placeholder:"DIR"`
-	JSON    bool   `help:"Print the channel entry as JSON."`
+	Message  string `arg:"" help:"The message; - reads it from stdin."`
+	To       string `help:"AGENT@INSTANCE or AGENT: the agent the message is for (it is @mentioned unless the message already does), or @INSTANCE to post without a mention. Without --to, a message that @mentions an agent goes as it is, and one that mentions none goes to the workflow's agent when it has only one; with several, naming none is an error that lists them." placeholder:"TARGET"`
+	Instance string `help:"The instance when --to names none (default: default)." placeholder:"NAME"`
+	From     string `default:"user" help:"Who the message is from."`
+	Dir      string `help:"Instance directory (default: .workflow/INSTANCE here)." type:"path" placeholder:"DIR"`
+	JSON     bool   `help:"Print the channel entry as JSON."`
 }
 
 // Run posts the message.
 func (c *SendCmd) Run(std cli.Stdio) error {
-	t, err := parseTarget(c.To, "default")
+	inst := c.Instance
+	if inst == "" {
+		inst = "default"
+	}
+	t, err := parseTarget(c.To, inst)
 	if err != nil {
 		return err
+	}
+	if c.Instance != "" && t.Instance != c.Instance {
+		return cli.Errorf(cli.ExitUsage, "", "two instances: --to %s and --instance %s", c.To, c.Instance)
 	}
 	msg := c.Message
 	if msg == "-" {
@@ -257,6 +265,17 @@ func (c *SendCmd) Run(std cli.Stdio) error {
 	}
 	defer p.Close()
 	agents := p.Config().Agents
+	if c.To == "" && len(shared.Mentions(msg, agents)) == 0 {
+		// No agent named, neither by --to nor in the message: the only
+		// agent, when there is one; else saying which is the user's to do
+		// (explicit over implicit: no agent is silently chosen).
+		if len(agents) != 1 {
+			return cli.Errorf(cli.ExitUsage,
+				fmt.Sprintf("delta workflow send MESSAGE --to AGENT@%s, or @mention the agent in the message (--to @%s posts it without a mention)", t.Instance, t.Instance),
+				"instance %s has %d agents (%s): name the one the message is for", t.Instance, len(agents), strings.Join(agents, ", "))
+		}
+		t.Agent = agents[0]
+	}
 	if t.Agent != "" {
 		if !slices.Contains(agents, t.Agent) {
 			return cli.Errorf(cli.ExitFailed, "its agents: "+strings.Join(agents, ", "), "instance %s has no agent %s", t.Instance, t.Agent)

@@ -149,8 +149,9 @@ type Option struct {
 // Resolution says how votes decide a proposal.
 type Resolution struct {
 	Type string `json:"type"` // plurality (default), majority, unanimous
-	// Quorum is how many votes resolve the proposal (default: the number
-	// of agents).
+	// Quorum is how many of the agents' votes resolve the proposal
+	// (default: the number of agents). Votes by others (a person, a
+	// script) count in the result but not toward the quorum.
 	Quorum     int    `json:"quorum,omitempty"`
 	TieBreaker string `json:"tieBreaker,omitempty"`
 }
@@ -189,8 +190,15 @@ type VoteOutcome struct {
 	// Repeated is true when the voter had already cast this same vote
 	// (votes are idempotent; changing one is an error).
 	Repeated bool `json:"repeated"`
-	Votes    int  `json:"votes"`
-	Quorum   int  `json:"quorum"`
+	// Counted is true when the voter is one of the workflow's agents, whose
+	// votes count toward the quorum; anyone else's vote is recorded and
+	// counted in the result, but does not bring the proposal closer to
+	// resolving.
+	Counted bool `json:"counted"`
+	// Votes is how many votes count toward the quorum so far: the
+	// agents'.
+	Votes  int `json:"votes"`
+	Quorum int `json:"quorum"`
 }
 
 // Errors a caller can act on (compare with errors.Is).
@@ -260,7 +268,9 @@ type Provider interface {
 	// channel ([PROPOSAL:id], mentioning every agent).
 	CreateProposal(ctx context.Context, creator string, spec ProposalSpec) (Proposal, error)
 	// Vote records voter's choice, announces it ([VOTE:id]) and resolves
-	// the proposal when the quorum is reached ([RESOLVED:id]).
+	// the proposal when the agents' votes reach the quorum ([RESOLVED:id]).
+	// Anyone may vote; a voter that is not an agent is counted in the
+	// result but not toward the quorum.
 	Vote(ctx context.Context, voter, proposalID, choice, reason string) (VoteOutcome, error)
 	// Proposal returns one proposal; Proposals all of them, or only the
 	// active ones. Both settle proposals whose deadline has passed first.

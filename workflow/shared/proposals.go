@@ -190,6 +190,26 @@ func (p *provider) quorum(r *record) int {
 	return max(len(p.cfg.Agents), 1)
 }
 
+// countsTowardQuorum: only the agents' votes bring a proposal to its
+// quorum (seeds/002: "Minimum voters (default: all agents)"); a person or
+// a script voting under another name is heard in the result, but cannot
+// close a question put to the agents before they answer. With no agents
+// configured there is no one else to wait for, and every vote counts.
+func (p *provider) countsTowardQuorum(voter string) bool {
+	return len(p.cfg.Agents) == 0 || slices.Contains(p.cfg.Agents, voter)
+}
+
+// agentVotes is how many of r's votes count toward its quorum.
+func (p *provider) agentVotes(r *record) int {
+	n := 0
+	for _, v := range r.Voters {
+		if p.countsTowardQuorum(v) {
+			n++
+		}
+	}
+	return n
+}
+
 // resolve decides r from its votes by its rule.
 func (p *provider) resolve(r *record, by string) {
 	counts := map[string]int{}
@@ -245,7 +265,11 @@ func (p *provider) resolve(r *record, by string) {
 	}
 	msg := fmt.Sprintf("[RESOLVED:%s] %s\nResult: %s\nVotes: %s", r.ID, r.Title, label, strings.Join(votes, ", "))
 	if by == "timeout" {
-		msg += fmt.Sprintf("\n(timed out with %d of %d votes)", len(r.Voters), p.quorum(r))
+		kind := "votes"
+		if p.agentVotes(r) < len(r.Voters) {
+			kind = "agent votes" // others voted too: say which the quorum counts
+		}
+		msg += fmt.Sprintf("\n(timed out with %d of %d %s)", p.agentVotes(r), p.quorum(r), kind)
 	}
 	if isOwnerElection(r.Proposal) {
 		if winner != "" {
@@ -512,7 +536,7 @@ func (p *provider) Vote(ctx context.Context, voter, id, choice, reason string) (
 	if err != nil {
 		return VoteOutcome{}, err
 	}
-	out := VoteOutcome{Votes: len(r.Voters), Quorum: p.quorum(r)}
+	out := VoteOutcome{Votes: p.agentVotes(r), Quorum: p.quorum(r), Counted: p.countsTowardQuorum(voter)}
 	if r.Status != StatusActive {
 		out.Proposal = r.Proposal
 		return out, refuse(ErrNotActive, "Proposal is %s", r.Status)
@@ -542,7 +566,7 @@ func (p *provider) Vote(ctx context.Context, voter, id, choice, reason string) (
 		msg += " (" + reason + ")"
 	}
 	r.Pending = append(r.Pending, notice{From: voter, Message: msg, Ref: "vote:" + r.ID + ":" + voter})
-	out.Votes = len(r.Voters)
+	out.Votes = p.agentVotes(r)
 	if out.Votes >= out.Quorum {
 		p.resolve(r, "votes")
 	}

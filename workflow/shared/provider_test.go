@@ -606,3 +606,55 @@ func TestAgentOpensOwnerElection(t *testing.T) {
 		}
 	})
 }
+
+// TestNonAgentVotes: the quorum is the agents'. A vote by anyone else (a
+// person, a script) is recorded, announced and counted in the result, but
+// brings the proposal no closer to resolving: two people voting on a
+// two-agent workflow's proposal must not close it before the agents vote.
+func TestNonAgentVotes(t *testing.T) {
+	providers(t, Config{Agents: []string{"a", "b"}, DocumentOwner: "a"}, func(t *testing.T, p Provider, c *clock) {
+		tools := NewTools(p)
+		must[Proposal](t)(p.CreateProposal(bg, "a", ProposalSpec{Type: Approval, Title: "Merge?"}))
+		out := must[VoteOutcome](t)(p.Vote(bg, User, "p1", "no", "not yet"))
+		if out.Counted || out.Votes != 0 || out.Quorum != 2 {
+			t.Errorf("user's vote = counted %v, %d/%d; want not counted, 0/2", out.Counted, out.Votes, out.Quorum)
+		}
+		got := must[string](t)(tools.Call(bg, "bob", "vote", []byte(`{"proposal":"p1","choice":"no"}`)))
+		if want := "Vote recorded; bob is not an agent of the workflow (a, b): it counts in the result, not toward the quorum. 0/2 votes received."; got != want {
+			t.Errorf("vote as bob = %q, want %q", got, want)
+		}
+		pr := must[Proposal](t)(p.Proposal(bg, "p1"))
+		if pr.Status != StatusActive {
+			t.Fatalf("after two non-agent votes status = %s, want active", pr.Status)
+		}
+		if diff := cmp.Diff(map[string]string{User: "no", "bob": "no"}, pr.Result.Votes); diff != "" {
+			t.Errorf("votes (-want +got):\n%s", diff)
+		}
+		if got := must[string](t)(tools.Call(bg, "a", "vote", []byte(`{"proposal":"p1","choice":"yes"}`))); got != "Vote recorded. 1/2 votes received." {
+			t.Errorf("vote as a = %q", got)
+		}
+		out = must[VoteOutcome](t)(p.Vote(bg, "b", "p1", "yes", ""))
+		if !out.Counted || out.Votes != 2 || out.Proposal.Status != StatusResolved {
+			t.Fatalf("b's vote = %+v, want counted and resolved", out)
+		}
+		// The result counts every vote: no=2 (user, bob), yes=2 (a, b).
+		if diff := cmp.Diff(map[string]int{"yes": 2, "no": 2}, out.Proposal.Result.Counts); diff != "" {
+			t.Errorf("counts (-want +got):\n%s", diff)
+		}
+		msgs := messages(t, p)
+		if want := "system: [RESOLVED:p1] Merge?\nResult: No winner (tie/no majority)\nVotes: yes=2, no=2\ncc @a"; msgs[len(msgs)-1] != want {
+			t.Errorf("last message = %q, want %q", msgs[len(msgs)-1], want)
+		}
+
+		// At the deadline, the agents' votes are what the quorum is told of.
+		must[Proposal](t)(p.CreateProposal(bg, "a", ProposalSpec{Type: Approval, Title: "Ship?", Timeout: time.Minute}))
+		must[VoteOutcome](t)(p.Vote(bg, User, "p2", "yes", ""))
+		must[VoteOutcome](t)(p.Vote(bg, "a", "p2", "yes", ""))
+		c.advance(time.Minute)
+		must[[]Proposal](t)(p.Settle(bg))
+		msgs = messages(t, p)
+		if want := "system: [RESOLVED:p2] Ship?\nResult: Approve\nVotes: yes=2\n(timed out with 1 of 2 agent votes)\ncc @a"; msgs[len(msgs)-1] != want {
+			t.Errorf("last message = %q, want %q", msgs[len(msgs)-1], want)
+		}
+	})
+}

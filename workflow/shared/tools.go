@@ -135,7 +135,7 @@ var toolDefs = map[string]toolDef{
 		schema: obj(`"type":{"type":"string","enum":["election","decision","approval","assignment"]},`+
 			`"title":{"type":"string"},"description":{"type":"string"},`+
 			`"options":{"type":"array","description":"Choices (automatic for election: the agents; approval: yes/no)","items":{"type":"object","properties":{"id":{"type":"string"},"label":{"type":"string"}},"required":["id"]}},`+
-			`"resolution":{"type":"object","properties":{"type":{"type":"string","enum":["plurality","majority","unanimous"],"description":"default plurality"},"quorum":{"type":"integer","description":"Votes that resolve it (default: the number of agents)"},"tieBreaker":{"type":"string","enum":["first","random","creator-decides"]}}},`+
+			`"resolution":{"type":"object","properties":{"type":{"type":"string","enum":["plurality","majority","unanimous"],"description":"default plurality"},"quorum":{"type":"integer","description":"Agents' votes that resolve it (default: the number of agents)"},"tieBreaker":{"type":"string","enum":["first","random","creator-decides"]}}},`+
 			`"binding":{"type":"boolean","description":"Enforced by the system (default false)"},`+
 			`"timeoutSeconds":{"type":"integer","description":"Seconds until it resolves with the votes cast so far (default 60)"}`, "type", "title"),
 		run: (*Tools).proposalCreate,
@@ -626,6 +626,10 @@ func (t *Tools) vote(ctx context.Context, who string, args json.RawMessage) (str
 		return fmt.Sprintf("Vote already recorded for %q.", label), nil
 	}
 	msg := fmt.Sprintf("Vote recorded. %d/%d votes received.", out.Votes, out.Quorum)
+	if !out.Counted {
+		msg = fmt.Sprintf("Vote recorded; %s is not an agent of the workflow (%s): it counts in the result, not toward the quorum. %d/%d votes received.",
+			who, strings.Join(t.p.Config().Agents, ", "), out.Votes, out.Quorum)
+	}
 	if out.Proposal.Status == StatusResolved {
 		if w := out.Proposal.Result.Winner; w != "" {
 			msg += fmt.Sprintf(" Resolved: %s.", w)
