@@ -346,7 +346,7 @@ func (e *Engine) execute(ctx context.Context, it int, p preparedCall) (res ToolO
 	// redacted.
 	res.Observation, res.Stdout, res.Stderr = e.Redact.String(res.Observation), e.Redact.String(res.Stdout), e.Redact.String(res.Stderr)
 	res.Data = e.Redact.Bytes(res.Data)
-	e.redactRecordOutput(res.RecordPath)
+	RedactOutputFiles(e.Redact, e.Run.RunDir, res.RecordPath)
 	e.Log.Printf("iteration %d: %s (%s) exit %d, error %t, %d ms", it, call.Name, call.ID, res.ExitCode, res.IsError, res.DurationMS)
 	return res, true
 }
@@ -421,29 +421,37 @@ func orEmptyObject(s string) string {
 	return "{}"
 }
 
-// redactJSONRecord redacts the strings of the JSON record at path. It
-// works on the decoded strings, not the file's bytes: a secret holding a
-// quote or an ampersand is escaped in the JSON and would not match there.
+// redactJSONRecord redacts the strings of the JSON record at path.
 func redactJSONRecord(r *redact.Redactor, path string) {
 	data, err := os.ReadFile(path)
 	if err != nil || len(data) > maxRedactedLog {
 		return
 	}
+	if red, changed := redactJSON(r, data); changed {
+		_ = os.WriteFile(path, red, 0o644)
+	}
+}
+
+// redactJSON returns the JSON record data with its strings redacted and
+// true, or data itself and false when it holds no secret. It works on the decoded strings,
+// not the bytes: a secret holding a quote or an ampersand is escaped in
+// the JSON and would not match there.
+func redactJSON(r *redact.Redactor, data []byte) ([]byte, bool) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
 	if dec.Decode(&v) != nil {
-		return
+		return data, false
 	}
 	v, changed := redactValue(r, v)
 	if !changed {
-		return
+		return data, false
 	}
 	out, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		return
+		return data, false
 	}
-	_ = os.WriteFile(path, append(out, '\n'), 0o644)
+	return append(out, '\n'), true
 }
 
 // redactValue redacts every string in a decoded JSON value.
@@ -476,24 +484,26 @@ func redactValue(r *redact.Redactor, v any) (any, bool) {
 // in place; larger ones are left as the tool wrote them.
 const maxRedactedLog = 64 << 20
 
-// redactRecordOutput replaces secret values in a call's record (its
-// strings: the output a command tool keeps inline) and in the output files
-// kept beside it (stdout.log, stderr.log in the folder named like the
-// record), for command and plugin tools alike.
-func (e *Engine) redactRecordOutput(recordPath string) {
-	RedactRecord(e.Redact, e.Run.RunDir, recordPath)
-}
-
 // RedactRecord replaces r's secret values in the io/tool_executions record
-// recordPath (relative to runDir) and in the output files kept beside it:
-// a command's stdout.log and stderr.log, an MCP tool's output.txt and
-// result.json. The engine does it for every call; delta mcp serve, which
-// runs tools without an engine, too.
+// recordPath (relative to runDir) and in the output files kept beside it
+// (RedactOutputFiles), for records written without an engine's Records
+// (delta mcp serve).
 func RedactRecord(r *redact.Redactor, runDir, recordPath string) {
 	if r == nil || recordPath == "" {
 		return
 	}
 	redactJSONRecord(r, filepath.Join(runDir, recordPath))
+	RedactOutputFiles(r, runDir, recordPath)
+}
+
+// RedactOutputFiles replaces r's secret values in the output files kept
+// beside the record recordPath: a command's stdout.log and stderr.log, an
+// MCP tool's output.txt and result.json. The record itself is redacted as
+// it is written (Records); these files are written while the tool runs.
+func RedactOutputFiles(r *redact.Redactor, runDir, recordPath string) {
+	if r == nil || recordPath == "" {
+		return
+	}
 	dir := filepath.Join(runDir, strings.TrimSuffix(recordPath, ".json"))
 	redactJSONRecord(r, filepath.Join(dir, "result.json"))
 	for _, name := range []string{"stdout.log", "stderr.log", "output.txt"} {

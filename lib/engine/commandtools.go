@@ -200,7 +200,7 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 		}
 		out.Observation = text
 	}
-	rel, err := WriteToolRecord(run.RunDir, base, rec)
+	rel, err := WriteToolRecord(run, base, rec)
 	if err != nil {
 		return out, err
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"sync"
 	"time"
 
 	"github.com/deltakit/delta/lib/agent"
@@ -106,9 +105,6 @@ type Engine struct {
 	// answer is Message while resuming: the answer for an ask_human call
 	// left without one. Taking it clears Message.
 	answer string
-	// records tracks the io/invocations record being written
-	// (writeBehind); set by Start.
-	records *sync.WaitGroup
 }
 
 // Start journals ENGINE_START and runs the loop until the run completes,
@@ -119,8 +115,10 @@ func (e *Engine) Start(ctx context.Context, config json.RawMessage) (Outcome, er
 	if e.Log == nil {
 		e.Log = log.New(io.Discard, "", 0)
 	}
-	e.records = &sync.WaitGroup{}
-	defer e.records.Wait() // every record is written when the run stops
+	if e.Run.Records == nil {
+		e.Run.Records = &Records{runDir: e.Run.RunDir, redact: e.Redact, log: e.Log}
+	}
+	defer e.Run.Records.Wait() // every record is written when the run stops
 	if e.Run.Events == nil {
 		// The context builder reads the events the journal keeps instead
 		// of parsing the whole file every iteration.
@@ -302,14 +300,14 @@ func (e *Engine) think(ctx context.Context, it int, events []journal.Event) (llm
 	if err := e.Journal.Sync(); err != nil {
 		return llm.Response{}, nil, fmt.Errorf("sync journal: %w", err)
 	}
-	e.records.Wait() // the previous record is written: one at a time
+	e.Run.Records.Wait() // the model may be shown a path into a record
 	started := time.Now()
 	resp, callErr := e.Provider.Complete(ctx, req)
 	ref, record, werr := invocationRecord(it, encoded, resp, callErr, time.Since(started))
 	if werr != nil {
 		e.Log.Printf("write invocation record: %v", werr)
 	} else {
-		e.writeBehind(ref, record)
+		e.Run.Records.write(ref, record, false) // the request is redacted already
 	}
 	if callErr != nil {
 		if ctx.Err() != nil {
@@ -342,23 +340,6 @@ func (e *Engine) think(ctx context.Context, it int, events []journal.Event) (llm
 		ToolCalls: resp.ToolCalls, Usage: &usage, Model: model, InvocationRef: ref,
 		ResponseID: resp.ID, Reasoning: resp.Reasoning})
 	return resp, nil, err
-}
-
-// writeBehind writes the io/invocations record of a model call while the
-// engine goes on with the answer (journaling it, running the tools): on
-// this machine creating a file costs about as much as the rest of the
-// engine's work in an iteration. The record is an audit trail, not state:
-// as when its write fails, a crash before it lands leaves the THOUGHT's
-// invocation_ref pointing at nothing, and the journal holds the answer.
-// The next model call and the end of Start wait for it.
-func (e *Engine) writeBehind(rel string, data []byte) {
-	e.records.Add(1)
-	go func() {
-		defer e.records.Done()
-		if err := writeRecordIn(e.Run.RunDir, rel, data); err != nil {
-			e.Log.Printf("write invocation record: %v", err)
-		}
-	}()
 }
 
 // fail journals an ERROR, runs on_error and returns a FAILED outcome.
@@ -490,11 +471,25 @@ func FailedHook(name agent.HookName, ref, failure string) HookDecision {
 	return d
 }
 
+// hookConfigured reports whether the agent may have a hook for name (true
+// when the engine does not know the agent).
+func (e *Engine) hookConfigured(name agent.HookName) bool {
+	if e.Run.Agent == nil {
+		return true
+	}
+	_, ok := e.Run.Agent.Hooks[name]
+	return ok
+}
+
 func (e *Engine) hookApply(ctx context.Context, req HookRequest, apply func(json.RawMessage) error) (HookDecision, error) {
 	if e.Hooks == nil {
 		return HookDecision{Action: HookContinue}, nil
 	}
 	req.Run = e.Run
+	if e.hookConfigured(req.Name) {
+		// A hook may read the run's records: they are all on disk.
+		e.Run.Records.Wait()
+	}
 	dec, err := e.Hooks.RunHook(ctx, req)
 	if err != nil {
 		e.Log.Printf("hook %s: %v", req.Name, err)

@@ -31,6 +31,9 @@ type RunInfo struct {
 	// again (the engine sets it to its Journal's Events). Nil: read
 	// JournalPath. Callers must not modify the slice.
 	Events func() ([]journal.Event, error)
+	// Records, when set (by the engine), writes the io/ records behind
+	// the engine (WriteToolRecord); nil: records are written at once.
+	Records *Records
 }
 
 // Env is the run's variables, the same for every command Delta runs for

@@ -3,12 +3,15 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"log"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/deltakit/delta/lib/execute"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/redact"
 	"github.com/deltakit/delta/lib/runs"
 )
 
@@ -59,19 +62,64 @@ func ToolRecordBase(started time.Time, tool, callID string) string {
 const RecordInlineMax = execute.DefaultMaxCapture
 
 // WriteToolRecord writes a tool call's record (rec as indented JSON) as
-// ToolExecutionsDir/BASE.json under runDir and returns its path relative
-// to runDir.
-func WriteToolRecord(runDir, base string, rec any) (string, error) {
+// ToolExecutionsDir/BASE.json under run.RunDir and returns its path
+// relative to it. Under an engine (run.Records set) the record is redacted
+// and written behind (Records); otherwise, as for delta mcp serve, it is
+// written before WriteToolRecord returns. Command, plugin, MCP, subagent
+// and workflow tools all write theirs here.
+func WriteToolRecord(run RunInfo, base string, rec any) (string, error) {
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return "", fmt.Errorf("encode tool execution record: %w", err)
 	}
 	rel := filepath.Join(ToolExecutionsDir, base+".json")
-	if err := writeRecordIn(runDir, rel, append(data, '\n')); err != nil {
+	data = append(data, '\n')
+	if run.Records != nil {
+		run.Records.write(rel, data, true)
+		return rel, nil
+	}
+	if err := writeRecordIn(run.RunDir, rel, data); err != nil {
 		return "", fmt.Errorf("write tool execution record: %w", err)
 	}
 	return rel, nil
 }
+
+// Records writes a run's io/ records (a model call's, a tool call's) while
+// the engine goes on: creating a file is among the dearest steps of an
+// iteration, and the next fsync of the journal commits it anyway. A record
+// is an audit trail, not state: a crash before it lands (or a failed
+// write, which is logged) leaves the journal event that names it pointing
+// at nothing, and the journal holds what the run needs. The engine waits
+// for the records before each model call (the model may be shown a path
+// into one), before a configured hook runs, and when the run stops.
+type Records struct {
+	runDir string
+	redact *redact.Redactor // applied to tool records; nil: nothing to hide
+	log    *log.Logger
+	wg     sync.WaitGroup
+	hold   chan struct{} // tests: every write waits until it is closed
+}
+
+// write writes data (a JSON record) at rel in the background; with
+// hide, its strings are redacted first.
+func (r *Records) write(rel string, data []byte, hide bool) {
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		if r.hold != nil {
+			<-r.hold
+		}
+		if hide && r.redact != nil {
+			data, _ = redactJSON(r.redact, data)
+		}
+		if err := writeRecordIn(r.runDir, rel, data); err != nil {
+			r.log.Printf("write record %s: %v", rel, err)
+		}
+	}()
+}
+
+// Wait returns once every record handed over so far is written.
+func (r *Records) Wait() { r.wg.Wait() }
 
 // writeRecordIn writes a record at rel under runDir, creating its folder.
 func writeRecordIn(runDir, rel string, data []byte) error {

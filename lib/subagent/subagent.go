@@ -194,7 +194,7 @@ func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 	}
 	rec := record{CallID: callID, ToolName: name, Args: args, StartedAt: start.UTC(), DurationMS: out.DurationMS,
 		AgentID: r.agentID, Status: r.status, ExitCode: out.ExitCode, IsError: out.IsError, Observation: out.Observation}
-	rel, err := engine.WriteToolRecord(run.RunDir, base, rec)
+	rel, err := engine.WriteToolRecord(run, base, rec)
 	if err != nil {
 		return out, err
 	}

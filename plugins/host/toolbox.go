@@ -178,7 +178,7 @@ func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 				return out, werr
 			}
 		}
-		rel, werr := engine.WriteToolRecord(run.RunDir, base, rec)
+		rel, werr := engine.WriteToolRecord(run, base, rec)
 		if werr != nil {
 			return out, werr
 		}

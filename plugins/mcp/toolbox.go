@@ -389,7 +389,7 @@ func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 		}
 		out.Observation = observe.Cut(text, limits, whole, full)
 	}
-	rel, err := engine.WriteToolRecord(run.RunDir, base, rec)
+	rel, err := engine.WriteToolRecord(run, base, rec)
 	if err != nil {
 		return out, err
 	}

@@ -61,7 +61,7 @@ func (b *toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 	out.Observation = observe.Truncate(text, observe.PluginMaxChars, 0)
 	rec.ExitCode, rec.IsError, rec.Output = out.ExitCode, out.IsError, text
 	if run.RunDir != "" {
-		rel, werr := engine.WriteToolRecord(run.RunDir, engine.ToolRecordBase(start, name, callID), rec)
+		rel, werr := engine.WriteToolRecord(run, engine.ToolRecordBase(start, name, callID), rec)
 		if werr != nil {
 			return out, werr
 		}
