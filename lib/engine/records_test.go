@@ -1,105 +1,44 @@
 package engine
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"log"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/llm"
-	"github.com/deltakit/delta/lib/redact"
 )
 
-// recordingTools writes a tool record holding what the call printed, as
-// command and plugin tools do.
-type recordingTools struct{ echoTools }
-
-func (t *recordingTools) Call(ctx context.Context, run RunInfo, id, name string, args json.RawMessage) (ToolOutcome, error) {
-	out, err := t.echoTools.Call(ctx, run, id, name, args)
+// TestEncodeInvocationIsMarshal checks that the record put together around
+// the encoded request is the document json.Marshal gives for it.
+func TestEncodeInvocationIsMarshal(t *testing.T) {
+	temp := 0.5
+	req := llm.Request{Params: llm.Params{Model: "m", Temperature: &temp}, Turn: 2,
+		Messages: []llm.Message{{Role: "user", Content: "a <b> & \"c\"\n"}, {Role: "assistant", ToolCalls: []llm.ToolCall{{ID: "1", Name: "t", Arguments: `{"x":1}`}}}},
+		Tools:    []llm.ToolSpec{{Name: "t", Parameters: json.RawMessage(`{"type":"object"}`)}}}
+	encoded, err := json.Marshal(req)
 	if err != nil {
-		return out, err
+		t.Fatal(err)
 	}
-	rel, err := WriteToolRecord(run, "T_"+name+"_"+id, map[string]string{"call_id": id, "stdout": out.Observation})
-	out.RecordPath = rel
-	return out, err
-}
-
-// recordCheckHooks checks, when post_tool_execution runs, that the call's
-// record is on disk.
-type recordCheckHooks struct {
-	t      *testing.T
-	runDir string
-	seen   int
-}
-
-func (h *recordCheckHooks) RunHook(ctx context.Context, req HookRequest) (HookDecision, error) {
-	if req.Name == agent.PostToolExecution {
-		h.seen++
-		if _, err := os.Stat(filepath.Join(h.runDir, ToolExecutionsDir, "T_echo_c1.json")); err != nil {
-			h.t.Errorf("post_tool_execution ran before the call's record was written: %v", err)
+	now := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
+	resp := llm.Response{Content: "ok <&>", Model: "m", Usage: llm.Usage{InputTokens: 3, OutputTokens: 1}}
+	for name, callErr := range map[string]error{"answer": nil, "error": errors.New(`status 500: "<busy>"`)} {
+		got, err := encodeInvocation(7, now, 1500*time.Millisecond, encoded, resp, callErr)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	return HookDecision{Action: HookContinue}, nil
-}
-
-// TestToolRecordsWrittenBehind: a tool record is written behind the
-// engine, with its secrets redacted before it reaches the disk; a
-// configured hook runs only once the records are written, and the run
-// ends with every record on disk.
-func TestToolRecordsWrittenBehind(t *testing.T) {
-	const secret = `canary"secret-0123456789`
-	p := &scriptProvider{turns: []llm.Response{
-		{ToolCalls: []llm.ToolCall{call("c1", "echo", `{"text":"key=canary\"secret-0123456789"}`)}},
-		{Content: "done"},
-	}}
-	e, _, _ := newEngine(t, p)
-	e.Tools = &recordingTools{}
-	e.Redact = redact.FromEnv([]string{"QA_TOKEN=" + secret})
-	e.Run.Agent = &agent.Agent{Hooks: agent.Hooks{agent.PostToolExecution: {Command: []string{"true"}}}}
-	hooks := &recordCheckHooks{t: t, runDir: e.Run.RunDir}
-	e.Hooks = hooks
-	// The write waits until well after the call returned: the hook would
-	// see no record if it did not wait for it.
-	hold := make(chan struct{})
-	time.AfterFunc(50*time.Millisecond, func() { close(hold) })
-	e.Run.Records = &Records{runDir: e.Run.RunDir, redact: e.Redact, log: log.New(io.Discard, "", 0), hold: hold}
-	out, err := e.Start(context.Background(), nil)
-	if err != nil || out.Status != StatusCompleted {
-		t.Fatalf("Start() = %+v, %v", out, err)
-	}
-	if hooks.seen != 1 {
-		t.Fatalf("post_tool_execution ran %d times, want 1", hooks.seen)
-	}
-	data, err := os.ReadFile(filepath.Join(e.Run.RunDir, ToolExecutionsDir, "T_echo_c1.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(string(data), "secret-0123456789") || !strings.Contains(string(data), "[REDACTED:QA_TOKEN]") {
-		t.Errorf("record = %s, want the secret redacted", data)
-	}
-}
-
-// TestWriteToolRecordWithoutEngine: without an engine's Records (delta
-// mcp serve) the record is on disk when WriteToolRecord returns, and a
-// failed write is the caller's error.
-func TestWriteToolRecordWithoutEngine(t *testing.T) {
-	dir := t.TempDir()
-	rel, err := WriteToolRecord(RunInfo{RunDir: dir}, "T_x_c1", map[string]int{"exit_code": 0})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if data, err := os.ReadFile(filepath.Join(dir, rel)); err != nil || string(data) != "{\n  \"exit_code\": 0\n}\n" {
-		t.Fatalf("record = %q, %v", data, err)
-	}
-	gone := filepath.Join(dir, "gone")
-	if _, err := WriteToolRecord(RunInfo{RunDir: gone}, "T_x_c2", 1); err == nil || !errors.Is(err, os.ErrNotExist) && !strings.Contains(err.Error(), "removed") {
-		t.Fatalf("write into a removed run directory: %v, want an error", err)
+		rec := invocation{Iteration: 7, Timestamp: now, DurationMS: 1500, Request: encoded}
+		if callErr != nil {
+			rec.Error = callErr.Error()
+		} else {
+			rec.Response = &resp
+		}
+		want, err := json.Marshal(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want)+"\n" {
+			t.Errorf("%s: encodeInvocation =\n%s\nwant\n%s", name, got, want)
+		}
 	}
 }
