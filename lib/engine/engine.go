@@ -280,19 +280,23 @@ func (e *Engine) think(ctx context.Context, it int, events []journal.Event) (llm
 	if err := e.checkContextUsage(events, req, it); err != nil {
 		return llm.Response{}, nil, err
 	}
-	// Encoded once: the hook's payload and the io/invocations record.
-	encoded, err := json.Marshal(req)
-	if err != nil {
-		return llm.Response{}, nil, fmt.Errorf("encode model request: %w", err)
-	}
-	dec, err := e.hookApply(ctx, HookRequest{Name: "pre_llm_request", Payload: encoded},
-		func(p json.RawMessage) error { return mergeRequest(&req, p) })
-	if err != nil {
-		return llm.Response{}, nil, err
-	}
-	if dec.Action == HookModify { // the hook's request is what is sent
+	// With a pre_llm_request hook the request is encoded here, once for
+	// the hook and the io/invocations record; without, the record encodes
+	// it behind the engine.
+	var encoded json.RawMessage
+	if e.hookConfigured(agent.PreLLMRequest) {
 		if encoded, err = json.Marshal(req); err != nil {
 			return llm.Response{}, nil, fmt.Errorf("encode model request: %w", err)
+		}
+		dec, err := e.hookApply(ctx, HookRequest{Name: agent.PreLLMRequest, Payload: encoded},
+			func(p json.RawMessage) error { return mergeRequest(&req, p) })
+		if err != nil {
+			return llm.Response{}, nil, err
+		}
+		if dec.Action == HookModify { // the hook's request is what is sent
+			if encoded, err = json.Marshal(req); err != nil {
+				return llm.Response{}, nil, fmt.Errorf("encode model request: %w", err)
+			}
 		}
 	}
 	// The model answers what the journal holds (the last results): it is
@@ -303,12 +307,7 @@ func (e *Engine) think(ctx context.Context, it int, events []journal.Event) (llm
 	e.Run.Records.Wait() // the model may be shown a path into a record
 	started := time.Now()
 	resp, callErr := e.Provider.Complete(ctx, req)
-	ref, record, werr := invocationRecord(it, encoded, resp, callErr, time.Since(started))
-	if werr != nil {
-		e.Log.Printf("write invocation record: %v", werr)
-	} else {
-		e.Run.Records.write(ref, record, false) // the request is redacted already
-	}
+	ref := e.Run.Records.invocation(it, started, time.Since(started), req, encoded, resp, callErr)
 	if callErr != nil {
 		if ctx.Err() != nil {
 			out := e.outcome(StatusInterrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted by signal"})
@@ -325,10 +324,12 @@ func (e *Engine) think(ctx context.Context, it int, events []journal.Event) (llm
 		time.Since(started).Round(time.Microsecond), len(resp.ToolCalls), resp.Usage.InputTokens, resp.Usage.OutputTokens)
 	// The hook may rewrite what the model said before it is journaled and
 	// acted on; io/invocations keeps the model's own answer.
-	respPayload, _ := json.Marshal(resp)
-	if _, err := e.hookApply(ctx, HookRequest{Name: "post_llm_response", Payload: respPayload},
-		func(p json.RawMessage) error { return mergeResponse(&resp, p) }); err != nil {
-		return llm.Response{}, nil, err
+	if e.hookConfigured(agent.PostLLMResponse) {
+		respPayload, _ := json.Marshal(resp)
+		if _, err := e.hookApply(ctx, HookRequest{Name: agent.PostLLMResponse, Payload: respPayload},
+			func(p json.RawMessage) error { return mergeResponse(&resp, p) }); err != nil {
+			return llm.Response{}, nil, err
+		}
 	}
 	usage := resp.Usage
 	model := resp.Model

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"unicode/utf8"
 
@@ -57,14 +58,16 @@ func (c journalContext) Build(ctx context.Context, run RunInfo) ([]llm.Message, 
 }
 
 // echoTools has one tool, "echo", that returns its "text" argument.
-type echoTools struct{ calls int }
+// echoTools echoes its text argument. Calls of one turn run side by side:
+// calls counts them atomically.
+type echoTools struct{ calls atomic.Int32 }
 
 func (t *echoTools) Specs() []llm.ToolSpec {
 	return []llm.ToolSpec{{Name: "echo", Parameters: json.RawMessage(`{"type":"object"}`)}}
 }
 func (t *echoTools) Has(name string) bool { return name == "echo" }
 func (t *echoTools) Call(ctx context.Context, run RunInfo, id, name string, args json.RawMessage) (ToolOutcome, error) {
-	t.calls++
+	t.calls.Add(1)
 	var a struct{ Text string }
 	if err := json.Unmarshal(args, &a); err != nil {
 		return ToolOutcome{}, err
@@ -126,8 +129,8 @@ func TestLoopCompletesWithJSONResult(t *testing.T) {
 	if diff := cmp.Diff(want, types(t, j)); diff != "" {
 		t.Errorf("journal (-want +got):\n%s", diff)
 	}
-	if tools.calls != 1 {
-		t.Errorf("echo ran %d times, want 1", tools.calls)
+	if tools.calls.Load() != 1 {
+		t.Errorf("echo ran %d times, want 1", tools.calls.Load())
 	}
 	// The second request carries the three observations, errors included.
 	last := p.reqs[1].Messages
@@ -247,8 +250,8 @@ func TestResumeAfterCrashRecordsInterruptedCall(t *testing.T) {
 	if out.Status != StatusCompleted {
 		t.Fatalf("Start() = %+v", out)
 	}
-	if tools.calls != 1 {
-		t.Errorf("tool ran %d times, want 1 (only the call never started)", tools.calls)
+	if tools.calls.Load() != 1 {
+		t.Errorf("tool ran %d times, want 1 (only the call never started)", tools.calls.Load())
 	}
 	events, _ := j.Events()
 	results := map[string]bool{}
@@ -347,8 +350,8 @@ func TestHooksModifyAndBlock(t *testing.T) {
 	if err != nil || out.Status != StatusCompleted {
 		t.Fatalf("Start() = %+v, %v", out, err)
 	}
-	if tools.calls != 0 {
-		t.Errorf("blocked tool ran %d times", tools.calls)
+	if tools.calls.Load() != 0 {
+		t.Errorf("blocked tool ran %d times", tools.calls.Load())
 	}
 	last := p.reqs[0].Messages[len(p.reqs[0].Messages)-1]
 	if last.Content != "injected by hook" {

@@ -131,8 +131,8 @@ func TestPostHooksModify(t *testing.T) {
 	if err != nil || out.Status != StatusCompleted {
 		t.Fatalf("Start() = %+v, %v", out, err)
 	}
-	if tools.calls != 1 {
-		t.Fatalf("tool ran %d times, want 1", tools.calls)
+	if tools.calls.Load() != 1 {
+		t.Fatalf("tool ran %d times, want 1", tools.calls.Load())
 	}
 	events, _ := j.Events()
 	var thought, result journal.Event
@@ -191,8 +191,8 @@ func TestFailingPolicyHookFailsClosed(t *testing.T) {
 	if err != nil || out.Status != StatusCompleted {
 		t.Fatalf("Start() = %+v, %v", out, err)
 	}
-	if tools.calls != 0 {
-		t.Errorf("tool ran %d times behind a failing policy hook, want 0", tools.calls)
+	if tools.calls.Load() != 0 {
+		t.Errorf("tool ran %d times behind a failing policy hook, want 0", tools.calls.Load())
 	}
 	events, _ := j.Events()
 	var result *journal.Event

@@ -134,8 +134,8 @@ func TestParallelAskHumanInOrder(t *testing.T) {
 	if err != nil || out.Status != StatusWaiting {
 		t.Fatalf("Start() = %+v, %v; want WAITING_FOR_INPUT", out, err)
 	}
-	if tools.calls != 2 {
-		t.Errorf("%d calls ran before the question, want 2", tools.calls)
+	if tools.calls.Load() != 2 {
+		t.Errorf("%d calls ran before the question, want 2", tools.calls.Load())
 	}
 	if err := os.WriteFile(filepath.Join(e.Run.RunDir, "interaction", "response.txt"), []byte("yes\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -145,8 +145,8 @@ func TestParallelAskHumanInOrder(t *testing.T) {
 	if out, err := e2.Start(context.Background(), nil); err != nil || out.Status != StatusCompleted {
 		t.Fatalf("resume = %+v, %v", out, err)
 	}
-	if tools.calls != 3 {
-		t.Errorf("%d calls ran, want 3", tools.calls)
+	if tools.calls.Load() != 3 {
+		t.Errorf("%d calls ran, want 3", tools.calls.Load())
 	}
 	events, _ := j.Events()
 	results := map[string]int{}

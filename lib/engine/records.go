@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -34,19 +35,48 @@ type invocation struct {
 	Error      string          `json:"error,omitempty"`
 }
 
-// invocationRecord returns the record of one model call and its path
-// relative to runDir ("{timestamp}_{iteration}.json", seeds/000 §1.2).
-// request is the request already encoded as JSON (the engine encodes it
-// once, for hooks and this record): the record is put together around it
-// rather than encoded again, which would cost as much as the rest of an
-// iteration on a long conversation.
-func invocationRecord(it int, request json.RawMessage, resp llm.Response, callErr error, d time.Duration) (string, []byte, error) {
-	now := time.Now().UTC()
-	data, err := encodeInvocation(it, now, d, request, resp, callErr)
-	if err != nil {
-		return "", nil, err
+// invocation hands over the io/invocations record of one model call,
+// started at started, and returns its path relative to the run directory.
+// The record is put together behind the engine too: encoded is the
+// request as already encoded (nil: it is encoded there), and req and resp
+// are not changed afterwards (the engine's own changes to the answer go to
+// a copy of its tool calls).
+func (r *Records) invocation(it int, started time.Time, d time.Duration, req llm.Request, encoded json.RawMessage, resp llm.Response, callErr error) string {
+	now := started.Add(d).UTC()
+	rel := invocationPath(it, now)
+	resp.ToolCalls = slices.Clone(resp.ToolCalls)
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		if r.hold != nil {
+			<-r.hold
+		}
+		data, err := invocationData(it, now, d, req, encoded, resp, callErr)
+		if err == nil {
+			err = writeRecordIn(r.runDir, rel, data)
+		}
+		if err != nil {
+			r.log.Printf("write invocation record %s: %v", rel, err)
+		}
+	}()
+	return rel
+}
+
+// invocationData is the record of one model call (see invocation).
+func invocationData(it int, now time.Time, d time.Duration, req llm.Request, encoded json.RawMessage, resp llm.Response, callErr error) ([]byte, error) {
+	if encoded == nil {
+		var err error
+		if encoded, err = json.Marshal(req); err != nil {
+			return nil, err
+		}
 	}
-	return filepath.Join(InvocationsDir, fmt.Sprintf("%s_%d.json", now.Format("20060102T150405.000000000Z"), it)), data, nil
+	return encodeInvocation(it, now, d, encoded, resp, callErr)
+}
+
+// invocationPath is the record's path relative to the run directory
+// ("{timestamp}_{iteration}.json", seeds/000 §1.2).
+func invocationPath(it int, now time.Time) string {
+	return filepath.Join(InvocationsDir, fmt.Sprintf("%s_%d.json", now.Format("20060102T150405.000000000Z"), it))
 }
 
 // ToolRecordBase names the record of one tool call, under

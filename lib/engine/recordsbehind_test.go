@@ -103,3 +103,55 @@ func TestWriteToolRecordWithoutEngine(t *testing.T) {
 		t.Fatalf("write into a removed run directory: %v, want an error", err)
 	}
 }
+
+// TestInvocationRecordBehind: without a pre_llm_request hook the
+// invocation record is encoded behind the engine; it holds the request
+// sent and the model's own answer, not the engine's changes to it (call
+// ids it gave the calls the model left without one), although the engine
+// made them before the record was written.
+func TestInvocationRecordBehind(t *testing.T) {
+	p := &scriptProvider{turns: []llm.Response{
+		{ToolCalls: []llm.ToolCall{{Name: "echo", Arguments: `{"text":"one"}`}}},
+		{Content: "done"},
+	}}
+	e, j, _ := newEngine(t, p)
+	e.Run.Agent = &agent.Agent{}
+	hold := make(chan struct{})
+	time.AfterFunc(50*time.Millisecond, func() { close(hold) })
+	e.Run.Records = &Records{runDir: e.Run.RunDir, log: log.New(io.Discard, "", 0), hold: hold}
+	out, err := e.Start(context.Background(), nil)
+	if err != nil || out.Status != StatusCompleted {
+		t.Fatalf("Start() = %+v, %v", out, err)
+	}
+	events, err := j.Events()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref string
+	for _, ev := range events {
+		if ev.Type == "THOUGHT" && len(ev.ToolCalls) == 1 {
+			ref = ev.InvocationRef
+			if ev.ToolCalls[0].ID == "" {
+				t.Fatalf("the journal's call has no id: %+v", ev.ToolCalls[0])
+			}
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(e.Run.RunDir, ref))
+	if err != nil {
+		t.Fatalf("invocation record %q: %v", ref, err)
+	}
+	var rec struct {
+		Iteration int
+		Request   llm.Request
+		Response  llm.Response
+	}
+	if err := json.Unmarshal(data, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Iteration != 1 || len(rec.Request.Messages) == 0 || rec.Request.Messages[len(rec.Request.Messages)-1].Content != "task" {
+		t.Errorf("record request = %+v (iteration %d), want the task sent at iteration 1", rec.Request.Messages, rec.Iteration)
+	}
+	if len(rec.Response.ToolCalls) != 1 || rec.Response.ToolCalls[0].ID != "" || rec.Response.ToolCalls[0].Name != "echo" {
+		t.Errorf("record response calls = %+v, want the model's own call, without the engine's id", rec.Response.ToolCalls)
+	}
+}
