@@ -5,7 +5,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/deltakit/delta/lib/agent"
-	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
 )
 
@@ -32,13 +31,12 @@ func truncateText(content string, maxTokens int) (string, bool) {
 	return content + marker(total), true
 }
 
-// journalSource rebuilds the conversation for a journal source: the last
+// journalSource is a journal source of the conversation c: the last
 // max_iterations iterations, then, if max_tokens is set, older iterations
 // dropped one by one until the estimate fits. User messages are never
 // dropped and the latest iteration is always kept, even over budget: the
 // model must see the answer to its last call.
-func journalSource(events []journal.Event, src agent.ContextSource) Part {
-	c := rebuild(events)
+func journalSource(c *conversation, src agent.ContextSource) Part {
 	from := c.firstKept(src.MaxIterations)
 	if src.MaxTokens <= 0 {
 		return Part{Messages: c.window(from)}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/engine"
@@ -17,7 +18,11 @@ import (
 const DefaultGeneratorTimeoutMS = 30000
 
 // Builder builds a run's context from its agent's context.yaml. It
-// implements engine.ContextBuilder and keeps no state between builds.
+// implements engine.ContextBuilder. What it builds depends only on the
+// run's files: the one thing it keeps between builds is the conversation
+// of the last events it read, which it extends when the next build's
+// events are the same ones with more appended (the engine's journal),
+// instead of converting every event again.
 type Builder struct {
 	// Environ returns the environment generators inherit before the Delta
 	// variables are added; nil means os.Environ filtered by the agent's env
@@ -25,6 +30,10 @@ type Builder struct {
 	Environ func() []string
 	// Stderr receives warnings; nil discards them.
 	Stderr io.Writer
+
+	mu     sync.Mutex
+	conv   *rebuilder      // the conversation of convOf
+	convOf []journal.Event // the events conv was built from
 }
 
 var _ engine.ContextBuilder = (*Builder)(nil)
@@ -115,10 +124,29 @@ func (b *Builder) buildSource(ctx context.Context, run engine.RunInfo, src agent
 		if err != nil {
 			return Part{}, err
 		}
-		return journalSource(evs, src), nil
+		return journalSource(b.conversationOf(evs), src), nil
 	default:
 		return Part{}, fmt.Errorf("%w: unknown type %q (want file, computed_file, journal, environment or project_docs)", ErrSource, src.Type)
 	}
+}
+
+// conversationOf is rebuild(events), extending the conversation of the
+// last events when events are those with more appended: the same backing
+// array (a journal's events are never changed, only appended to; a journal
+// read again is a new slice, and so is one that grew past its capacity,
+// which both rebuild from the start).
+func (b *Builder) conversationOf(events []journal.Event) *conversation {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	r := b.conv
+	if r == nil || len(events) < r.n || r.n > 0 && &events[r.n-1] != &b.convOf[r.n-1] {
+		r = newRebuilder()
+	}
+	for i := r.n; i < len(events); i++ {
+		r.add(&events[i])
+	}
+	b.conv, b.convOf = r, events
+	return r.conversation(waitingFor(events))
 }
 
 // block wraps a file or computed_file content as the system message of

@@ -38,15 +38,21 @@ type segment struct {
 	block int // iteration index; for a notice, the iteration before it (-1: none)
 	msgs  []llm.Message
 	chars int
+	// it is the iteration of an iteration's segment; its msgs and chars
+	// are set once every call is answered (final), before that each
+	// conversation gets a segment of its own (see rebuilder.conversation).
+	it *iteration
 }
 
 // iteration is a THOUGHT and what answers its tool calls.
 type iteration struct {
-	seg     *segment
-	calls   []llm.ToolCall
-	results []*string
-	human   []string // HUMAN_INPUT_RECEIVED responses, the fallback result
-	asked   []string // HUMAN_INPUT_REQUEST prompts still unanswered
+	seg       *segment
+	assistant llm.Message
+	calls     []llm.ToolCall
+	results   []*string
+	human     []string // HUMAN_INPUT_RECEIVED responses, the fallback result
+	asked     []string // HUMAN_INPUT_REQUEST prompts still unanswered
+	final     bool     // every call has its ACTION_RESULT: nothing later changes it
 }
 
 // conversation is the journal split into segments, in journal order.
@@ -64,60 +70,101 @@ type conversation struct {
 // that result is missing. Results that answer no known call are dropped:
 // an orphan tool message would make the whole request invalid.
 func rebuild(events []journal.Event) *conversation {
-	c := &conversation{}
-	var its []*iteration
-	byID := map[string]*iteration{}
-	for _, ev := range events {
-		switch ev.Type {
-		case journal.UserMessage:
-			c.add(&segment{user: true, block: c.blocks - 1, msgs: []llm.Message{{Role: llm.RoleUser, Content: ev.Content}}})
-		case journal.SystemMessage:
-			c.add(&segment{block: c.blocks - 1, msgs: []llm.Message{{Role: llm.RoleUser, Content: SystemNotePrefix + ev.Content}}})
-		case journal.Thought:
-			it := &iteration{seg: &segment{block: c.blocks}}
-			for i, tc := range ev.ToolCalls {
-				if tc.ID == "" {
-					tc.ID = fmt.Sprintf("call_%d_%d", ev.Seq, i)
-				}
-				it.calls = append(it.calls, tc)
-				byID[tc.ID] = it
+	r := newRebuilder()
+	for i := range events {
+		r.add(&events[i])
+	}
+	return r.conversation(waitingFor(events))
+}
+
+// waitingFor reports whether the run of events is paused for a human. A
+// question is pending only while the run waits for its answer: once the
+// run goes on, the engine answers the call itself.
+func waitingFor(events []journal.Event) bool {
+	return len(events) > 0 && events[len(events)-1].Type == journal.EngineEnd &&
+		events[len(events)-1].Status == string(runs.WaitingForInput)
+}
+
+// rebuilder is rebuild one event at a time: the Builder keeps one between
+// builds and adds only the events appended since (conversationOf), which
+// gives the same conversation as rebuilding from all of them.
+type rebuilder struct {
+	segs   []*segment
+	blocks int
+	its    []*iteration
+	byID   map[string]*iteration
+	n      int // events added
+}
+
+func newRebuilder() *rebuilder { return &rebuilder{byID: map[string]*iteration{}} }
+
+// add takes the next event.
+func (r *rebuilder) add(ev *journal.Event) {
+	r.n++
+	switch ev.Type {
+	case journal.UserMessage:
+		r.addSeg(&segment{user: true, block: r.blocks - 1, msgs: []llm.Message{{Role: llm.RoleUser, Content: ev.Content}}})
+	case journal.SystemMessage:
+		r.addSeg(&segment{block: r.blocks - 1, msgs: []llm.Message{{Role: llm.RoleUser, Content: SystemNotePrefix + ev.Content}}})
+	case journal.Thought:
+		it := &iteration{}
+		for i, tc := range ev.ToolCalls {
+			if tc.ID == "" {
+				tc.ID = fmt.Sprintf("call_%d_%d", ev.Seq, i)
 			}
-			it.results = make([]*string, len(it.calls))
-			it.human = make([]string, len(it.calls))
-			it.asked = make([]string, len(it.calls))
-			it.seg.msgs = []llm.Message{{Role: llm.RoleAssistant, Content: ev.Content, ToolCalls: it.calls, Reasoning: ev.Reasoning}}
-			its = append(its, it)
-			c.add(it.seg)
-			c.blocks++
-		case journal.ActionResult:
-			if it, i := find(its, byID, ev.CallID, ev.ToolName); it != nil && it.results[i] == nil {
-				content := ev.ObservationContent
-				it.results[i] = &content
-			}
-		case journal.HumanInputRequest:
-			if it, i := find(its, byID, ev.CallID, "ask_human"); it != nil && ev.CallID != "" {
-				it.asked[i] = ev.Prompt
-			}
-		case journal.HumanInputReceived:
-			if it, i := find(its, byID, ev.CallID, "ask_human"); it != nil && ev.CallID != "" {
-				it.human[i] = ev.Response
-			}
+			it.calls = append(it.calls, tc)
+			r.byID[tc.ID] = it
+		}
+		it.results = make([]*string, len(it.calls))
+		it.human = make([]string, len(it.calls))
+		it.asked = make([]string, len(it.calls))
+		it.assistant = llm.Message{Role: llm.RoleAssistant, Content: ev.Content, ToolCalls: it.calls, Reasoning: ev.Reasoning}
+		it.seg = &segment{block: r.blocks, it: it}
+		r.its = append(r.its, it)
+		r.segs = append(r.segs, it.seg)
+		r.blocks++
+	case journal.ActionResult:
+		if it, i := find(r.its, r.byID, ev.CallID, ev.ToolName); it != nil && it.results[i] == nil {
+			content := ev.ObservationContent
+			it.results[i] = &content
+		}
+	case journal.HumanInputRequest:
+		if it, i := find(r.its, r.byID, ev.CallID, "ask_human"); it != nil && ev.CallID != "" {
+			it.asked[i] = ev.Prompt
+		}
+	case journal.HumanInputReceived:
+		if it, i := find(r.its, r.byID, ev.CallID, "ask_human"); it != nil && ev.CallID != "" {
+			it.human[i] = ev.Response
 		}
 	}
-	// A question is pending only while the run waits for its answer: once
-	// the run goes on, the engine answers the call itself.
-	waiting := len(events) > 0 && events[len(events)-1].Type == journal.EngineEnd &&
-		events[len(events)-1].Status == string(runs.WaitingForInput)
-	for _, it := range its {
-		it.finish(waiting)
-	}
-	for _, s := range c.segs {
-		s.chars = llm.MessageChars(s.msgs)
+}
+
+// addSeg adds a segment whose messages are final.
+func (r *rebuilder) addSeg(s *segment) {
+	s.chars = llm.MessageChars(s.msgs)
+	r.segs = append(r.segs, s)
+}
+
+// conversation is the conversation of the events added so far (waiting:
+// the run is paused for a human). An iteration whose calls all have their
+// results is final: its messages are made once and shared by every later
+// conversation; the others get theirs anew each time.
+func (r *rebuilder) conversation(waiting bool) *conversation {
+	c := &conversation{segs: make([]*segment, len(r.segs)), blocks: r.blocks}
+	for i, s := range r.segs {
+		if it := s.it; it != nil && !it.final {
+			msgs := it.messages(waiting)
+			if it.answered() {
+				it.final = true
+				s.msgs, s.chars = msgs, llm.MessageChars(msgs)
+			} else {
+				s = &segment{block: s.block, msgs: msgs, chars: llm.MessageChars(msgs), it: it}
+			}
+		}
+		c.segs[i] = s
 	}
 	return c
 }
-
-func (c *conversation) add(s *segment) { c.segs = append(c.segs, s) }
 
 // find returns the iteration and position of the call a result answers: by
 // call_id, or (for results recorded without one) the oldest unanswered call
@@ -147,10 +194,22 @@ func find(its []*iteration, byID map[string]*iteration, callID, tool string) (*i
 	return nil, 0
 }
 
-// finish appends one tool message per call, in the order of the calls.
-// waiting: the run is paused for a human, so an unanswered ask_human is
-// shown as pending.
-func (it *iteration) finish(waiting bool) {
+// answered reports whether every call of it has its result.
+func (it *iteration) answered() bool {
+	for _, r := range it.results {
+		if r == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// messages are the assistant message and one tool message per call, in
+// the order of the calls. waiting: the run is paused for a human, so an
+// unanswered ask_human is shown as pending.
+func (it *iteration) messages(waiting bool) []llm.Message {
+	msgs := make([]llm.Message, 0, 1+len(it.calls))
+	msgs = append(msgs, it.assistant)
 	for i, tc := range it.calls {
 		content := NoResultContent
 		switch {
@@ -161,8 +220,9 @@ func (it *iteration) finish(waiting bool) {
 		case waiting && it.asked[i] != "":
 			content = PendingQuestionPrefix + it.asked[i]
 		}
-		it.seg.msgs = append(it.seg.msgs, llm.Message{Role: llm.RoleTool, Content: content, ToolCallID: tc.ID})
+		msgs = append(msgs, llm.Message{Role: llm.RoleTool, Content: content, ToolCallID: tc.ID})
 	}
+	return msgs
 }
 
 // window returns the messages of the last n iterations (all when n <= 0),

@@ -88,7 +88,9 @@ func (j *FileJournal) SyncAhead() { j.w.SyncAhead() }
 func (j *FileJournal) Syncs() int { return j.w.Syncs() }
 
 // Events returns every complete event of the journal. The slice is shared:
-// callers must not modify it.
+// callers must not modify it. Its events are never changed: a later call
+// returns them with what was appended since, in the same backing array
+// until it outgrows it, or a new slice when the file was read again.
 func (j *FileJournal) Events() ([]journal.Event, error) {
 	if j.seen != nil {
 		fi, err := os.Stat(j.path)

@@ -29,7 +29,10 @@ type RunInfo struct {
 	// Events, when set, returns the journal's events as the engine holds
 	// them: what reading JournalPath yields, without parsing the file
 	// again (the engine sets it to its Journal's Events). Nil: read
-	// JournalPath. Callers must not modify the slice.
+	// JournalPath. Callers must not modify the slice, and a later call
+	// returns either the same events with more appended (the same backing
+	// array: a context builder may then extend what it built from the
+	// earlier ones) or a new slice.
 	Events func() ([]journal.Event, error)
 	// Records, when set (by the engine), writes the io/ records behind
 	// the engine (WriteToolRecord); nil: records are written at once.
