@@ -1,7 +1,6 @@
 package workflow
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deltakit/delta/lib/clitest"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/workflow/shared"
 	"github.com/google/go-cmp/cmp"
@@ -170,7 +170,7 @@ func TestFailureRetriedThenLeftUnread(t *testing.T) {
 func TestPermanentFailureNotRetried(t *testing.T) {
 	f := loadTestFile(t, strings.Replace(twoAgents, `"@reviewer please review"`, `"@reviewer and @coder, go"`, 1))
 	p := shared.NewMemory(shared.Config{Agents: f.AgentNames(), DocumentOwner: "reviewer"})
-	var stderr lockedBuffer
+	var stderr clitest.Buffer
 	b := &fakeBackend{act: func(ctx context.Context, job Job, n int) Result {
 		if job.Agent.Name == "coder" {
 			return Result{Outcome: Failed, Err: "delta-run run exited with status 126: agent.yaml:3:1: unknown key", Started: true, Permanent: true}
@@ -204,24 +204,6 @@ func TestPermanentFailureNotRetried(t *testing.T) {
 	if log := stderr.String(); !strings.Contains(log, "delta-workflow: coder: not retried: a configuration or permission error fails every attempt the same way") {
 		t.Errorf("the progress log does not say why coder was not retried:\n%s", log)
 	}
-}
-
-// lockedBuffer is a bytes.Buffer for writers on several goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // An agent waiting for a human is not idle: run waits, and goes on when it
