@@ -56,8 +56,10 @@ type Result struct {
 	Started bool
 	// Permanent marks a failure that a retry cannot fix: delta-run's exit
 	// 126, a configuration or permission error (a broken agent.yaml, a
-	// missing key or model, a bad flag). The delivery is given up at once
-	// instead of being retried; retries are for failures that can pass.
+	// missing key or model, a bad flag), or an agent command that cannot
+	// be run (not found or not executable: the shell's 127 and 126). The
+	// delivery is given up at once instead of being retried; retries are
+	// for failures that can pass.
 	Permanent bool
 }
 

@@ -3,9 +3,11 @@ package workflow
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -26,7 +28,10 @@ import (
 //
 // An attempt succeeds when the command exits 0 and neither its output nor
 // its errors show a known error pattern (Error:, Failed to, Exception:,
-// rate limit, API error, connection refused).
+// rate limit, API error, connection refused). A command that cannot be
+// run at all (not found, not executable: the shell's exit 127 and 126)
+// is a permanent failure, not retried: every attempt would fail the same
+// way.
 type CommandBackend struct {
 	Workspace, Instance, InstanceDir string
 	// Workflow is the path of the delta-workflow executable (for the MCP
@@ -53,9 +58,31 @@ var errorPatterns = sync.OnceValue(func() []*regexp.Regexp {
 	}
 })
 
+// The shell's exit statuses for a command it could not run (POSIX; env,
+// timeout and xargs use them too).
+const (
+	exitNotExecutable = 126
+	exitNotFound      = 127
+)
+
+// cannotRun reports whether exit status code means the command was never
+// run (not found, not executable), a failure no retry can fix.
+func cannotRun(code int) bool { return code == exitNotExecutable || code == exitNotFound }
+
 // detectError applies the success rule: exit status 0 and no error
 // pattern in the output.
 func detectError(stdout, stderr string, code int) string {
+	if cannotRun(code) {
+		// The shell says which command, on its last line of stderr.
+		why := "a command it runs was not found"
+		if code == exitNotExecutable {
+			why = "a command it runs is not executable"
+		}
+		if err := strings.TrimSpace(stderr); err != "" {
+			why = lineAt(err, len(err)-1)
+		}
+		return fmt.Sprintf("the command exited with status %d: %s", code, why)
+	}
 	if code != 0 {
 		return fmt.Sprintf("the command exited with status %d", code)
 	}
@@ -136,7 +163,9 @@ func (b *CommandBackend) Run(ctx context.Context, job Job) Result {
 	}
 	res, err := execute.Run(ctx, execute.Spec{Argv: argv, Stdin: []byte(job.Prompt), Dir: b.Workspace, Env: env, OutputDir: out})
 	if err != nil {
-		return Result{Outcome: Failed, Err: err.Error()}
+		// The argv form's 127 and 126: the program is not there, or not
+		// executable (execute.Run wraps exec.ErrNotFound for both).
+		return Result{Outcome: Failed, Err: err.Error(), Permanent: errors.Is(err, exec.ErrNotFound)}
 	}
 	if job.Log != nil {
 		io.WriteString(job.Log, res.Stderr)
@@ -147,7 +176,7 @@ func (b *CommandBackend) Run(ctx context.Context, job Job) Result {
 	rec, _ := json.Marshal(map[string]any{"argv": argv, "exit_code": res.ExitCode, "duration_ms": res.Duration.Milliseconds()})
 	os.WriteFile(filepath.Join(out, "command.json"), append(rec, '\n'), 0o644)
 	if msg := detectError(res.Stdout, res.Stderr, res.ExitCode); msg != "" {
-		return Result{Outcome: Failed, Err: msg, Started: true, Answer: res.Stdout}
+		return Result{Outcome: Failed, Err: msg, Started: true, Answer: res.Stdout, Permanent: cannotRun(res.ExitCode)}
 	}
 	return Result{Outcome: Succeeded, Started: true, Answer: res.Stdout}
 }

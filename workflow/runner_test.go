@@ -316,6 +316,31 @@ func TestDetectError(t *testing.T) {
 	}
 }
 
+// A command the shell could not run (127 not found, 126 not executable)
+// is named by the shell's last line of stderr, and is not worth retrying.
+func TestDetectErrorCannotRun(t *testing.T) {
+	for _, tc := range []struct {
+		name, stderr string
+		code         int
+		want         string
+		permanent    bool
+	}{
+		{"not found", "sh: 1: claude: not found\n", 127, "the command exited with status 127: sh: 1: claude: not found", true},
+		{"not executable", "sh: 1: ./cli.sh: Permission denied\n", 126, "the command exited with status 126: sh: 1: ./cli.sh: Permission denied", true},
+		{"not found, silent", "", 127, "the command exited with status 127: a command it runs was not found", true},
+		{"other failure", "boom\n", 1, "the command exited with status 1", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := detectError("", tc.stderr, tc.code); got != tc.want {
+				t.Errorf("detectError(\"\", %q, %d) = %q, want %q", tc.stderr, tc.code, got, tc.want)
+			}
+			if got := cannotRun(tc.code); got != tc.permanent {
+				t.Errorf("cannotRun(%d) = %v, want %v", tc.code, got, tc.permanent)
+			}
+		})
+	}
+}
+
 // A runner killed between posting the kickoff and recording it finds the
 // kickoff on the channel and does not post it again.
 func TestKickoffPostedOnce(t *testing.T) {

@@ -132,11 +132,7 @@ func (c *StopCmd) stop(meta *runs.Metadata, runDir string) (stopResult, error) {
 func stopError(err error, meta *runs.Metadata, ws string) error {
 	switch {
 	case errors.Is(err, runs.ErrNotRunning):
-		hint := fmt.Sprintf("continue it with: delta continue --run-id %s -w %s", meta.RunID, ws)
-		if meta.Status == runs.Completed {
-			hint = ""
-		}
-		return cli.WithCode(exitNotRunning, hint, err)
+		return cli.WithCode(exitNotRunning, notRunningHint(meta, ws), err)
 	case errors.Is(err, runs.ErrOtherHost):
 		return cli.WithCode(cli.ExitFailed, "stop it on that host", err)
 	case errors.Is(err, runs.ErrStopTimeout):
@@ -144,6 +140,21 @@ func stopError(err error, meta *runs.Metadata, ws string) error {
 			fmt.Errorf("run %s: %w", meta.RunID, err))
 	}
 	return err
+}
+
+// notRunningHint is what to do with a run stop found not running: continue
+// it, unless it completed or is a delta mcp serve session, which continue
+// refuses (runs.Metadata.Resumable).
+func notRunningHint(meta *runs.Metadata, ws string) string {
+	switch {
+	case meta.Status == runs.Completed:
+		return ""
+	case meta.Resumable():
+		return fmt.Sprintf("continue it with: delta continue --run-id %s -w %s", meta.RunID, ws)
+	case meta.Status == runs.Running:
+		return "it is a delta mcp serve session that was interrupted (its process is gone), which continue cannot take up: delta list-runs marks it INTERRUPTED and delta prune removes it"
+	}
+	return "it is a delta mcp serve session that has ended, which continue cannot take up: delta prune removes it"
 }
 
 func printJSON(std cli.Stdio, v any) error {

@@ -8,7 +8,9 @@
 // take a steering message mid-task, spawn a subagent and run a command
 // past the shell's timeout. It prints the cross-provider
 // parity matrix as a table and as JSON, and exits 1 when a check failed.
-// With no key set, every provider is skipped, with the reason.
+// With no key set, every provider is skipped, with the reason; when the
+// first step fails before its run exists, the later steps, which continue
+// that run, are skipped, naming the step that failed.
 package main
 
 import (

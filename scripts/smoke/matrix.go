@@ -35,28 +35,35 @@ var Rows = []Row{
 
 // Cell is one row's status for one provider.
 func Cell(r Row, res *ProviderResult) string {
+	status, _ := cell(r, res)
+	return status
+}
+
+// cell is Cell with the detail of the check that decided it (empty when
+// it passed, or when no check of the provider's decided it).
+func cell(r Row, res *ProviderResult) (status, why string) {
 	if res.Skip != "" {
-		return Skipped
+		return Skipped, ""
 	}
 	if len(r.Checks) == 0 {
-		return NotRun
+		return NotRun, ""
 	}
 	if c, ok := res.status("setup"); ok && c.Status == Fail {
-		return Fail
+		return Fail, c.Detail
 	}
-	status := Pass
+	status = Pass
 	for _, name := range r.Checks {
 		c, ok := res.status(name)
 		switch {
 		case !ok:
-			return NotRun
+			return NotRun, ""
 		case c.Status == Fail:
-			return Fail
+			return Fail, c.Detail
 		case c.Status != Pass:
-			status = c.Status
+			status, why = c.Status, c.Detail
 		}
 	}
-	return status
+	return status, why
 }
 
 // Matrix is the JSON form of a smoke test's results.
@@ -65,10 +72,13 @@ type Matrix struct {
 	Rows      []MatrixRow       `json:"matrix"`
 }
 
-// MatrixRow is one test case with its status per provider.
+// MatrixRow is one test case with its status per provider and, for a
+// status other than pass, why (a step skipped because the step it
+// depends on failed names that step).
 type MatrixRow struct {
 	Case    string            `json:"case"`
 	Results map[string]string `json:"results"`
+	Reasons map[string]string `json:"reasons,omitempty"`
 }
 
 // NewMatrix builds the matrix of results (one per provider, in
@@ -78,15 +88,22 @@ func NewMatrix(results []*ProviderResult) Matrix {
 	for _, r := range Rows {
 		row := MatrixRow{Case: r.Case, Results: map[string]string{}}
 		for _, res := range results {
-			row.Results[res.Name] = Cell(r, res)
+			status, why := cell(r, res)
+			row.Results[res.Name] = status
+			if why != "" {
+				if row.Reasons == nil {
+					row.Reasons = map[string]string{}
+				}
+				row.Reasons[res.Name] = why
+			}
 		}
 		m.Rows = append(m.Rows, row)
 	}
 	return m
 }
 
-// WriteTable prints the matrix as a table, then why providers were skipped
-// and what failed.
+// WriteTable prints the matrix as a table, then why providers were skipped,
+// what failed and why steps were skipped (one line per reason).
 func (m Matrix) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "Test case")
@@ -112,10 +129,21 @@ func (m Matrix) WriteTable(w io.Writer) error {
 		default:
 			notes = append(notes, fmt.Sprintf("%s: %s", p.Name, p.Model))
 		}
+		var skipped []string // reasons, in order
+		byReason := map[string][]string{}
 		for _, c := range p.Checks {
-			if c.Status == Fail {
+			switch c.Status {
+			case Fail:
 				notes = append(notes, fmt.Sprintf("%s: %s: %s", p.Name, c.Name, c.Detail))
+			case Skipped:
+				if byReason[c.Detail] == nil {
+					skipped = append(skipped, c.Detail)
+				}
+				byReason[c.Detail] = append(byReason[c.Detail], c.Name)
 			}
+		}
+		for _, why := range skipped {
+			notes = append(notes, fmt.Sprintf("%s: skipped %s: %s", p.Name, strings.Join(byReason[why], ", "), why))
 		}
 	}
 	_, err := fmt.Fprintf(w, "\n%s\n", strings.Join(notes, "\n"))

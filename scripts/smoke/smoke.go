@@ -177,8 +177,13 @@ type session struct {
 	ws     string
 	logs   string
 	env    []string
-	start  bool // the run exists
+	start  bool // delta run was given the first prompt (the run may not exist)
 	runDir string
+	// noRun is the step whose delta run failed before the run existed
+	// (refused: a key, a plugin): the later steps, which continue that
+	// run, are skipped, naming it, instead of failing with "no existing
+	// run".
+	noRun string
 }
 
 // Run drives one provider through every step.
@@ -273,12 +278,42 @@ func (s *session) submit(ctx context.Context, step, prompt string) ([]journal.Ev
 	before := s.seq()
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.StepTimeout)
 	defer cancel()
+	starts := !s.start
 	out, err := s.delta(ctx, step, s.submitArgs(prompt)...)
+	if starts {
+		s.started(step, err)
+	}
 	events := s.eventsAfter(before)
 	if err != nil {
 		return events, err
 	}
 	return events, completed(out)
+}
+
+// started notes the outcome of step, whose delta run starts the session's
+// run: when it failed before the run existed, the later steps have no run
+// to continue (noRun).
+func (s *session) started(step string, err error) {
+	if err == nil {
+		return
+	}
+	if _, ferr := runs.Find(s.ws, runID); errors.Is(ferr, runs.ErrNoRun) {
+		s.noRun = step
+	}
+}
+
+// skipNoRun records the checks as skipped when there is no run to
+// continue, saying which step failed, and reports whether it did.
+func (s *session) skipNoRun(checks ...string) bool {
+	if s.noRun == "" {
+		return false
+	}
+	why := fmt.Sprintf("the %s step failed before the run existed: there is no run to continue", s.noRun)
+	for _, name := range checks {
+		fmt.Fprintf(s.cfg.Log, "smoke: %s: %s: skipped: %s\n", s.p.Name, name, why)
+		s.res.add(name, Skipped, why)
+	}
+	return true
 }
 
 // completed checks a RunResult says COMPLETED.
@@ -329,6 +364,9 @@ func (s *session) eventsAfter(seq int64) []journal.Event {
 func (s *session) steps(ctx context.Context) {
 	var all []journal.Event
 	step := func(name, prompt string, check func(events []journal.Event) error) {
+		if s.skipNoRun(name) {
+			return
+		}
 		fmt.Fprintf(s.cfg.Log, "smoke: %s: %s\n", s.p.Name, name)
 		events, err := s.submit(ctx, name, prompt)
 		all = append(all, events...)
@@ -418,6 +456,20 @@ func (s *session) steps(ctx context.Context) {
 		}
 		return fmt.Errorf("no %s result saying %q", s.prof.shell, want)
 	})
+	if s.noRun != "" {
+		// What the skipped steps would have decided: the checks read
+		// from their events (edit_format …, parallel, error_recovery).
+		var rest []string
+		for _, r := range Rows {
+			for _, name := range r.Checks {
+				if _, ok := s.res.status(name); !ok {
+					rest = append(rest, name)
+				}
+			}
+		}
+		s.skipNoRun(rest...)
+		return
+	}
 	s.observed(all)
 }
 
@@ -463,11 +515,15 @@ func (s *session) reasoning(ctx context.Context, step func(string, string, func(
 // steer starts a task, sends a steering message once the model is at
 // work, and checks the model got it and went on.
 func (s *session) steer(ctx context.Context, all *[]journal.Event) {
+	if s.skipNoRun("steering") {
+		return
+	}
 	fmt.Fprintf(s.cfg.Log, "smoke: %s: steering\n", s.p.Name)
 	before := s.seq()
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.StepTimeout)
 	defer cancel()
 	var stdout bytes.Buffer
+	starts := !s.start
 	cmd := exec.CommandContext(ctx, filepath.Join(s.cfg.Bin, "delta"), s.submitArgs(promptFlask)...)
 	cmd.Env, cmd.Stdout = s.env, &stdout
 	logf, err := os.Create(filepath.Join(s.logs, s.p.Name+"-steering.log"))
@@ -499,6 +555,9 @@ wait:
 		}
 	}
 	err = <-done
+	if starts {
+		s.started("steering", err)
+	}
 	events := s.eventsAfter(before)
 	*all = append(*all, events...)
 	switch {

@@ -253,3 +253,86 @@ func TestDetect(t *testing.T) {
 		t.Errorf("childEnv (-want +got):\n%s", diff)
 	}
 }
+
+// TestSmokeSkipsStepsWithoutRun: when the step that starts the run fails
+// before the run exists (here delta run is refused: the provider has no
+// key), the later steps, which continue that run, are skipped, naming the
+// step that failed, in the log, the table and the JSON matrix; none of
+// them fails with "no existing run".
+func TestSmokeSkipsStepsWithoutRun(t *testing.T) {
+	bin := clitest.BinDir(t)
+	root := t.TempDir()
+	srv := llmtest.NewServer(t)
+	env := append(childEnv(os.Environ()), "HOME="+root)
+	p := Provider{Name: "openai", Template: "coding-openai", Model: "gpt-smoke"} // no key: delta run is refused
+	var log bytes.Buffer
+	cfg := Config{Bin: bin, Root: root, Env: env, ShellTimeoutMS: 1000, StepTimeout: 2 * time.Minute, Subagents: true, Log: &log}
+	res := Run(context.Background(), cfg, p)
+	logs, _ := filepath.Glob(filepath.Join(root, "openai", "logs", "*.log"))
+	for _, f := range logs {
+		if data, _ := os.ReadFile(f); bytes.Contains(data, []byte("no existing run")) {
+			t.Errorf("a step tried to continue a run that does not exist: %s:\n%s", f, data)
+		}
+	}
+	const why = "the create step failed before the run existed: there is no run to continue"
+	got := map[string]Check{}
+	for _, c := range res.Checks {
+		got[c.Name] = c
+	}
+	if c := got["create"]; c.Status != Fail {
+		t.Errorf("create = %+v, want FAIL", c)
+	}
+	want := map[string]Check{}
+	for _, r := range Rows {
+		for _, name := range r.Checks {
+			if name != "create" {
+				want[name] = Check{Name: name, Status: Skipped, Detail: why}
+			}
+		}
+	}
+	delete(got, "create")
+	delete(got, "setup")
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("checks after the failed create (-want +got):\n%s\nlog:\n%s", diff, log.String())
+	}
+	if !strings.Contains(log.String(), "smoke: openai: edit: skipped: "+why) {
+		t.Errorf("the log does not say why edit was skipped:\n%s", log.String())
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d model requests, want none", n)
+	}
+
+	m := NewMatrix([]*ProviderResult{res})
+	var table bytes.Buffer
+	if err := m.WriteTable(&table); err != nil {
+		t.Fatal(err)
+	}
+	flat := strings.Join(strings.Fields(table.String()), " ")
+	for _, line := range []string{
+		"Simple file creation task FAIL",
+		"Read file, then edit it skipped",
+		"Steering mid-task skipped",
+		"Error recovery (tool fails, model retries) skipped",
+		"openai: skipped edit, multi_edit, search, reasoning_effort, shell, truncation, steering, subagent, timeout, read_analyze_edit, parallel, error_recovery, edit_format: " + why,
+	} {
+		if !strings.Contains(flat, line) {
+			t.Errorf("table lacks %q:\n%s", line, table.String())
+		}
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Matrix
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range back.Rows {
+		if r.Case != "Read file, then edit it" {
+			continue
+		}
+		if diff := cmp.Diff(MatrixRow{Case: r.Case, Results: map[string]string{"openai": Skipped}, Reasons: map[string]string{"openai": why}}, r); diff != "" {
+			t.Errorf("JSON row (-want +got):\n%s", diff)
+		}
+	}
+}
