@@ -12,6 +12,7 @@ import (
 	"github.com/deltakit/delta/lib/clitest"
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // BenchmarkCommand10kEvents runs the delta-context binary, as a user
@@ -82,6 +83,12 @@ func bigRun(b *testing.B) string {
 			ExecutionRef: "io/tool_executions/x_write_file_" + id})
 	}
 	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	// delta-context takes the latest run by its metadata, as continue
+	// --last does.
+	m := &runs.Metadata{RunID: "big", Status: runs.Completed, CreatedAt: time.Now().UTC(), AgentHome: home, WorkDir: ws}
+	if err := runs.WriteMetadata(runDir, m); err != nil {
 		b.Fatal(err)
 	}
 	return ws
