@@ -26,6 +26,8 @@ type openAIProvider struct {
 	// plainSchemas strips the JSON Schema keywords an endpoint refuses
 	// from tool parameters (Gemini's: additionalProperties, $schema).
 	plainSchemas bool
+	// msgs keeps the encoded messages of the last request.
+	msgs *messageCache
 }
 
 func newOpenAI(cfg agent.LLMConfig, env map[string]string) (llm.Provider, error) {
@@ -56,7 +58,7 @@ func newOpenAICompatible(r remote, err error) (llm.Provider, error) {
 			return r.send(req, next)
 		}),
 	)
-	return &openAIProvider{remote: r, client: client}, nil
+	return &openAIProvider{remote: r, client: client, msgs: newMessageCache()}, nil
 }
 
 // Complete sends req as one chat completion, retrying transient failures.
@@ -64,7 +66,7 @@ func (p *openAIProvider) Complete(ctx context.Context, req llm.Request) (llm.Res
 	if p.plainSchemas {
 		req.Tools = plainTools(req.Tools)
 	}
-	body, err := openAIBody(req)
+	body, err := openAIBody(req, p.msgs)
 	if err != nil {
 		return llm.Response{}, fmt.Errorf("openai: %w", err)
 	}

@@ -74,48 +74,6 @@ type chatToolDef struct {
 // without properties.
 var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
-// openAIBody encodes req as a chat completions request body.
-func openAIBody(req llm.Request) ([]byte, error) {
-	sp := req.Params
-	body := chatRequest{
-		Model:            sp.Model,
-		Messages:         make([]chatMessage, len(req.Messages)),
-		Temperature:      sp.Temperature,
-		MaxTokens:        sp.MaxTokens,
-		TopP:             sp.TopP,
-		FrequencyPenalty: sp.FrequencyPenalty,
-		PresencePenalty:  sp.PresencePenalty,
-		Stop:             sp.Stop,
-		ReasoningEffort:  sp.ReasoningEffort,
-		Seed:             sp.Seed,
-	}
-	if req.OnText != nil {
-		body.Stream, body.StreamOptions = true, &streamOpts{IncludeUsage: true}
-	}
-	for i := range req.Messages {
-		m, err := chatMessageOf(&req.Messages[i])
-		if err != nil {
-			return nil, fmt.Errorf("message %d: %w", i, err)
-		}
-		body.Messages[i] = m
-	}
-	for _, t := range req.Tools {
-		schema, err := schemaOf(t.Parameters)
-		if err != nil {
-			return nil, fmt.Errorf("tool %q: %w", t.Name, err)
-		}
-		body.Tools = append(body.Tools, chatTool{Type: "function", Function: chatToolDef{Name: t.Name, Description: t.Description, Parameters: schema}})
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	// The model gets its own text back byte for byte, "<" and "&" included.
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(body); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
 func chatMessageOf(m *llm.Message) (chatMessage, error) {
 	out := chatMessage{Role: m.Role, Content: &m.Content, ToolCallID: m.ToolCallID}
 	switch m.Role {

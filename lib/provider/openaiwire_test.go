@@ -21,7 +21,7 @@ func TestOpenAIBodyShapes(t *testing.T) {
 			{Role: llm.RoleAssistant},
 		},
 		Tools: []llm.ToolSpec{{Name: "t"}},
-	})
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,12 +33,12 @@ func TestOpenAIBodyShapes(t *testing.T) {
 		t.Errorf("body\n got %s\nwant %s", body, want)
 	}
 	for _, bad := range []string{`[1]`, `{"type":`, `"x"`} {
-		_, err := openAIBody(llm.Request{Tools: []llm.ToolSpec{{Name: "t", Parameters: json.RawMessage(bad)}}})
+		_, err := openAIBody(llm.Request{Tools: []llm.ToolSpec{{Name: "t", Parameters: json.RawMessage(bad)}}}, nil)
 		if err == nil || !strings.Contains(err.Error(), `tool "t": parameters schema is not a JSON object`) {
 			t.Errorf("schema %s: err = %v", bad, err)
 		}
 	}
-	if _, err := openAIBody(llm.Request{Messages: []llm.Message{{Role: "robot"}}}); err == nil || !strings.Contains(err.Error(), `unknown role "robot"`) {
+	if _, err := openAIBody(llm.Request{Messages: []llm.Message{{Role: "robot"}}}, nil); err == nil || !strings.Contains(err.Error(), `unknown role "robot"`) {
 		t.Errorf("unknown role: err = %v", err)
 	}
 }
@@ -51,7 +51,7 @@ func TestOpenAIReasoning(t *testing.T) {
 		Messages: []llm.Message{
 			{Role: llm.RoleAssistant, Content: "ok", Reasoning: []llm.Reasoning{{Type: "thinking", Text: "secret plan", Signature: "sig"}}},
 		},
-	})
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
