@@ -31,9 +31,11 @@ install:
 	cp man/*.5 $(MANDIR)/man5/
 	@echo "installed into $(GOBIN); man pages into $(MANDIR)" >&2
 
-## test: format and vet checks, then all tests (testscript CLI tests and fuzz seed corpora included)
+## test: format and vet checks, then all tests (testscript CLI tests and fuzz seed corpora included),
+## then every benchmark once, so that none breaks unseen (their figures come from make bench)
 test: check
 	$(GO) test $(TESTFLAGS) ./...
+	$(GO) test $(TESTFLAGS) -run '^$$' -bench . -benchtime 1x ./...
 
 ## bench: the speed and memory benchmarks (BenchmarkDeltaRunVsMinimalClient
 ## in cmd/delta-run reports the agent loop against a minimal client)
