@@ -246,15 +246,22 @@ type DocumentWriteCmd struct {
 
 // Run writes the document.
 func (c *DocumentWriteCmd) Run(std cli.Stdio) error {
-	content, _, err := text(std, c.Content, c.From, c.Content == "")
+	return c.changeDocument(std, "document_write", c.Name, c.Content, c.From)
+}
+
+// changeDocument calls tool (document_write, document_append) with the
+// text of -c or -f (default: stdin) for the document name (default: the
+// entry document).
+func (w where) changeDocument(std cli.Stdio, tool, name, content, from string) error {
+	content, _, err := text(std, content, from, content == "")
 	if err != nil {
 		return err
 	}
 	args := map[string]any{"content": content}
-	if c.Name != "" {
-		args["file"] = c.Name
+	if name != "" {
+		args["file"] = name
 	}
-	return c.call(std, "document_write", args)
+	return w.call(std, tool, args)
 }
 
 // DocumentAppendCmd appends to a document.
@@ -267,15 +274,7 @@ type DocumentAppendCmd struct {
 
 // Run appends.
 func (c *DocumentAppendCmd) Run(std cli.Stdio) error {
-	content, _, err := text(std, c.Content, c.From, c.Content == "")
-	if err != nil {
-		return err
-	}
-	args := map[string]any{"content": content}
-	if c.Name != "" {
-		args["file"] = c.Name
-	}
-	return c.call(std, "document_append", args)
+	return c.changeDocument(std, "document_append", c.Name, c.Content, c.From)
 }
 
 // DocumentListCmd lists documents.

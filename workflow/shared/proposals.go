@@ -524,18 +524,11 @@ func (p *provider) Vote(ctx context.Context, voter, id, choice, reason string) (
 	if err := checkIdentity(voter); err != nil {
 		return VoteOutcome{}, err
 	}
-	unlock, err := p.s.lock(lockState)
+	r, unlock, err := p.lockedProposal(id)
 	if err != nil {
 		return VoteOutcome{}, err
 	}
 	defer unlock()
-	if _, err := p.settle(); err != nil {
-		return VoteOutcome{}, err
-	}
-	r, err := p.load(id)
-	if err != nil {
-		return VoteOutcome{}, err
-	}
 	out := VoteOutcome{Votes: p.agentVotes(r), Quorum: p.quorum(r), Counted: p.countsTowardQuorum(voter)}
 	if r.Status != StatusActive {
 		out.Proposal = r.Proposal
@@ -578,19 +571,32 @@ func (p *provider) Vote(ctx context.Context, voter, id, choice, reason string) (
 }
 
 func (p *provider) Proposal(ctx context.Context, id string) (Proposal, error) {
-	unlock, err := p.s.lock(lockState)
+	r, unlock, err := p.lockedProposal(id)
 	if err != nil {
 		return Proposal{}, err
 	}
 	defer unlock()
+	return r.Proposal, nil
+}
+
+// lockedProposal takes the state lock, settles the proposals that are
+// due and loads proposal id. The caller unlocks; on error the lock is
+// released already.
+func (p *provider) lockedProposal(id string) (*record, func(), error) {
+	unlock, err := p.s.lock(lockState)
+	if err != nil {
+		return nil, nil, err
+	}
 	if _, err := p.settle(); err != nil {
-		return Proposal{}, err
+		unlock()
+		return nil, nil, err
 	}
 	r, err := p.load(id)
 	if err != nil {
-		return Proposal{}, err
+		unlock()
+		return nil, nil, err
 	}
-	return r.Proposal, nil
+	return r, unlock, nil
 }
 
 func (p *provider) Proposals(ctx context.Context, activeOnly bool) ([]Proposal, error) {
@@ -624,18 +630,11 @@ func (p *provider) CancelProposal(ctx context.Context, who, id, reason string) (
 	if err := checkIdentity(who); err != nil {
 		return Proposal{}, err
 	}
-	unlock, err := p.s.lock(lockState)
+	r, unlock, err := p.lockedProposal(id)
 	if err != nil {
 		return Proposal{}, err
 	}
 	defer unlock()
-	if _, err := p.settle(); err != nil {
-		return Proposal{}, err
-	}
-	r, err := p.load(id)
-	if err != nil {
-		return Proposal{}, err
-	}
 	if r.CreatedBy != who && who != System {
 		return r.Proposal, refuse(ErrNotCreator, "Only creator can cancel")
 	}

@@ -346,11 +346,7 @@ func (p *provider) mayWrite(ctx context.Context, who string) (func(), error) {
 }
 
 func (p *provider) WriteDocument(ctx context.Context, who, file, content string) error {
-	rel, err := p.docPath(file)
-	if err != nil {
-		return err
-	}
-	unlock, err := p.mayWrite(ctx, who)
+	rel, unlock, err := p.writableDoc(ctx, who, file)
 	if err != nil {
 		return err
 	}
@@ -359,11 +355,7 @@ func (p *provider) WriteDocument(ctx context.Context, who, file, content string)
 }
 
 func (p *provider) AppendDocument(ctx context.Context, who, file, content string) error {
-	rel, err := p.docPath(file)
-	if err != nil {
-		return err
-	}
-	unlock, err := p.mayWrite(ctx, who)
+	rel, unlock, err := p.writableDoc(ctx, who, file)
 	if err != nil {
 		return err
 	}
@@ -379,11 +371,7 @@ func (p *provider) CreateDocument(ctx context.Context, who, file, content string
 	if file == "" {
 		return fmt.Errorf("document path: %w: name the file to create", ErrBadPath)
 	}
-	rel, err := p.docPath(file)
-	if err != nil {
-		return err
-	}
-	unlock, err := p.mayWrite(ctx, who)
+	rel, unlock, err := p.writableDoc(ctx, who, file)
 	if err != nil {
 		return err
 	}
@@ -395,16 +383,26 @@ func (p *provider) DeleteDocument(ctx context.Context, who, file string) error {
 	if file == "" {
 		return fmt.Errorf("document path: %w: name the file to delete", ErrBadPath)
 	}
-	rel, err := p.docPath(file)
-	if err != nil {
-		return err
-	}
-	unlock, err := p.mayWrite(ctx, who)
+	rel, unlock, err := p.writableDoc(ctx, who, file)
 	if err != nil {
 		return err
 	}
 	defer unlock()
 	return p.s.docDelete(rel)
+}
+
+// writableDoc resolves the document file and takes the documents' lock
+// when who may write them (mayWrite). The caller unlocks.
+func (p *provider) writableDoc(ctx context.Context, who, file string) (string, func(), error) {
+	rel, err := p.docPath(file)
+	if err != nil {
+		return "", nil, err
+	}
+	unlock, err := p.mayWrite(ctx, who)
+	if err != nil {
+		return "", nil, err
+	}
+	return rel, unlock, nil
 }
 
 func (p *provider) ListDocuments(ctx context.Context) ([]string, error) {
