@@ -45,20 +45,7 @@ func (r *Records) invocation(it int, started time.Time, d time.Duration, req llm
 	now := started.Add(d).UTC()
 	rel := invocationPath(it, now)
 	resp.ToolCalls = slices.Clone(resp.ToolCalls)
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
-		if r.hold != nil {
-			<-r.hold
-		}
-		data, err := invocationData(it, now, d, req, encoded, resp, callErr)
-		if err == nil {
-			err = writeRecordIn(r.runDir, rel, data)
-		}
-		if err != nil {
-			r.log.Printf("write invocation record %s: %v", rel, err)
-		}
-	}()
+	r.behind(rel, func() ([]byte, error) { return invocationData(it, now, d, req, encoded, resp, callErr) })
 	return rel
 }
 
@@ -105,7 +92,7 @@ func WriteToolRecord(run RunInfo, base string, rec any) (string, error) {
 	rel := filepath.Join(ToolExecutionsDir, base+".json")
 	data = append(data, '\n')
 	if run.Records != nil {
-		run.Records.write(rel, data, true)
+		run.Records.behind(rel, func() ([]byte, error) { return run.Records.redacted(data), nil })
 		return rel, nil
 	}
 	if err := writeRecordIn(run.RunDir, rel, data); err != nil {
@@ -130,22 +117,31 @@ type Records struct {
 	hold   chan struct{} // tests: every write waits until it is closed
 }
 
-// write writes data (a JSON record) at rel in the background; with
-// hide, its strings are redacted first.
-func (r *Records) write(rel string, data []byte, hide bool) {
+// behind writes the record that data makes at rel, in the background
+// (data runs there too: encoding and redacting are off the loop's path).
+func (r *Records) behind(rel string, data func() ([]byte, error)) {
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
 		if r.hold != nil {
 			<-r.hold
 		}
-		if hide && r.redact != nil {
-			data, _ = redactJSON(r.redact, data)
+		b, err := data()
+		if err == nil {
+			err = writeRecordIn(r.runDir, rel, b)
 		}
-		if err := writeRecordIn(r.runDir, rel, data); err != nil {
+		if err != nil {
 			r.log.Printf("write record %s: %v", rel, err)
 		}
 	}()
+}
+
+// redacted is the JSON record data with the run's secrets redacted.
+func (r *Records) redacted(data []byte) []byte {
+	if r.redact != nil {
+		data, _ = redactJSON(r.redact, data)
+	}
+	return data
 }
 
 // Wait returns once every record handed over so far is written.
