@@ -15,10 +15,6 @@ import (
 	"github.com/deltakit/delta/lib/secret"
 )
 
-// MinLen is the shortest value redacted: shorter ones ("1", "true") would
-// mangle ordinary text and give little away.
-const MinLen = 6
-
 // Redactor replaces secret values. The zero value and nil redact nothing.
 type Redactor struct {
 	r    *strings.Replacer
@@ -26,13 +22,15 @@ type Redactor struct {
 }
 
 // FromEnv builds the redactor of the secrets among the NAME=value entries
-// of each environ (lib/secret's rule).
+// of each environ: those lib/secret's Redacts names (a secret's name and a
+// secret's look, so that ordinary words, paths and numbers are never
+// replaced).
 func FromEnv(environs ...[]string) *Redactor {
 	values := map[string]string{} // value → name
 	for _, environ := range environs {
 		for _, kv := range environ {
 			name, value, _ := strings.Cut(kv, "=")
-			if len(value) >= MinLen && secret.IsSecret(name, value) {
+			if secret.Redacts(name, value) {
 				if _, seen := values[value]; !seen {
 					values[value] = name
 				}

@@ -24,3 +24,20 @@ func TestRedactor(t *testing.T) {
 		t.Errorf("a redactor without secrets changed text or was built")
 	}
 }
+
+// A machine's ordinary variables change nothing a tool prints: with
+// XDG_SESSION_DESKTOP=ubuntu and AWS_PROFILE=default the landed filter
+// turned "FROM ubuntu:24.04" into "FROM [REDACTED:XDG_SESSION_DESKTOP]:24.04"
+// and removed every "default".
+func TestOrdinaryVariablesPassThrough(t *testing.T) {
+	r := FromEnv([]string{"XDG_SESSION_DESKTOP=ubuntu", "AWS_PROFILE=default", "AWS_REGION=eu-west-1",
+		"SESSION_MANAGER=local/pc:@/tmp/.ICE-unix/2101", "SSH_AUTH_SOCK=/run/user/1000/keyring/ssh",
+		"GITHUB_TOKEN=ghp_16C7e42F292c6912E7710c838347Ae178B4a"})
+	in := "FROM ubuntu:24.04\nregion = eu-west-1\nprofile = default\nsock /run/user/1000/keyring/ssh\n"
+	if got := r.String(in); got != in {
+		t.Errorf("String(%q) = %q, want it unchanged", in, got)
+	}
+	if got, want := r.String("t=ghp_16C7e42F292c6912E7710c838347Ae178B4a"), "t=[REDACTED:GITHUB_TOKEN]"; got != want {
+		t.Errorf("String(token) = %q, want %q", got, want)
+	}
+}

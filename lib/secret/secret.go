@@ -9,10 +9,22 @@
 // is one of the well-known names (AWS_*, DATABASE_URL …), or when its value
 // is a URL that carries a password. PWD and OLDPWD, the shell's working
 // directories, are not secrets.
+//
+// Withholding and redacting are two rules. Withholding a variable from a
+// tool costs little when it is wrong, so IsSecret is broad (every AWS_*
+// variable, any SESSION name). Replacing a value wherever it appears in
+// what the model reads costs a lot when it is wrong: with AWS_PROFILE=default
+// every "default" of a file would vanish, and a model that rewrites the
+// file writes the marker into the user's code. So Redacts is narrow: the
+// name must say secret (a key, a token, a password, a credential, not just
+// a family such as AWS_ or a SESSION) and the value must look like one
+// (long and varied enough, not a path, a number, a word or a URL without a
+// password).
 package secret
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -20,15 +32,21 @@ import (
 // Words are the name parts that make a variable a secret.
 var Words = []string{
 	"KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "PWD",
-	"CREDENTIAL", "CREDENTIALS", "AUTH", "PAT", "COOKIE", "SESSION",
+	"CREDENTIAL", "CREDENTIALS", "AUTH", "PAT", "COOKIE",
 }
+
+// weakWords make a variable one to withhold, but say too little to redact
+// its value (XDG_SESSION_DESKTOP=ubuntu, SESSION_MANAGER=local/host:…).
+var weakWords = []string{"SESSION"}
 
 // suffixes are run-together forms: a part ending in one of them (APIKEY,
 // AUTHTOKEN, DBPASSWORD) is a secret too. Short words such as PAT and PWD
 // are left out: as suffixes they hit ordinary names.
 var suffixes = []string{"KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIALS", "COOKIE"}
 
-// prefixes are whole families of secrets.
+// prefixes are whole families of variables to withhold (AWS_PROFILE and
+// AWS_REGION among them: withheld, never redacted; AWS's real secrets are
+// caught by the word rule: AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN).
 var prefixes = []string{"AWS_"}
 
 // names are well-known secrets no word rule catches.
@@ -37,7 +55,8 @@ var names = []string{"DATABASE_URL"}
 // notSecret are names the word rule would catch but that hold no secret.
 var notSecret = []string{"PWD", "OLDPWD"}
 
-// IsSecret reports whether the variable name=value is a secret.
+// IsSecret reports whether the variable name=value is a secret to
+// withhold from the commands Delta runs.
 func IsSecret(name, value string) bool {
 	return IsSecretName(name) || urlWithPassword(value)
 }
@@ -46,35 +65,61 @@ func IsSecret(name, value string) bool {
 // its value.
 func IsSecretName(name string) bool {
 	upper := strings.ToUpper(name)
-	for _, n := range notSecret {
-		if upper == n {
-			return false
-		}
-	}
-	for _, n := range names {
-		if upper == n {
-			return true
-		}
+	if slices.Contains(notSecret, upper) {
+		return false
 	}
 	for _, p := range prefixes {
 		if strings.HasPrefix(upper, p) {
 			return true
 		}
 	}
+	return strongName(name) || hasPart(name, weakWords)
+}
+
+// Redacts reports whether the value of name=value is to be replaced
+// wherever it appears in text Delta writes or sends: a URL that carries a
+// password, or a value that looks like a secret under a name that says it
+// is one (see the package doc for why this is narrower than IsSecret).
+func Redacts(name, value string) bool {
+	if urlWithPassword(value) {
+		return true
+	}
+	if slices.Contains(notSecret, strings.ToUpper(name)) || !strongName(name) {
+		return false
+	}
+	return LooksSecret(value)
+}
+
+// strongName reports whether name says its value is a secret: a key, a
+// token, a password, a credential (the word and suffix rules, the known
+// names), not merely a family prefix or a weak word.
+func strongName(name string) bool {
+	upper := strings.ToUpper(name)
+	if slices.Contains(names, upper) {
+		return true
+	}
 	if strings.HasPrefix(upper, "NPM_CONFIG_") && strings.Contains(upper, "AUTH") {
+		return true
+	}
+	if hasPart(name, Words) {
 		return true
 	}
 	for _, part := range Parts(name) {
 		p := strings.ToUpper(part)
-		for _, w := range Words {
-			if p == w {
-				return true
-			}
-		}
 		for _, s := range suffixes {
 			if strings.HasSuffix(p, s) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// hasPart reports whether a word part of name is one of words.
+func hasPart(name string, words []string) bool {
+	for _, part := range Parts(name) {
+		if slices.Contains(words, strings.ToUpper(part)) {
+			return true
 		}
 	}
 	return false
