@@ -276,21 +276,22 @@ const dirPoll = 250 * time.Millisecond
 // WatchDir sends why on stop once the session directory dir is removed
 // (or replaced by another directory of the same name), so that removing a
 // session's directory ends its holder within a moment instead of leaving
-// it to the idle timeout. It returns when it has sent, or at once when
-// dir cannot be examined to begin with. delta-pty's holder uses it too.
+// it to the idle timeout. It returns when it has sent. A directory that
+// is already gone when the watch begins (removed right after start
+// returned, before the holder got this far) stops the holder at once: the
+// rule is the same whenever the directory goes. delta-pty's holder uses
+// it too.
 func WatchDir(dir string, stop chan<- string) {
 	orig, err := os.Stat(dir)
-	if err != nil {
-		return
-	}
-	for {
+	for err == nil {
 		time.Sleep(dirPoll)
-		if info, err := os.Stat(dir); err != nil || !os.SameFile(orig, info) {
-			select {
-			case stop <- "session directory " + dir + " removed":
-			default: // already stopping for another reason
-			}
-			return
+		var info os.FileInfo
+		if info, err = os.Stat(dir); err == nil && !os.SameFile(orig, info) {
+			break
 		}
+	}
+	select {
+	case stop <- "session directory " + dir + " removed":
+	default: // already stopping for another reason
 	}
 }
