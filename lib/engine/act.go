@@ -496,20 +496,25 @@ func RedactRecord(r *redact.Redactor, runDir, recordPath string) {
 	RedactOutputFiles(r, runDir, recordPath)
 }
 
-// RedactOutputFiles replaces r's secret values in the output files kept
-// beside the record recordPath: a command's stdout.log and stderr.log, an
-// MCP tool's output.txt and result.json. The record itself is redacted as
-// it is written (Records); these files are written while the tool runs.
+// RedactOutputFiles replaces r's secret values in every file kept in the
+// directory of the record recordPath (a command's logs, an MCP tool's
+// result, what a plugin kept there), JSON files as JSON. The record
+// itself is redacted as it is written (Records); these files are written
+// while the tool runs.
 func RedactOutputFiles(r *redact.Redactor, runDir, recordPath string) {
 	if r == nil || recordPath == "" {
 		return
 	}
 	dir := filepath.Join(runDir, strings.TrimSuffix(recordPath, ".json"))
-	redactJSONRecord(r, filepath.Join(dir, "result.json"))
-	for _, name := range []string{"stdout.log", "stderr.log", "output.txt"} {
-		p := filepath.Join(dir, name)
-		fi, err := os.Stat(p)
-		if err != nil || fi.Size() == 0 || fi.Size() > maxRedactedLog {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		if filepath.Ext(p) == ".json" {
+			redactJSONRecord(r, p)
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 || fi.Size() > maxRedactedLog {
 			continue
 		}
 		data, err := os.ReadFile(p)

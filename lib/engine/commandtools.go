@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/deltakit/delta/lib/execute"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/observe"
+	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/lib/tool"
 )
 
@@ -102,35 +102,6 @@ func shellQuote(w string) string {
 	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 }
 
-// execRecord is one io/tool_executions record.
-type execRecord struct {
-	CallID      string          `json:"call_id"`
-	ToolName    string          `json:"tool_name"`
-	Args        json.RawMessage `json:"args"`
-	Argv        []string        `json:"argv"`
-	Stdin       *string         `json:"stdin"`
-	Dir         string          `json:"dir"`
-	StartedAt   time.Time       `json:"started_at"`
-	DurationMS  int64           `json:"duration_ms"`
-	TimeoutMS   int64           `json:"timeout_ms"`
-	ExitCode    int             `json:"exit_code"`
-	Signal      string          `json:"signal,omitempty"`
-	TimedOut    bool            `json:"timed_out,omitempty"`
-	Canceled    bool            `json:"canceled,omitempty"`
-	StdoutBytes int64           `json:"stdout_bytes"`
-	StderrBytes int64           `json:"stderr_bytes"`
-	// Stdout and Stderr are the whole output when it fit in memory;
-	// otherwise StdoutFile and StderrFile name logs holding all of it.
-	Stdout     *string `json:"stdout,omitempty"`
-	Stderr     *string `json:"stderr,omitempty"`
-	StdoutFile string  `json:"stdout_file,omitempty"`
-	StderrFile string  `json:"stderr_file,omitempty"`
-	// OutputFile holds what the model would have seen uncut, when it saw
-	// part of it and the output was kept inline.
-	OutputFile string `json:"output_file,omitempty"`
-	Error      string `json:"error,omitempty"`
-}
-
 // Call builds and runs one call. Bad arguments, a missing program, a
 // non-zero exit and a timeout are all observations with IsError set; the
 // error is only for failing to write the run's records.
@@ -155,23 +126,21 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 	if t.TimeoutMS > 0 {
 		timeout = time.Duration(t.TimeoutMS) * time.Millisecond
 	}
-	started := time.Now().UTC()
-	base := ToolRecordBase(started, name, callID)
-	recDir := filepath.Join(run.RunDir, ToolExecutionsDir)
+	rec := runs.ToolRecord{CallID: callID, ToolName: name, Args: args, Argv: argv, Stdin: built.Stdin, Dir: run.WorkDir,
+		StartedAt: time.Now().UTC(), TimeoutMS: timeout.Milliseconds()}
 	// The run's variables (RunInfo.Env) and the call's: a tool finds its
 	// agent's files and can keep per-run or per-call state apart.
-	env := append(append(c.env[:len(c.env):len(c.env)], run.Env()...),
-		"DELTA_CALL_ID="+callID, "DELTA_ITERATION="+strconv.Itoa(run.Iteration))
+	env := append(c.env[:len(c.env):len(c.env)], run.CallEnv(callID)...)
+	// A stream that fits the capture is kept inline in the record, a
+	// longer one in the record's directory (LogsWhenCut).
 	spec := execute.Spec{Argv: argv, Dir: run.WorkDir, Env: env, Timeout: timeout,
-		OutputDir: filepath.Join(recDir, base), LogsWhenCut: true}
+		OutputDir: rec.DirIn(run.RunDir), LogsWhenCut: true, MaxCapture: runs.ToolRecordInlineMax}
 	if built.Stdin != nil {
 		spec.Stdin = []byte(*built.Stdin)
 	}
 	res, runErr := execute.Run(ctx, spec)
-	rec := execRecord{CallID: callID, ToolName: name, Args: args, Argv: argv, Stdin: built.Stdin, Dir: run.WorkDir,
-		StartedAt: started, DurationMS: res.Duration.Milliseconds(), TimeoutMS: timeout.Milliseconds(),
-		ExitCode: res.ExitCode, Signal: res.Signal, TimedOut: res.TimedOut, Canceled: res.Canceled,
-		StdoutBytes: res.StdoutBytes, StderrBytes: res.StderrBytes}
+	rec.DurationMS, rec.ExitCode, rec.Signal, rec.TimedOut, rec.Canceled = res.Duration.Milliseconds(), res.ExitCode, res.Signal, res.TimedOut, res.Canceled
+	rec.StdoutBytes, rec.StderrBytes = res.StdoutBytes, res.StderrBytes
 	out := ToolOutcome{ExitCode: res.ExitCode, DurationMS: res.Duration.Milliseconds(), Stdout: res.Stdout, Stderr: res.Stderr}
 	if runErr != nil {
 		rec.Error = runErr.Error()
@@ -182,30 +151,41 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 			out.ExitCode, rec.ExitCode = -1, -1
 		}
 	} else {
-		rec.Stdout, rec.StdoutFile = recordOutput(res.Stdout, res.StdoutLog, base)
-		rec.Stderr, rec.StderrFile = recordOutput(res.Stderr, res.StderrLog, base)
 		out.IsError = res.ExitCode != 0 || res.TimedOut || res.Canceled
-		text := observe.Command{Stdout: res.Stdout, Stderr: res.Stderr, ExitCode: res.ExitCode, Signal: res.Signal,
-			TimedOut: res.TimedOut, TimeoutMS: timeout.Milliseconds()}.Text()
-		limits := outputLimits(c.output, t.Output)
-		whole := observe.Whole{Bytes: res.StdoutBytes + res.StderrBytes, Lines: res.StdoutLines + res.StderrLines,
-			Cut: res.StdoutLog != "" || res.StderrLog != ""}
-		if !observe.Fits(text, limits, whole) {
-			// The model sees part of the output: it is told where all of it is.
-			full, err := c.fullOutput(run, base, text, &rec)
-			if err != nil {
-				return out, err
-			}
-			text = observe.Cut(text, limits, whole, full)
+		text, err := c.observation(run, t, &rec, res)
+		if err != nil {
+			return out, err
 		}
 		out.Observation = text
 	}
-	rel, err := WriteToolRecord(run, base, rec)
+	rel, err := WriteToolRecord(run, rec)
 	if err != nil {
 		return out, err
 	}
 	out.RecordPath = rel
 	return out, nil
+}
+
+// observation is what the model sees of a command's output, cut to the
+// tool's limits with a marker saying where all of it is; it completes
+// rec with the output it keeps.
+func (c *CommandTools) observation(run RunInfo, t tool.Tool, rec *runs.ToolRecord, res execute.Result) (string, error) {
+	rec.Stdout, rec.StdoutFile = recordOutput(rec, res.Stdout, res.StdoutLog)
+	rec.Stderr, rec.StderrFile = recordOutput(rec, res.Stderr, res.StderrLog)
+	text := observe.Command{Stdout: res.Stdout, Stderr: res.Stderr, ExitCode: res.ExitCode, Signal: res.Signal,
+		TimedOut: res.TimedOut, TimeoutMS: rec.TimeoutMS}.Text()
+	limits := outputLimits(c.output, t.Output)
+	whole := observe.Whole{Bytes: res.StdoutBytes + res.StderrBytes, Lines: res.StdoutLines + res.StderrLines,
+		Cut: res.StdoutLog != "" || res.StderrLog != ""}
+	if observe.Fits(text, limits, whole) {
+		return text, nil
+	}
+	// The model sees part of the output: it is told where all of it is.
+	full, err := fullOutput(run, text, rec)
+	if err != nil {
+		return "", err
+	}
+	return observe.Cut(text, limits, whole, full), nil
 }
 
 // outputLimits are a command tool's output limits: the defaults, then the
@@ -231,8 +211,8 @@ func outputLimits(agentWide, own *tool.OutputLimits) observe.Limits {
 
 // fullOutput says where the whole output of a cut observation is, as
 // paths relative to the workspace (where tools run): the logs when the
-// capture was cut, else text written to BASE/output.txt.
-func (c *CommandTools) fullOutput(run RunInfo, base, text string, rec *execRecord) (string, error) {
+// capture was cut, else text kept in the record's directory (OutputFile).
+func fullOutput(run RunInfo, text string, rec *runs.ToolRecord) (string, error) {
 	rel := func(p string) string {
 		abs := filepath.Join(run.RunDir, p)
 		if r, err := filepath.Rel(run.WorkDir, abs); err == nil {
@@ -245,38 +225,29 @@ func (c *CommandTools) fullOutput(run RunInfo, base, text string, rec *execRecor
 		if rec.StdoutFile != "" {
 			parts = append(parts, rel(rec.StdoutFile)+" (stdout)")
 		} else if rec.Stdout != nil && *rec.Stdout != "" {
-			parts = append(parts, "the record "+rel(filepath.Join(ToolExecutionsDir, base+".json"))+" (stdout)")
+			parts = append(parts, "the record "+rel(rec.Path())+" (stdout)")
 		}
 		if rec.StderrFile != "" {
 			parts = append(parts, rel(rec.StderrFile)+" (stderr)")
 		}
 		return strings.Join(parts, " and "), nil
 	}
-	rec.OutputFile = filepath.Join(ToolExecutionsDir, base, "output.txt")
-	if err := writeRecordIn(run.RunDir, rec.OutputFile, []byte(text)); err != nil {
+	kept, err := rec.Keep(run.RunDir, runs.OutputFile, []byte(text))
+	if err != nil {
 		return "", fmt.Errorf("write full tool output: %w", err)
 	}
-	return rel(rec.OutputFile), nil
+	rec.OutputFile = kept
+	return rel(kept), nil
 }
 
 // recordOutput is how a record keeps one output stream: inline when the
 // capture holds all of it, else the log (relative to the run directory)
 // that does.
-func recordOutput(captured, log, base string) (*string, string) {
+func recordOutput(rec *runs.ToolRecord, captured, log string) (*string, string) {
 	if log == "" {
 		return &captured, ""
 	}
-	return nil, filepath.Join(ToolExecutionsDir, base, filepath.Base(log))
-}
-
-// safeName keeps a name usable in a file name.
-func safeName(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
-			return r
-		}
-		return '_'
-	}, s)
+	return nil, rec.File(filepath.Base(log))
 }
 
 // Merge returns one Toolbox of several: the first box that has a name wins,

@@ -11,6 +11,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/journal"
@@ -64,6 +65,14 @@ func (r RunInfo) Env() []string {
 		"JOURNAL_PATH=" + r.JournalPath,
 		"RUN_DIR=" + r.RunDir,
 	}
+}
+
+// CallEnv is Env with the variables of one tool call on top:
+// DELTA_CALL_ID (the call's id) and DELTA_ITERATION (the iteration that
+// asked for it), so a tool can keep per-call state apart. Command tools
+// get it, and plugins for the commands they run.
+func (r RunInfo) CallEnv(callID string) []string {
+	return append(r.Env(), "DELTA_CALL_ID="+callID, "DELTA_ITERATION="+strconv.Itoa(r.Iteration))
 }
 
 // ContextBuilder rebuilds, from the run's files, the messages the model

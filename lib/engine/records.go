@@ -10,16 +10,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/deltakit/delta/lib/execute"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/redact"
 	"github.com/deltakit/delta/lib/runs"
-)
-
-// Record directories under the run directory (lib/runs names them).
-const (
-	InvocationsDir    = runs.InvocationsDir
-	ToolExecutionsDir = runs.ToolExecutionsDir
 )
 
 // invocation is one io/invocations record: the exact request sent to the
@@ -63,34 +56,20 @@ func invocationData(it int, now time.Time, d time.Duration, req llm.Request, enc
 // invocationPath is the record's path relative to the run directory
 // ("{timestamp}_{iteration}.json", seeds/000 §1.2).
 func invocationPath(it int, now time.Time) string {
-	return filepath.Join(InvocationsDir, fmt.Sprintf("%s_%d.json", now.Format("20060102T150405.000000000Z"), it))
+	return filepath.Join(runs.InvocationsDir, fmt.Sprintf("%s_%d.json", now.Format("20060102T150405.000000000Z"), it))
 }
 
-// ToolRecordBase names the record of one tool call, under
-// ToolExecutionsDir: the start time, the tool and the call id, so records
-// sort in time and say what they hold. Command and plugin tools share it.
-func ToolRecordBase(started time.Time, tool, callID string) string {
-	return fmt.Sprintf("%s_%s_%s", started.UTC().Format("20060102T150405.000000000Z"), safeName(tool), safeName(callID))
-}
-
-// RecordInlineMax is the largest output stream a tool record keeps inline
-// (stdout, stderr); a longer one goes to a log beside the record
-// (stdout_file, stderr_file). Command and plugin tools share it.
-const RecordInlineMax = execute.DefaultMaxCapture
-
-// WriteToolRecord writes a tool call's record (rec as indented JSON) as
-// ToolExecutionsDir/BASE.json under run.RunDir and returns its path
-// relative to it. Under an engine (run.Records set) the record is redacted
-// and written behind (Records); otherwise, as for delta mcp serve, it is
-// written before WriteToolRecord returns. Command, plugin, MCP, subagent
-// and workflow tools all write theirs here.
-func WriteToolRecord(run RunInfo, base string, rec any) (string, error) {
-	data, err := json.MarshalIndent(rec, "", "  ")
+// WriteToolRecord writes a tool call's record under run.RunDir (at
+// rec.Path()) and returns that path. Under an engine (run.Records set)
+// the record is redacted and written behind (Records); otherwise, as for
+// delta mcp serve, it is written before WriteToolRecord returns. Command,
+// plugin, MCP, subagent and workflow tools all write theirs here.
+func WriteToolRecord(run RunInfo, rec runs.ToolRecord) (string, error) {
+	data, err := rec.Encode()
 	if err != nil {
-		return "", fmt.Errorf("encode tool execution record: %w", err)
+		return "", err
 	}
-	rel := filepath.Join(ToolExecutionsDir, base+".json")
-	data = append(data, '\n')
+	rel := rec.Path()
 	if run.Records != nil {
 		run.Records.behind(rel, func() ([]byte, error) { return run.Records.redacted(data), nil })
 		return rel, nil

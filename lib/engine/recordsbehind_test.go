@@ -15,6 +15,7 @@ import (
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/redact"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // recordingTools writes a tool record holding what the call printed, as
@@ -26,9 +27,17 @@ func (t *recordingTools) Call(ctx context.Context, run RunInfo, id, name string,
 	if err != nil {
 		return out, err
 	}
-	rel, err := WriteToolRecord(run, "T_"+name+"_"+id, map[string]string{"call_id": id, "stdout": out.Observation})
+	rec := testRecord(id, name)
+	rec.Stdout = &out.Observation
+	rel, err := WriteToolRecord(run, rec)
 	out.RecordPath = rel
 	return out, err
+}
+
+// testRecord is the record of call id of tool name, started at a fixed
+// time so that tests know its path.
+func testRecord(id, name string) runs.ToolRecord {
+	return runs.ToolRecord{CallID: id, ToolName: name, StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 }
 
 // recordCheckHooks checks, when post_tool_execution runs, that the call's
@@ -42,7 +51,7 @@ type recordCheckHooks struct {
 func (h *recordCheckHooks) RunHook(ctx context.Context, req HookRequest) (HookDecision, error) {
 	if req.Name == agent.PostToolExecution {
 		h.seen++
-		if _, err := os.Stat(filepath.Join(h.runDir, ToolExecutionsDir, "T_echo_c1.json")); err != nil {
+		if _, err := os.Stat(filepath.Join(h.runDir, testRecord("c1", "echo").Path())); err != nil {
 			h.t.Errorf("post_tool_execution ran before the call's record was written: %v", err)
 		}
 	}
@@ -77,7 +86,7 @@ func TestToolRecordsWrittenBehind(t *testing.T) {
 	if hooks.seen != 1 {
 		t.Fatalf("post_tool_execution ran %d times, want 1", hooks.seen)
 	}
-	data, err := os.ReadFile(filepath.Join(e.Run.RunDir, ToolExecutionsDir, "T_echo_c1.json"))
+	data, err := os.ReadFile(filepath.Join(e.Run.RunDir, testRecord("c1", "echo").Path()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,15 +100,17 @@ func TestToolRecordsWrittenBehind(t *testing.T) {
 // failed write is the caller's error.
 func TestWriteToolRecordWithoutEngine(t *testing.T) {
 	dir := t.TempDir()
-	rel, err := WriteToolRecord(RunInfo{RunDir: dir}, "T_x_c1", map[string]int{"exit_code": 0})
+	rec := testRecord("c1", "x")
+	rel, err := WriteToolRecord(RunInfo{RunDir: dir}, rec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if data, err := os.ReadFile(filepath.Join(dir, rel)); err != nil || string(data) != "{\n  \"exit_code\": 0\n}\n" {
-		t.Fatalf("record = %q, %v", data, err)
+	want, _ := rec.Encode()
+	if data, err := os.ReadFile(filepath.Join(dir, rel)); err != nil || string(data) != string(want) {
+		t.Fatalf("record = %q, %v, want %q", data, err, want)
 	}
 	gone := filepath.Join(dir, "gone")
-	if _, err := WriteToolRecord(RunInfo{RunDir: gone}, "T_x_c2", 1); err == nil || !errors.Is(err, os.ErrNotExist) && !strings.Contains(err.Error(), "removed") {
+	if _, err := WriteToolRecord(RunInfo{RunDir: gone}, rec); err == nil || !errors.Is(err, os.ErrNotExist) && !strings.Contains(err.Error(), "removed") {
 		t.Fatalf("write into a removed run directory: %v, want an error", err)
 	}
 }

@@ -51,6 +51,13 @@ const (
 	DefaultMaxCapture = 256 << 10
 )
 
+// The logs Run writes in Spec.OutputDir, one per output stream. Records
+// that hold a command's output (a tool call's, a hook's) name them so.
+const (
+	StdoutLogName = "stdout.log"
+	StderrLogName = "stderr.log"
+)
+
 // waitDelay bounds how long Run waits for output pipes after the command and
 // its process group are gone; only a detached daemon that kept our stdout
 // open can make it matter.
@@ -76,8 +83,8 @@ type Spec struct {
 	Timeout time.Duration
 	// KillGrace is the delay between SIGTERM and SIGKILL; 0 means 2s.
 	KillGrace time.Duration
-	// OutputDir, if set, receives the full output as stdout.log and
-	// stderr.log (unbounded, on disk). The directory is created.
+	// OutputDir, if set, receives the full output as StdoutLogName and
+	// StderrLogName (unbounded, on disk). The directory is created.
 	OutputDir string
 	// LogsWhenCut writes OutputDir's logs only for an output that does not
 	// fit in MaxCapture (the capture is then the whole of the others):
@@ -361,17 +368,17 @@ func newCaptures(s Spec) (stdout, stderr *capture, err error) {
 	var outF, errF *os.File
 	if s.OutputDir != "" && s.LogsWhenCut {
 		stdout, stderr = newCapture(s.MaxCapture, nil), newCapture(s.MaxCapture, nil)
-		stdout.spill, stderr.spill = filepath.Join(s.OutputDir, "stdout.log"), filepath.Join(s.OutputDir, "stderr.log")
+		stdout.spill, stderr.spill = filepath.Join(s.OutputDir, StdoutLogName), filepath.Join(s.OutputDir, StderrLogName)
 		return stdout, stderr, nil
 	}
 	if s.OutputDir != "" {
 		if err := os.MkdirAll(s.OutputDir, 0o755); err != nil {
 			return nil, nil, fmt.Errorf("create output dir: %w", err)
 		}
-		if outF, err = os.Create(filepath.Join(s.OutputDir, "stdout.log")); err != nil {
+		if outF, err = os.Create(filepath.Join(s.OutputDir, StdoutLogName)); err != nil {
 			return nil, nil, fmt.Errorf("create stdout log: %w", err)
 		}
-		if errF, err = os.Create(filepath.Join(s.OutputDir, "stderr.log")); err != nil {
+		if errF, err = os.Create(filepath.Join(s.OutputDir, StderrLogName)); err != nil {
 			outF.Close()
 			return nil, nil, fmt.Errorf("create stderr log: %w", err)
 		}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/deltakit/delta/lib/execute"
 )
 
 // The record directories under a run directory: what the run sent and
@@ -78,6 +80,15 @@ func nextSeq(base, dir string) (int, error) {
 	return highest + 1, nil
 }
 
+// The files of the record of a command Delta ran (WriteExecMeta), beside
+// the logs lib/execute writes.
+const (
+	// CommandFile is the command line, ready to paste into a shell.
+	CommandFile = "command.txt"
+	// ExitCodeFile is the command's exit code, or why it has none.
+	ExitCodeFile = "exit_code.txt"
+)
+
 // WriteExecMeta completes the record of a command Delta ran (a hook, a
 // generator) in dir, where execute.Run wrote stdout.log and stderr.log:
 // command.txt (the command line, ready to paste into a shell) and
@@ -85,11 +96,11 @@ func nextSeq(base, dir string) (int, error) {
 // When the command never started, empty logs stand in for the missing ones.
 func WriteExecMeta(dir string, argv []string, exitCode string, started bool) error {
 	files := map[string]string{
-		"command.txt":   shellQuote(argv) + "\n",
-		"exit_code.txt": exitCode + "\n",
+		CommandFile:  shellQuote(argv) + "\n",
+		ExitCodeFile: exitCode + "\n",
 	}
 	if !started {
-		files["stdout.log"], files["stderr.log"] = "", ""
+		files[execute.StdoutLogName], files[execute.StderrLogName] = "", ""
 	}
 	for name, content := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {

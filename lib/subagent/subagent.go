@@ -22,7 +22,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -183,18 +182,18 @@ func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 	if run.RunDir == "" {
 		return out, nil
 	}
-	base := engine.ToolRecordBase(start, name, callID)
+	rec := runs.ToolRecord{CallID: callID, ToolName: name, Args: args, StartedAt: start.UTC(), DurationMS: out.DurationMS,
+		AgentID: r.agentID, Status: r.status, ExitCode: out.ExitCode, IsError: out.IsError}
 	if r.full != "" {
 		// The whole result, which the observation shows cut.
-		rel := filepath.Join(engine.ToolExecutionsDir, base, "result.txt")
-		if err := writeIn(run.RunDir, rel, r.full); err != nil {
+		rel, err := rec.Keep(run.RunDir, runs.ResultTextFile, []byte(r.full))
+		if err != nil {
 			return out, err
 		}
 		out.Observation = strings.Replace(out.Observation, fullMarker, fromToolDir(run, filepath.Join(run.RunDir, rel)), 1)
 	}
-	rec := record{CallID: callID, ToolName: name, Args: args, StartedAt: start.UTC(), DurationMS: out.DurationMS,
-		AgentID: r.agentID, Status: r.status, ExitCode: out.ExitCode, IsError: out.IsError, Observation: out.Observation}
-	rel, err := engine.WriteToolRecord(run, base, rec)
+	rec.Stdout, rec.StdoutBytes = &out.Observation, int64(len(out.Observation))
+	rel, err := engine.WriteToolRecord(run, rec)
 	if err != nil {
 		return out, err
 	}
@@ -215,28 +214,6 @@ type result struct {
 
 // fullMarker is replaced by the path of the file holding a cut result.
 const fullMarker = "\x00FULL\x00"
-
-// record is the io/tool_executions record of a subagent tool call.
-type record struct {
-	CallID      string          `json:"call_id"`
-	ToolName    string          `json:"tool_name"`
-	Args        json.RawMessage `json:"args"`
-	StartedAt   time.Time       `json:"started_at"`
-	DurationMS  int64           `json:"duration_ms"`
-	AgentID     string          `json:"agent_id,omitempty"`
-	Status      string          `json:"status,omitempty"`
-	ExitCode    int             `json:"exit_code"`
-	IsError     bool            `json:"is_error,omitempty"`
-	Observation string          `json:"observation"`
-}
-
-func writeIn(runDir, rel, text string) error {
-	path := filepath.Join(runDir, rel)
-	if err := runs.MkdirIn(runDir, filepath.Dir(path)); err != nil {
-		return err
-	}
-	return os.WriteFile(path, []byte(text), 0o644)
-}
 
 // fromToolDir is path as the run's tools reach it: relative to the
 // directory they work in.

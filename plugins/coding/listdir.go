@@ -106,58 +106,9 @@ func readManyFilesTool(ctx context.Context, t *Tools, ws string, raw json.RawMes
 	if len(a.Paths) == 0 {
 		return "", fmt.Errorf("%w: paths is empty", ErrArguments)
 	}
-	var files []string
-	seen := map[string]bool{}
-	add := func(p string) {
-		if !seen[p] {
-			seen[p] = true
-			files = append(files, p)
-		}
-	}
-	var problems []string
-	for _, p := range a.Paths {
-		if strings.ContainsAny(p, "*?[") {
-			dir, pattern, err := splitGlobBase(".", p)
-			if err != nil {
-				return "", err
-			}
-			base, err := t.resolve(ws, dir)
-			if err != nil {
-				return "", err
-			}
-			found, err := Glob(ctx, base, pattern)
-			if err != nil {
-				return "", err
-			}
-			sort.Strings(found)
-			if len(found) == 0 {
-				problems = append(problems, fmt.Sprintf("no file matches %s", p))
-			}
-			for _, f := range found {
-				add(f)
-			}
-			continue
-		}
-		abs, err := t.resolve(ws, p)
-		if err != nil {
-			return "", err
-		}
-		st, err := os.Stat(abs)
-		switch {
-		case err != nil:
-			problems = append(problems, fileError(p, err).Error())
-		case st.IsDir():
-			found, err := Glob(ctx, abs, "**")
-			if err != nil {
-				return "", err
-			}
-			sort.Strings(found)
-			for _, f := range found {
-				add(f)
-			}
-		default:
-			add(abs)
-		}
+	files, problems, err := t.manyFiles(ctx, ws, a.Paths)
+	if err != nil {
+		return "", err
 	}
 	var b strings.Builder
 	read := 0
@@ -188,4 +139,69 @@ func readManyFilesTool(ctx context.Context, t *Tools, ws string, raw json.RawMes
 		fmt.Fprintf(&b, "--- (not read) ---\n%s\n", strings.Join(problems, "\n"))
 	}
 	return b.String(), nil
+}
+
+// manyFiles is the files read_many_files reads for paths, once each in
+// the order named: a glob's matches and a directory's files sorted, and
+// what could not be found as problems to report beside the files read.
+func (t *Tools) manyFiles(ctx context.Context, ws string, paths []string) (files, problems []string, err error) {
+	seen := map[string]bool{}
+	add := func(found ...string) {
+		for _, p := range found {
+			if !seen[p] {
+				seen[p] = true
+				files = append(files, p)
+			}
+		}
+	}
+	for _, p := range paths {
+		if strings.ContainsAny(p, "*?[") {
+			found, err := t.globFiles(ctx, ws, p)
+			if err != nil {
+				return nil, nil, err
+			}
+			if len(found) == 0 {
+				problems = append(problems, fmt.Sprintf("no file matches %s", p))
+			}
+			add(found...)
+			continue
+		}
+		abs, err := t.resolve(ws, p)
+		if err != nil {
+			return nil, nil, err
+		}
+		st, err := os.Stat(abs)
+		switch {
+		case err != nil:
+			problems = append(problems, fileError(p, err).Error())
+		case st.IsDir():
+			found, err := Glob(ctx, abs, "**")
+			if err != nil {
+				return nil, nil, err
+			}
+			sort.Strings(found)
+			add(found...)
+		default:
+			add(abs)
+		}
+	}
+	return files, problems, nil
+}
+
+// globFiles is the files matching the glob p, sorted.
+func (t *Tools) globFiles(ctx context.Context, ws, p string) ([]string, error) {
+	dir, pattern, err := splitGlobBase(".", p)
+	if err != nil {
+		return nil, err
+	}
+	base, err := t.resolve(ws, dir)
+	if err != nil {
+		return nil, err
+	}
+	found, err := Glob(ctx, base, pattern)
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(found)
+	return found, nil
 }

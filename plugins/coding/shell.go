@@ -11,11 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/deltakit/delta/lib/agent"
-	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/execute"
 	"github.com/deltakit/delta/lib/observe"
-	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/plugins/sdk"
 )
 
@@ -32,10 +29,6 @@ const (
 // the 2 s grace, SIGKILL) and its output returned before the host gives up.
 const deadlineMargin = execute.DefaultKillGrace + time.Second
 
-// ShellLimits is what the model sees of a shell command's output: the
-// limits of a command tool.
-var ShellLimits = observe.CommandLimits
-
 // shellArgs are the shell tool's parameters. Command is a string run by
 // bash -c (sh when bash is missing) or, as codex sends it, an argv array
 // run as it is.
@@ -48,10 +41,12 @@ type shellArgs struct {
 
 // shellTool runs one shell command the way command tools run: under the
 // guard of lib/execute in its own process group (a timeout stops the whole
-// process tree: SIGTERM, 2 s, SIGKILL), with secrets filtered from its
-// environment and its output captured with bounded memory. The model sees
-// stdout, stderr under a marker and the exit status, cut to ShellLimits
-// with a marker naming the file that holds all of it.
+// process tree: SIGTERM, 2 s, SIGKILL), in the plugin's environment (which
+// the host filtered of secrets) with the run's variables, and its output
+// captured with bounded memory. The model sees stdout, stderr under a
+// marker and the exit status, cut to a command tool's limits
+// (observe.CommandLimits) with a marker naming the file, in the call's
+// record directory, that holds all of it.
 //
 // param is the name of the timeout parameter in the model's profile
 // (timeout_ms, Claude Code's timeout), which the timeout notes name.
@@ -81,23 +76,11 @@ func (t *Tools) shellTool(ctx context.Context, req sdk.CallRequest, args json.Ra
 		}
 	}
 	timeout, note := t.shellTimeout(a.TimeoutMS, req.Deadline, param)
-	started := time.Now()
-	// The run's variables that the plugin knows, as command tools get them.
-	env := append(agent.FilterEnv(os.Environ(), agent.EnvConfig{}), "DELTA_RUN_ID="+req.RunID, "DELTA_CALL_ID="+req.CallID,
-		"DELTA_WORKSPACE="+req.WorkDir)
-	spec := execute.Spec{Argv: argv, Dir: dir, Timeout: time.Duration(timeout) * time.Millisecond, LogsWhenCut: true}
-	// The whole output is kept beside the run's tool records, where the
-	// truncation marker points.
-	var runDir, outDir string
-	if req.RunID != "" && req.WorkDir != "" {
-		if d, err := runs.FindFrom(req.WorkDir, req.RunID); err == nil {
-			runDir = d
-			outDir = filepath.Join(runDir, runs.ToolExecutionsDir, engine.ToolRecordBase(started, req.Name, req.CallID))
-			spec.OutputDir = outDir
-			env = append(env, "DELTA_RUN_DIR="+runDir)
-		}
-	}
-	spec.Env = env
+	// The plugin's environment (the host filtered its secrets) and the
+	// run's variables, as command tools get them. The whole output is kept
+	// in the call's record directory, where the truncation marker points.
+	spec := execute.Spec{Argv: argv, Dir: dir, Timeout: time.Duration(timeout) * time.Millisecond,
+		Env: append(os.Environ(), req.Env...), OutputDir: req.RecordDir, LogsWhenCut: true}
 	res, err := execute.Run(ctx, spec)
 	if err != nil {
 		return sdk.CallResult{}, fmt.Errorf("could not start the command: %w", err)
@@ -112,15 +95,15 @@ func (t *Tools) shellTool(ctx context.Context, req sdk.CallRequest, args json.Ra
 	}
 	whole := observe.Whole{Bytes: res.StdoutBytes + res.StderrBytes, Lines: res.StdoutLines + res.StderrLines,
 		Cut: res.StdoutLog != "" || res.StderrLog != ""}
-	if !observe.Fits(text, ShellLimits, whole) {
-		if runDir == "" {
-			text = observe.Truncate(text, ShellLimits.MaxChars, ShellLimits.MaxLines)
+	if !observe.Fits(text, observe.CommandLimits, whole) {
+		if req.RecordDir == "" {
+			text = observe.Truncate(text, observe.CommandLimits.MaxChars, observe.CommandLimits.MaxLines)
 		} else {
-			full, err := fullOutput(req.WorkDir, outDir, text, res)
+			full, err := fullOutput(req, text, res)
 			if err != nil {
 				return sdk.CallResult{}, err
 			}
-			text = observe.Cut(text, ShellLimits, whole, full)
+			text = observe.Cut(text, observe.CommandLimits, whole, full)
 		}
 	}
 	return sdk.CallResult{Output: text, IsError: res.ExitCode != 0 || res.TimedOut || res.Canceled}, nil
@@ -174,11 +157,12 @@ func (t *Tools) shellTimeout(asked int64, deadline time.Time, param string) (ms 
 }
 
 // fullOutput names the file(s) holding a cut command's whole output, from
-// the workspace: the logs execute wrote when its capture overflowed, or
-// the text the model would have seen, written to output.txt.
-func fullOutput(ws, outDir, text string, res execute.Result) (string, error) {
+// the workspace: the logs execute wrote in the call's record directory
+// when its capture overflowed, or the text the model would have seen,
+// kept there as output.txt.
+func fullOutput(req sdk.CallRequest, text string, res execute.Result) (string, error) {
 	rel := func(p string) string {
-		if r, err := filepath.Rel(ws, p); err == nil {
+		if r, err := filepath.Rel(req.WorkDir, p); err == nil {
 			return r
 		}
 		return p
@@ -193,10 +177,7 @@ func fullOutput(ws, outDir, text string, res execute.Result) (string, error) {
 		}
 		return strings.Join(parts, " and "), nil
 	}
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return "", fmt.Errorf("keep the whole output: %w", err)
-	}
-	p := filepath.Join(outDir, "output.txt")
+	p := filepath.Join(req.RecordDir, "output.txt")
 	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 		return "", fmt.Errorf("keep the whole output: %w", err)
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deltakit/delta/lib/runs"
+	"github.com/deltakit/delta/lib/observe"
 	"github.com/deltakit/delta/plugins/sdk"
 )
 
@@ -50,13 +50,22 @@ func realDir(t *testing.T, dir string) string {
 	return r
 }
 
-// TestShellSecretsFiltered: the shell's environment never holds secrets.
-func TestShellSecretsFiltered(t *testing.T) {
-	t.Setenv("CODING_TEST_API_KEY", "sk-secret")
+// TestShellEnvironment: the shell's command gets the plugin's environment
+// as it is (the host already filtered it by the agent's env: policy, so a
+// secret the agent passes through reaches the command) and the run's
+// variables the host passes with the call.
+func TestShellEnvironment(t *testing.T) {
+	t.Setenv("CODING_TEST_PASSED_TOKEN", "passed-through")
 	t.Setenv("CODING_TEST_PLAIN", "visible")
-	res := call(t, &Tools{}, t.TempDir(), "shell", `{"command":"echo \"[$CODING_TEST_API_KEY][$CODING_TEST_PLAIN]\""}`)
-	if res.Output != "[][visible]\n" {
-		t.Errorf("shell saw %q, want the secret filtered and the plain variable kept", res.Output)
+	ws := t.TempDir()
+	res, err := (&Tools{}).Call(context.Background(), sdk.CallRequest{Name: "shell", WorkDir: ws, CallID: "c1",
+		Env:       []string{"DELTA_RUN_ID=r1", "DELTA_RUN_DIR=" + filepath.Join(ws, ".delta", "r1")},
+		Arguments: json.RawMessage(`{"command":"echo \"[$CODING_TEST_PASSED_TOKEN][$CODING_TEST_PLAIN][$DELTA_RUN_ID][${DELTA_RUN_DIR#$PWD/}]\""}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "[passed-through][visible][r1][.delta/r1]\n"; res.Output != want {
+		t.Errorf("shell saw %q, want %q", res.Output, want)
 	}
 }
 
@@ -140,22 +149,32 @@ func TestShellTimeouts(t *testing.T) {
 	}
 }
 
-// TestShellKeepsWholeOutput: a long output is cut to the shell's limits
-// with a marker naming the file (beside the run's tool records) that holds
-// all of it.
-func TestShellKeepsWholeOutput(t *testing.T) {
-	ws := t.TempDir()
-	runDir := filepath.Join(ws, runs.ControlDir, "r1")
-	if err := os.MkdirAll(filepath.Join(runDir, runs.ToolExecutionsDir), 0o755); err != nil {
+// recordDir makes the directory of a call's record as the plugin host
+// does (.delta/RUN/io/tool_executions/NAME) and returns it.
+func recordDir(t *testing.T, ws, runID string) string {
+	t.Helper()
+	dir := filepath.Join(ws, ".delta", runID, "io", "tool_executions", "T_tool_c1")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	return dir
+}
+
+// TestShellKeepsWholeOutput: a long output is cut to the shell's limits
+// with a marker naming the file (in the call's record directory, which the
+// host passes) that holds all of it; the command sees the run's variables
+// the host passes.
+func TestShellKeepsWholeOutput(t *testing.T) {
+	ws := t.TempDir()
+	recDir := recordDir(t, ws, "r1")
 	tools := &Tools{}
 	res, err := tools.Call(context.Background(), sdk.CallRequest{Name: "shell", WorkDir: ws, RunID: "r1", CallID: "c1",
+		RecordDir: recDir, Env: []string{"DELTA_RUN_ID=r1", "DELTA_CALL_ID=c1"},
 		Arguments: json.RawMessage(`{"command":"echo \"$DELTA_RUN_ID $DELTA_CALL_ID\"; head -c 100000 /dev/zero | tr '\\0' x"}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len([]rune(res.Output)); n > ShellLimits.MaxChars+1000 || !strings.Contains(res.Output, "[WARNING: Tool output was truncated.") {
+	if n := len([]rune(res.Output)); n > observe.CommandLimits.MaxChars+1000 || !strings.Contains(res.Output, "[WARNING: Tool output was truncated.") {
 		t.Fatalf("shell output (%d chars) is not cut with a marker: %.300q", n, res.Output)
 	}
 	if !strings.HasPrefix(res.Output, "r1 c1\n") {
@@ -170,7 +189,7 @@ func TestShellKeepsWholeOutput(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the file the marker names: %v", err)
 	}
-	if len(data) != 100006 || !strings.HasPrefix(file, filepath.Join(runs.ControlDir, "r1", runs.ToolExecutionsDir)) {
+	if len(data) != 100006 || !strings.HasPrefix(filepath.Join(ws, file), recDir+string(filepath.Separator)) {
 		t.Errorf("whole output kept in %s: %d bytes, want 100006 under the run's tool records", file, len(data))
 	}
 }

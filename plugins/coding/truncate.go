@@ -1,13 +1,8 @@
 package coding
 
 import (
-	"path/filepath"
-	"time"
-
-	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/execute"
 	"github.com/deltakit/delta/lib/observe"
-	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/plugins/sdk"
 )
 
@@ -35,7 +30,7 @@ var Limits = map[string]Limit{
 	// Listings and batches of files, like glob and read_file.
 	"list_dir":        {20000, HeadTail, 500},
 	"read_many_files": {50000, HeadTail, 0},
-	// The shell cuts its own output (ShellLimits), naming the file that
+	// The shell cuts its own output (observe.CommandLimits), naming the file that
 	// keeps all of it; this limit is for its errors.
 	"shell": {30000, HeadTail, 256},
 }
@@ -85,12 +80,9 @@ func cutOutput(req sdk.CallRequest, tool, out string) string {
 	if observe.Fits(out, limits, whole) {
 		return out
 	}
-	if req.RunID != "" && req.WorkDir != "" {
-		if runDir, err := runs.FindFrom(req.WorkDir, req.RunID); err == nil {
-			outDir := filepath.Join(runDir, runs.ToolExecutionsDir, engine.ToolRecordBase(time.Now(), req.Name, req.CallID))
-			if full, err := fullOutput(req.WorkDir, outDir, out, execute.Result{}); err == nil {
-				return observe.Cut(out, limits, whole, full)
-			}
+	if req.RecordDir != "" {
+		if full, err := fullOutput(req, out, execute.Result{}); err == nil {
+			return observe.Cut(out, limits, whole, full)
 		}
 	}
 	return TruncateTool(tool, out)

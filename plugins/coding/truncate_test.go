@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/plugins/sdk"
 )
 
@@ -49,14 +48,11 @@ func TestTruncateTool(t *testing.T) {
 }
 
 // TestToolKeepsWholeOutput: read_file and grep past their limits show one
-// marker with the whole output's real size and the file, beside the run's
-// tool records, that keeps all of it, not the seed's "event stream" text.
+// marker with the whole output's real size and the file, in the call's
+// record directory, that keeps all of it, not the seed's "event stream" text.
 func TestToolKeepsWholeOutput(t *testing.T) {
 	ws := t.TempDir()
-	runDir := filepath.Join(ws, runs.ControlDir, "r1")
-	if err := os.MkdirAll(filepath.Join(runDir, runs.ToolExecutionsDir), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	recDir := recordDir(t, ws, "r1")
 	if err := os.WriteFile(filepath.Join(ws, "big.txt"), []byte(strings.Repeat("x", 100000)+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +71,7 @@ func TestToolKeepsWholeOutput(t *testing.T) {
 		{"read_file", `{"file_path":"big.txt"}`, 1},
 		{"grep", `{"pattern":"hit","path":"hits.txt","max_results":5000}`, 3000},
 	} {
-		res, err := tools.Call(context.Background(), sdk.CallRequest{Name: tc.tool, WorkDir: ws, RunID: "r1", CallID: "c1", Arguments: json.RawMessage(tc.args)})
+		res, err := tools.Call(context.Background(), sdk.CallRequest{Name: tc.tool, WorkDir: ws, RunID: "r1", CallID: "c1", RecordDir: recDir, Arguments: json.RawMessage(tc.args)})
 		if err != nil || res.IsError {
 			t.Fatalf("%s: %v %q", tc.tool, err, res.Output)
 		}
@@ -88,7 +84,7 @@ func TestToolKeepsWholeOutput(t *testing.T) {
 		}
 		file, _, _ := strings.Cut(after, ":")
 		data, err := os.ReadFile(filepath.Join(ws, file))
-		if err != nil || !strings.HasPrefix(file, filepath.Join(runs.ControlDir, "r1", runs.ToolExecutionsDir)) {
+		if err != nil || !strings.HasPrefix(filepath.Join(ws, file), recDir+string(filepath.Separator)) {
 			t.Fatalf("%s: the file the marker names (%s): %v", tc.tool, file, err)
 		}
 		if tc.tool == "read_file" && !strings.Contains(string(data), strings.Repeat("x", 100000)) {
@@ -102,18 +98,17 @@ func TestToolKeepsWholeOutput(t *testing.T) {
 
 // TestSubagentToolKeepsWholeOutput: a subagent's tools run in a
 // subdirectory of the workspace holding its run; the marker's file is
-// still kept beside the run's records, named from the tool's directory.
+// still kept in the call's record directory, named from the tool's
+// directory.
 func TestSubagentToolKeepsWholeOutput(t *testing.T) {
 	ws := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(ws, runs.ControlDir, "p.sub1", runs.ToolExecutionsDir), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	recDir := recordDir(t, ws, "p.sub1")
 	sub := filepath.Join(ws, "poems")
 	if err := os.MkdirAll(sub, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	tools := &Tools{}
-	res, err := tools.Call(context.Background(), sdk.CallRequest{Name: "shell", WorkDir: sub, RunID: "p.sub1", CallID: "c1",
+	res, err := tools.Call(context.Background(), sdk.CallRequest{Name: "shell", WorkDir: sub, RunID: "p.sub1", CallID: "c1", RecordDir: recDir,
 		Arguments: json.RawMessage(`{"command":"seq 1 100000"}`)})
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +119,7 @@ func TestSubagentToolKeepsWholeOutput(t *testing.T) {
 	}
 	file, _, _ := strings.Cut(after, ":")
 	file, _, _ = strings.Cut(file, " (stdout)")
-	if !strings.HasPrefix(file, filepath.Join("..", runs.ControlDir, "p.sub1", runs.ToolExecutionsDir)) {
+	if !strings.HasPrefix(file, filepath.Join("..", ".delta", "p.sub1", "io", "tool_executions")) {
 		t.Errorf("marker names %s, want a path from poems/ to the run's tool records", file)
 	}
 	if data, err := os.ReadFile(filepath.Join(sub, file)); err != nil || !strings.HasSuffix(string(data), "\n100000\n") {

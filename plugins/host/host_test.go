@@ -18,6 +18,7 @@ import (
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/lib/observe"
 	"github.com/deltakit/delta/plugins/host"
 	"github.com/deltakit/delta/plugins/install"
 	"github.com/deltakit/delta/plugins/lock"
@@ -117,7 +118,7 @@ func TestOutputCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := call(t, tb, "big", `{}`)
-	if n := len(out.Observation); n > host.MaxObservationChars+400 || !strings.Contains(out.Observation, "10000 characters were removed from the middle") {
+	if n := len(out.Observation); n > observe.PluginMaxChars+400 || !strings.Contains(out.Observation, "10000 characters were removed from the middle") {
 		t.Errorf("Call(big) = %d chars, want it capped with a warning", n)
 	}
 }

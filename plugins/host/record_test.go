@@ -8,8 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/plugins/host"
 )
 
@@ -37,8 +40,8 @@ func callRecorded(t *testing.T, tool string) (engine.ToolOutcome, pluginRecord, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.RecordPath == "" || !strings.HasPrefix(out.RecordPath, engine.ToolExecutionsDir) {
-		t.Fatalf("RecordPath = %q, want a record under %s", out.RecordPath, engine.ToolExecutionsDir)
+	if out.RecordPath == "" || !strings.HasPrefix(out.RecordPath, runs.ToolExecutionsDir) {
+		t.Fatalf("RecordPath = %q, want a record under %s", out.RecordPath, runs.ToolExecutionsDir)
 	}
 	data, err := os.ReadFile(filepath.Join(runDir, out.RecordPath))
 	if err != nil {
@@ -67,7 +70,7 @@ func TestPluginCallRecord(t *testing.T) {
 	}
 }
 
-// TestPluginCallRecordLong: an output over RecordInlineMax goes whole to
+// TestPluginCallRecordLong: an output over ToolRecordInlineMax goes whole to
 // stdout.log beside the record, as a command tool's does.
 func TestPluginCallRecordLong(t *testing.T) {
 	_, rec, runDir := callRecorded(t, "huge")
@@ -77,5 +80,61 @@ func TestPluginCallRecordLong(t *testing.T) {
 	full, err := os.ReadFile(filepath.Join(runDir, rec.StdoutFile))
 	if err != nil || len(full) != 300000 {
 		t.Errorf("full output: %d bytes, %v; want 300000", len(full), err)
+	}
+}
+
+// TestPluginCallRecordDir: the host makes the call's record directory
+// before the call and passes it: a file the plugin keeps there stays
+// beside the record, and a directory left empty is removed after the call.
+func TestPluginCallRecordDir(t *testing.T) {
+	h := newHost(t, installed(t), host.Options{}, agent.PluginRef{Name: "test"})
+	tb, err := h.Toolbox(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	runDir := t.TempDir()
+	run := engine.RunInfo{RunDir: runDir, WorkDir: t.TempDir(), RunID: "r1"}
+	for _, tc := range []struct {
+		id, args string
+		kept     bool
+	}{{"c1", `{"keep":true}`, true}, {"c2", `{}`, false}} {
+		out, err := tb.Call(context.Background(), run, tc.id, "keep", json.RawMessage(tc.args))
+		if err != nil || out.IsError {
+			t.Fatalf("Call(keep %s) = %+v, %v", tc.args, out, err)
+		}
+		want := filepath.Join(runDir, strings.TrimSuffix(out.RecordPath, ".json"))
+		if out.Observation != want {
+			t.Errorf("the plugin's RecordDir = %q, want %q (beside the record %s)", out.Observation, want, out.RecordPath)
+		}
+		data, err := os.ReadFile(filepath.Join(want, "whole.txt"))
+		if tc.kept && (err != nil || string(data) != "all of it") {
+			t.Errorf("kept file = %q, %v; want it beside the record", data, err)
+		}
+		if _, err := os.Stat(want); !tc.kept && !os.IsNotExist(err) {
+			t.Errorf("record directory left empty still exists: %v", err)
+		}
+	}
+}
+
+// TestPluginCallEnv: the host passes the run's variables and the call's
+// (what a command tool's environment has on top) with each call.
+func TestPluginCallEnv(t *testing.T) {
+	h := newHost(t, installed(t), host.Options{}, agent.PluginRef{Name: "test"})
+	tb, err := h.Toolbox(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := engine.RunInfo{RunDir: t.TempDir(), WorkDir: "/ws", RunID: "r1", AgentHome: "/agent", Iteration: 3}
+	out, err := tb.Call(context.Background(), run, "c1", "run_env", json.RawMessage(`{}`))
+	if err != nil || out.IsError {
+		t.Fatalf("Call(run_env) = %+v, %v", out, err)
+	}
+	if diff := cmp.Diff(run.CallEnv("c1"), strings.Split(out.Observation, "\n")); diff != "" {
+		t.Errorf("the plugin's Env (-want +got):\n%s", diff)
+	}
+	for _, v := range []string{"DELTA_RUN_ID=r1", "DELTA_RUN_DIR=" + run.RunDir, "DELTA_WORKSPACE=/ws", "DELTA_CALL_ID=c1", "DELTA_ITERATION=3"} {
+		if !strings.Contains(out.Observation, v+"\n") && !strings.HasSuffix(out.Observation, v) {
+			t.Errorf("the plugin's Env lacks %s:\n%s", v, out.Observation)
+		}
 	}
 }

@@ -4,35 +4,31 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"time"
 	"unicode/utf8"
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/lib/execute"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/observe"
+	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/plugins/proto"
 )
 
-// MaxObservationChars caps a plugin tool's output as the model sees it
-// (lib/observe's PluginMaxChars).
-const MaxObservationChars = observe.PluginMaxChars
-
 // markerRoom lets a plugin's own cut through unchanged: at most
-// MaxObservationChars of text plus the marker that says what was cut.
+// observe.PluginMaxChars of text plus the marker that says what was cut.
 // Cutting it again would put a second marker in place of the first,
 // which holds the real totals and the file that keeps the whole output.
 const markerRoom = 2000
 
 // capOutput is the safety net for plugins that do not bound their output.
 func capOutput(out string) string {
-	if utf8.RuneCountInString(out) <= MaxObservationChars+markerRoom {
+	if utf8.RuneCountInString(out) <= observe.PluginMaxChars+markerRoom {
 		return out
 	}
-	return observe.Truncate(out, MaxObservationChars, 0)
+	return observe.Truncate(out, observe.PluginMaxChars, 0)
 }
 
 // Toolbox is the engine.Toolbox of a run's tool plugins.
@@ -141,79 +137,57 @@ func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(timeout)*time.Millisecond)
 	defer cancel()
-	start := time.Now()
-	res, err := c.Execute(ctx, &proto.ExecuteRequest{
-		Name: name, ArgumentsJson: args, Workdir: run.WorkDir, CallId: callID, RunId: run.RunID,
-	})
-	out := engine.ToolOutcome{DurationMS: time.Since(start).Milliseconds()}
-	rec := pluginRecord{CallID: callID, ToolName: name, Plugin: t.plugin[name], Args: args, StartedAt: start.UTC(),
-		DurationMS: out.DurationMS, TimeoutMS: int64(timeout)}
-	switch {
-	case err != nil:
+	rec := runs.ToolRecord{CallID: callID, ToolName: name, Plugin: t.plugin[name], Args: args, StartedAt: time.Now().UTC(),
+		TimeoutMS: int64(timeout)}
+	req := &proto.ExecuteRequest{Name: name, ArgumentsJson: args, Workdir: run.WorkDir, CallId: callID, RunId: run.RunID,
+		Env: run.CallEnv(callID)}
+	if run.RunDir != "" {
+		// The plugin keeps what it wants kept with the record (a whole
+		// output it cut) in the record's directory, made for the call.
+		dir, err := rec.ReserveDir(run.RunDir)
+		if err != nil {
+			return engine.ToolOutcome{}, err
+		}
+		defer rec.ReleaseDir(run.RunDir)
+		req.RecordDir = dir
+	}
+	res, err := c.Execute(ctx, req)
+	out := engine.ToolOutcome{DurationMS: time.Since(rec.StartedAt).Milliseconds()}
+	rec.DurationMS = out.DurationMS
+	if err != nil {
 		out.Observation, out.IsError, out.ExitCode = "error: "+err.Error(), true, 1
 		rec.Error = err.Error()
-	default:
+	} else {
 		out.Observation, out.IsError, out.Data = capOutput(res.Output), res.IsError, res.Data
 		if res.IsError {
 			out.ExitCode = 1
 		}
-		rec.StdoutBytes, rec.Data = len(res.Output), json.RawMessage(res.Data)
-		if len(rec.Data) == 0 {
-			rec.Data = nil
+		rec.StdoutBytes = int64(len(res.Output))
+		if len(res.Data) > 0 {
+			rec.Data = json.RawMessage(res.Data)
 		}
 	}
 	rec.ExitCode, rec.IsError = out.ExitCode, out.IsError
-	if run.RunDir != "" {
-		// The same io/tool_executions record a command tool gets: the
-		// full output inline, or beside it when long, whatever the model
-		// was shown.
-		base := engine.ToolRecordBase(start, name, callID)
-		switch {
-		case err != nil:
-		case len(res.Output) <= engine.RecordInlineMax:
-			rec.Stdout = &res.Output
-		default:
-			rec.StdoutFile = filepath.Join(engine.ToolExecutionsDir, base, "stdout.log")
-			if werr := writeOutput(filepath.Join(run.RunDir, rec.StdoutFile), res.Output); werr != nil {
-				return out, werr
-			}
-		}
-		rel, werr := engine.WriteToolRecord(run, base, rec)
-		if werr != nil {
-			return out, werr
-		}
-		out.RecordPath = rel
+	if run.RunDir == "" {
+		return out, nil
 	}
+	// The same record a command tool gets: the full output inline, or
+	// beside it when long, whatever the model was shown.
+	switch {
+	case err != nil:
+	case len(res.Output) <= runs.ToolRecordInlineMax:
+		rec.Stdout = &res.Output
+	default:
+		if rec.StdoutFile, err = rec.Keep(run.RunDir, execute.StdoutLogName, []byte(res.Output)); err != nil {
+			return out, err
+		}
+	}
+	rel, err := engine.WriteToolRecord(run, rec)
+	if err != nil {
+		return out, err
+	}
+	out.RecordPath = rel
 	return out, nil
-}
-
-// pluginRecord is the io/tool_executions record of a plugin tool call.
-type pluginRecord struct {
-	CallID      string          `json:"call_id"`
-	ToolName    string          `json:"tool_name"`
-	Plugin      string          `json:"plugin"`
-	Args        json.RawMessage `json:"args"`
-	StartedAt   time.Time       `json:"started_at"`
-	DurationMS  int64           `json:"duration_ms"`
-	TimeoutMS   int64           `json:"timeout_ms"`
-	ExitCode    int             `json:"exit_code"`
-	IsError     bool            `json:"is_error,omitempty"`
-	StdoutBytes int             `json:"stdout_bytes"`
-	Stdout      *string         `json:"stdout,omitempty"`
-	StdoutFile  string          `json:"stdout_file,omitempty"`
-	Data        json.RawMessage `json:"data,omitempty"`
-	Error       string          `json:"error,omitempty"`
-}
-
-// writeOutput writes a plugin call's full output, creating its folder.
-func writeOutput(path, output string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("write plugin output record: %w", err)
-	}
-	if err := os.WriteFile(path, []byte(output), 0o644); err != nil {
-		return fmt.Errorf("write plugin output record: %w", err)
-	}
-	return nil
 }
 
 // Close stops the plugin processes when the toolbox owns its Host (made by

@@ -17,6 +17,7 @@ import (
 	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/observe"
+	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/lib/tool"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -281,31 +282,6 @@ func (t *Toolbox) Close() error {
 	return errors.Join(errs...)
 }
 
-// record is the io/tool_executions record of an MCP tool call.
-type record struct {
-	CallID     string          `json:"call_id"`
-	ToolName   string          `json:"tool_name"`
-	MCPServer  string          `json:"mcp_server"`
-	MCPTool    string          `json:"mcp_tool"`
-	Args       json.RawMessage `json:"args"`
-	StartedAt  time.Time       `json:"started_at"`
-	DurationMS int64           `json:"duration_ms"`
-	TimeoutMS  int64           `json:"timeout_ms"`
-	ExitCode   int             `json:"exit_code"`
-	IsError    bool            `json:"is_error,omitempty"`
-	TimedOut   bool            `json:"timed_out,omitempty"`
-	Canceled   bool            `json:"canceled,omitempty"`
-	// Result is the server's whole CallToolResult; ResultFile names it
-	// instead when it is large.
-	Result      json.RawMessage `json:"result,omitempty"`
-	ResultFile  string          `json:"result_file,omitempty"`
-	OutputBytes int             `json:"output_bytes"`
-	// OutputFile holds the text the model would have seen uncut, when it
-	// saw part of it.
-	OutputFile string `json:"output_file,omitempty"`
-	Error      string `json:"error,omitempty"`
-}
-
 // Call calls the tool on its server with the call's timeout (the entry's
 // timeout_ms, else the agent's, else the default). An MCP error result,
 // a protocol error, a dead server and a timeout are all error
@@ -325,14 +301,33 @@ func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	started := time.Now().UTC()
+	rec := runs.ToolRecord{CallID: callID, ToolName: name, MCPServer: r.s.cfg.Name, MCPTool: r.tool, Args: args,
+		StartedAt: time.Now().UTC(), TimeoutMS: timeout.Milliseconds()}
+	text := r.call(ctx, timeout, &rec)
+	out := engine.ToolOutcome{DurationMS: rec.DurationMS, IsError: rec.IsError, ExitCode: rec.ExitCode, Observation: text, Stdout: text}
+	if run.RunDir == "" {
+		return out, nil
+	}
+	var err error
+	if out.Observation, err = t.keep(run, &rec, text); err != nil {
+		return out, err
+	}
+	rel, err := engine.WriteToolRecord(run, rec)
+	if err != nil {
+		return out, err
+	}
+	out.RecordPath = rel
+	return out, nil
+}
+
+// call calls the tool within timeout and returns the text the model is to
+// see (whole), completing rec with the call's timing, result and error.
+func (r route) call(ctx context.Context, timeout time.Duration, rec *runs.ToolRecord) string {
+	name := rec.ToolName
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	res, err := r.s.session.CallTool(cctx, &sdk.CallToolParams{Name: r.tool, Arguments: args})
-	dur := time.Since(started)
-	out := engine.ToolOutcome{DurationMS: dur.Milliseconds()}
-	rec := record{CallID: callID, ToolName: name, MCPServer: r.s.cfg.Name, MCPTool: r.tool, Args: args,
-		StartedAt: started, DurationMS: out.DurationMS, TimeoutMS: timeout.Milliseconds()}
+	res, err := r.s.session.CallTool(cctx, &sdk.CallToolParams{Name: r.tool, Arguments: rec.Args})
+	rec.DurationMS = time.Since(rec.StartedAt).Milliseconds()
 	var text string
 	switch {
 	case err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
@@ -359,42 +354,39 @@ func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 		rec.Error = err.Error()
 		rec.IsError = true
 	}
-	out.IsError = rec.IsError
-	if out.IsError {
-		out.ExitCode, rec.ExitCode = 1, 1
+	if rec.IsError {
+		rec.ExitCode = 1
 	}
-	rec.OutputBytes = len(text)
-	out.Observation, out.Stdout = text, text
-	if run.RunDir == "" {
-		return out, nil
-	}
-	base := engine.ToolRecordBase(started, name, callID)
-	if len(rec.Result) > engine.RecordInlineMax {
-		rec.ResultFile = filepath.Join(engine.ToolExecutionsDir, base, "result.json")
-		if err := writeFile(run.RunDir, rec.ResultFile, rec.Result); err != nil {
-			return out, err
+	rec.StdoutBytes = int64(len(text))
+	return text
+}
+
+// keep keeps in rec's directory what the record cannot hold inline (a
+// large result) and what the model sees only part of (the text, cut to
+// the agent's output limits), and returns what the model sees.
+func (t *Toolbox) keep(run engine.RunInfo, rec *runs.ToolRecord, text string) (string, error) {
+	if len(rec.Result) > runs.ToolRecordInlineMax {
+		kept, err := rec.Keep(run.RunDir, runs.ResultFile, rec.Result)
+		if err != nil {
+			return text, err
 		}
-		rec.Result = nil
+		rec.ResultFile, rec.Result = kept, nil
 	}
 	limits := outputLimits(t.opts.Output)
 	whole := observe.Whole{Bytes: int64(len(text)), Lines: lines(text)}
-	if !observe.Fits(text, limits, whole) {
-		rec.OutputFile = filepath.Join(engine.ToolExecutionsDir, base, "output.txt")
-		if err := writeFile(run.RunDir, rec.OutputFile, []byte(text)); err != nil {
-			return out, err
-		}
-		full := filepath.Join(run.RunDir, rec.OutputFile)
-		if rel, err := filepath.Rel(run.WorkDir, full); err == nil {
-			full = rel
-		}
-		out.Observation = observe.Cut(text, limits, whole, full)
+	if observe.Fits(text, limits, whole) {
+		return text, nil
 	}
-	rel, err := engine.WriteToolRecord(run, base, rec)
+	kept, err := rec.Keep(run.RunDir, runs.OutputFile, []byte(text))
 	if err != nil {
-		return out, err
+		return text, err
 	}
-	out.RecordPath = rel
-	return out, nil
+	rec.OutputFile = kept
+	full := filepath.Join(run.RunDir, kept)
+	if rel, err := filepath.Rel(run.WorkDir, full); err == nil {
+		full = rel
+	}
+	return observe.Cut(text, limits, whole, full), nil
 }
 
 // tooBig reports whether err says a message from the server was over the
@@ -429,18 +421,6 @@ func outputLimits(agentWide *tool.OutputLimits) observe.Limits {
 		}
 	}
 	return l
-}
-
-// writeFile writes data at rel under runDir, creating its folder.
-func writeFile(runDir, rel string, data []byte) error {
-	path := filepath.Join(runDir, rel)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("write mcp tool record: %w", err)
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return fmt.Errorf("write mcp tool record: %w", err)
-	}
-	return nil
 }
 
 // AgentOptions are the Options of an agent's servers: the agent's tool

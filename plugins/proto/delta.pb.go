@@ -265,8 +265,19 @@ type ExecuteRequest struct {
 	// Deadline in Unix milliseconds (0: none); the gRPC deadline is
 	// authoritative, this lets the plugin report it.
 	DeadlineUnixMs int64 `protobuf:"varint,6,opt,name=deadline_unix_ms,json=deadlineUnixMs,proto3" json:"deadline_unix_ms,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The directory of the call's record under the run's io/tool_executions,
+	// made by the host for the call ("" outside a run): what the plugin
+	// writes there is kept with the record (a whole output the model was
+	// shown part of), redacted like the record. The host removes it again
+	// when the plugin left it empty.
+	RecordDir string `protobuf:"bytes,7,opt,name=record_dir,json=recordDir,proto3" json:"record_dir,omitempty"`
+	// The run's variables and the call's, as KEY=VALUE (DELTA_RUN_ID,
+	// DELTA_RUN_DIR, DELTA_WORKSPACE, DELTA_AGENT_HOME, DELTA_CALL_ID,
+	// DELTA_ITERATION …): what a command tool's environment has on top of
+	// the process environment, for the commands a plugin runs.
+	Env           []string `protobuf:"bytes,8,rep,name=env,proto3" json:"env,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ExecuteRequest) Reset() {
@@ -339,6 +350,20 @@ func (x *ExecuteRequest) GetDeadlineUnixMs() int64 {
 		return x.DeadlineUnixMs
 	}
 	return 0
+}
+
+func (x *ExecuteRequest) GetRecordDir() string {
+	if x != nil {
+		return x.RecordDir
+	}
+	return ""
+}
+
+func (x *ExecuteRequest) GetEnv() []string {
+	if x != nil {
+		return x.Env
+	}
+	return nil
 }
 
 type ExecuteResponse struct {
@@ -638,14 +663,17 @@ const file_delta_proto_rawDesc = "" +
 	"\x0fparameters_json\x18\x03 \x01(\fR\x0eparametersJson\"^\n" +
 	"\x11ListToolsResponse\x12/\n" +
 	"\x05tools\x18\x01 \x03(\v2\x19.delta.plugin.v1.ToolSpecR\x05tools\x12\x18\n" +
-	"\aversion\x18\x02 \x01(\tR\aversion\"\xbf\x01\n" +
+	"\aversion\x18\x02 \x01(\tR\aversion\"\xf0\x01\n" +
 	"\x0eExecuteRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12%\n" +
 	"\x0earguments_json\x18\x02 \x01(\fR\rargumentsJson\x12\x18\n" +
 	"\aworkdir\x18\x03 \x01(\tR\aworkdir\x12\x17\n" +
 	"\acall_id\x18\x04 \x01(\tR\x06callId\x12\x15\n" +
 	"\x06run_id\x18\x05 \x01(\tR\x05runId\x12(\n" +
-	"\x10deadline_unix_ms\x18\x06 \x01(\x03R\x0edeadlineUnixMs\"a\n" +
+	"\x10deadline_unix_ms\x18\x06 \x01(\x03R\x0edeadlineUnixMs\x12\x1d\n" +
+	"\n" +
+	"record_dir\x18\a \x01(\tR\trecordDir\x12\x10\n" +
+	"\x03env\x18\b \x03(\tR\x03env\"a\n" +
 	"\x0fExecuteResponse\x12\x16\n" +
 	"\x06output\x18\x01 \x01(\tR\x06output\x12\x19\n" +
 	"\bis_error\x18\x02 \x01(\bR\aisError\x12\x1b\n" +

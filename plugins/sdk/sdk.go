@@ -5,6 +5,14 @@
 //
 // A plugin's stdout belongs to the handshake: log to stderr (the host
 // forwards it to the engine's stderr).
+//
+// Each call comes with what a command tool would get from Delta: the
+// workspace (CallRequest.WorkDir), the run's variables
+// (CallRequest.Env) and a directory beside the call's record
+// (CallRequest.RecordDir) for the files to keep with it, so a plugin
+// never needs to find the run directory or know its layout. The host
+// writes the record itself: the arguments, the timing, the whole Output
+// (inline, or in stdout.log in RecordDir when it is large) and Data.
 package sdk
 
 import (
@@ -33,6 +41,21 @@ type CallRequest struct {
 	// Deadline is when the host gives up on the call (zero: none); ctx
 	// carries the same deadline and is cancelled with the call.
 	Deadline time.Time
+	// RecordDir is the directory of the call's record in the run
+	// (.delta/RUN/io/tool_executions/NAME/), made by the host for this
+	// call; "" outside a run. A file written there is kept with the
+	// record, its secrets redacted like the record's: the place for a
+	// whole output of which the model is shown only part (tell the
+	// model its path, relative to WorkDir). The host removes the
+	// directory after the call when it is left empty.
+	RecordDir string
+	// Env is the run's variables and the call's, as KEY=VALUE: DELTA_RUN_ID,
+	// DELTA_RUN_DIR, DELTA_WORKSPACE, DELTA_AGENT_HOME, DELTA_CALL_ID,
+	// DELTA_ITERATION and the rest a command tool gets. The plugin's own
+	// environment is already filtered of secrets; a plugin that runs
+	// commands gives them os.Environ() with Env appended, as Delta gives
+	// its command tools.
+	Env []string
 }
 
 // CallResult is a tool's answer. IsError marks an error the model should

@@ -56,6 +56,8 @@ func (s *toolServer) Execute(ctx context.Context, req *proto.ExecuteRequest) (*p
 		WorkDir:   req.GetWorkdir(),
 		CallID:    req.GetCallId(),
 		RunID:     req.GetRunId(),
+		RecordDir: req.GetRecordDir(),
+		Env:       req.GetEnv(),
 	}
 	if ms := req.GetDeadlineUnixMs(); ms > 0 {
 		cr.Deadline = time.UnixMilli(ms)

@@ -10,6 +10,7 @@ import (
 	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/observe"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // toolbox offers the workflow tools to a Delta run acting as one agent.
@@ -48,7 +49,7 @@ func (b *toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 	start := time.Now()
 	text, err := b.t.Call(ctx, b.identity, name, args)
 	out := engine.ToolOutcome{DurationMS: time.Since(start).Milliseconds()}
-	rec := toolRecord{CallID: callID, ToolName: name, Workflow: b.identity, Args: args, StartedAt: start.UTC(), DurationMS: out.DurationMS}
+	rec := runs.ToolRecord{CallID: callID, ToolName: name, WorkflowAgent: b.identity, Args: args, StartedAt: start.UTC(), DurationMS: out.DurationMS}
 	if err != nil {
 		var te *ToolError
 		if !errors.As(err, &te) {
@@ -59,27 +60,13 @@ func (b *toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 		rec.Error = err.Error()
 	}
 	out.Observation = observe.Truncate(text, observe.PluginMaxChars, 0)
-	rec.ExitCode, rec.IsError, rec.Output = out.ExitCode, out.IsError, text
+	rec.ExitCode, rec.IsError, rec.Stdout, rec.StdoutBytes = out.ExitCode, out.IsError, &text, int64(len(text))
 	if run.RunDir != "" {
-		rel, werr := engine.WriteToolRecord(run, engine.ToolRecordBase(start, name, callID), rec)
+		rel, werr := engine.WriteToolRecord(run, rec)
 		if werr != nil {
 			return out, werr
 		}
 		out.RecordPath = rel
 	}
 	return out, nil
-}
-
-// toolRecord is the io/tool_executions record of a workflow tool call.
-type toolRecord struct {
-	CallID     string          `json:"call_id"`
-	ToolName   string          `json:"tool_name"`
-	Workflow   string          `json:"workflow_agent"`
-	Args       json.RawMessage `json:"args"`
-	StartedAt  time.Time       `json:"started_at"`
-	DurationMS int64           `json:"duration_ms"`
-	ExitCode   int             `json:"exit_code"`
-	IsError    bool            `json:"is_error,omitempty"`
-	Output     string          `json:"output"`
-	Error      string          `json:"error,omitempty"`
 }

@@ -1,5 +1,6 @@
 // Command testplugin is a plugin for the host tests: it echoes, fails,
-// crashes, panics, hangs, reports its pid and config, answers hooks, and writes a
+// crashes, panics, hangs, reports its pid, config and the call's run
+// variables, keeps a file with the call's record, answers hooks, and writes a
 // marker file at start when TESTPLUGIN_MARK names one (so a test can prove
 // a refused binary never ran).
 package main
@@ -26,7 +27,7 @@ func (p *plugin) Configure(_ context.Context, c json.RawMessage) error {
 
 func (p *plugin) Tools(context.Context) ([]sdk.Tool, error) {
 	var tools []sdk.Tool
-	for _, n := range []string{"echo", "fail", "crash", "hang", "pid", "config", "sleep_ctx", "big", "huge", "panic", "env", "spawn"} {
+	for _, n := range []string{"echo", "fail", "crash", "hang", "pid", "config", "sleep_ctx", "big", "huge", "panic", "env", "spawn", "keep", "run_env"} {
 		tools = append(tools, sdk.Tool{Name: n, Description: "test tool " + n})
 	}
 	return tools, nil
@@ -69,6 +70,18 @@ func (p *plugin) Call(ctx context.Context, req sdk.CallRequest) (sdk.CallResult,
 			return sdk.Errorf("spawn: %v", err), nil
 		}
 		return sdk.Text(strconv.Itoa(cmd.Process.Pid)), nil
+	case "keep":
+		// A file kept with the call's record, in the directory the host
+		// made for it; the arguments say whether to keep one.
+		if string(req.Arguments) == `{"keep":true}` {
+			if err := os.WriteFile(req.RecordDir+"/whole.txt", []byte("all of it"), 0o644); err != nil {
+				return sdk.Errorf("keep: %v", err), nil
+			}
+		}
+		return sdk.Text(req.RecordDir), nil
+	case "run_env":
+		// The run's variables the host passes with the call.
+		return sdk.Text(strings.Join(req.Env, "\n")), nil
 	case "sleep_ctx":
 		<-ctx.Done()
 		return sdk.Text("cancelled"), nil
