@@ -16,7 +16,7 @@ type remote struct {
 	ep    endpoint
 	base  string // ep.baseURL, or the provider's default when unset
 	retry Retry
-	// http is the client the SDK sends with: it gives up connecting after
+	// http is the client requests go through: it gives up connecting after
 	// ConnectTimeout, so a dead host fails instead of hanging.
 	http *http.Client
 	// firstByte and idle bound a streamed answer (see post).
@@ -70,7 +70,7 @@ func newRemote(name string, cfg agent.LLMConfig, env map[string]string, keyVar, 
 	return remote{ep: ep, base: base, retry: retry, http: newHTTPClient(), firstByte: first, idle: idle, auth: bearer}, nil
 }
 
-// send is the SDK middleware of every HTTP provider: without a key (a
+// send is the SDK middleware of the Anthropic client: without a key (a
 // local server that needs none) no credential header is sent at all, and
 // answers that are web pages become clear errors (pageGuard).
 func (r remote) send(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {

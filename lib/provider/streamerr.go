@@ -73,10 +73,13 @@ func clip(s string, n int) string {
 
 // streamBroke wraps a failure to read a stream of endpoint url: an
 // incomplete event or a dropped connection is a broken stream; a time
-// limit and a cancelled request are passed on as they are.
+// limit is passed on as it is when no text had arrived.
 func (r remote) streamBroke(url string, err error, partial llm.Response) error {
 	var te *TimeoutError
 	if errors.As(err, &te) {
+		if partial.Content == "" {
+			return te // nothing to keep: the time limit says it all
+		}
 		return &StreamError{Provider: r.ep.name, URL: url, Err: te, Partial: partial}
 	}
 	if errors.Is(err, io.EOF) {
