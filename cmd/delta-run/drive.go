@@ -171,6 +171,11 @@ func drive(o driveOpts) error {
 	// retry is not mistaken for a slow model.
 	ctx = provider.WithRetryNotify(ctx, func(ev provider.RetryEvent) {
 		logger.Printf("model request attempt %d/%d failed: %v; retrying in %s", ev.Attempt, ev.Attempts, ev.Err, ev.Wait.Round(time.Millisecond))
+		// The text of an answer that broke off is kept here, since no
+		// THOUGHT will hold it.
+		if se := (*provider.StreamError)(nil); errors.As(ev.Err, &se) && se.Partial.Content != "" {
+			logger.Printf("partial answer of attempt %d: %q", ev.Attempt, se.Partial.Content)
+		}
 		show.retry(ev)
 	})
 	out, runErr := e.Start(ctx, config)

@@ -67,7 +67,7 @@ type Agent struct {
 
 // LLMConfig is agent.yaml's llm block.
 type LLMConfig struct {
-	Provider string // "openai" (default), "anthropic", "gemini", "scripted"
+	Provider string // "openai" (default), "openai-compatible", "anthropic", "gemini", "scripted"
 	// DefaultProvider says llm.provider was not set: Provider is the
 	// default, and a model string naming its provider (DELTA_MODEL=sonnet)
 	// may still choose another.
@@ -89,6 +89,15 @@ type LLMConfig struct {
 	// TimeoutMS bounds one model request (each retry gets its own); nil
 	// uses the provider default.
 	TimeoutMS *int64
+	// FirstByteTimeoutMS bounds the wait for the first byte of a streamed
+	// answer, IdleTimeoutMS any later gap in it; nil uses the provider
+	// defaults (two minutes each).
+	FirstByteTimeoutMS *int64
+	IdleTimeoutMS      *int64
+	// API chooses the wire protocol of the openai provider: "responses"
+	// (OpenAI's Responses API) or "chat" (Chat Completions); "" picks
+	// responses for OpenAI's own endpoint and chat for any other base URL.
+	API string
 	// ContextWindow is the model's context size in tokens; nil uses the
 	// known size of the model, if any (llm.ContextWindowOf).
 	ContextWindow *int64

@@ -12,11 +12,11 @@ import (
 // Keys of agent.yaml and its blocks.
 var (
 	agentKeys  = []string{"name", "version", "description", "llm", "system_prompt", "max_iterations", "max_turns", "parallel_tool_calls", "max_parallel_tools", "tool_timeout_ms", "output", "exec_wrapper", "loop_detection", "approval", "env", "imports", "tools", "mcp_servers", "plugins", "lifecycle_hooks", "hooks", "subagents"}
-	llmKeys    = []string{"provider", "model", "base_url", "script", "temperature", "max_tokens", "top_p", "frequency_penalty", "presence_penalty", "stop", "seed", "price", "timeout_ms", "context_window", "reasoning_effort"}
+	llmKeys    = []string{"provider", "model", "base_url", "script", "temperature", "max_tokens", "top_p", "frequency_penalty", "presence_penalty", "stop", "seed", "price", "timeout_ms", "context_window", "reasoning_effort", "api", "first_byte_timeout_ms", "idle_timeout_ms"}
 	envKeys    = []string{"inherit", "passthrough", "deny", "inherit_secrets"}
 	loopKeys   = []string{"enabled", "window"}
 	pluginKeys = []string{"name", "path", "tools", "config", "allow_path"}
-	providers  = []string{"openai", "anthropic", "gemini", "scripted"}
+	providers  = []string{"openai", "openai-compatible", "anthropic", "gemini", "scripted"}
 	// passThroughKeys are well-known provider parameters that look like
 	// typos of llmKeys but are not.
 	passThroughKeys = []string{"top_k", "n", "user", "logprobs", "top_logprobs", "logit_bias", "response_format", "parallel_tool_calls", "tool_choice", "service_tier", "max_completion_tokens", "metadata"}
@@ -103,6 +103,29 @@ func decodePrice(d *doc, fl field) *llm.Price {
 	return &llm.Price{Input: *in, Output: *out}
 }
 
+// decodeLLMTransport reads the keys that choose the wire protocol and
+// bound the time a model request may take.
+func decodeLLMTransport(d *doc, f map[string]field, a *Agent) {
+	a.LLM.API = d.str(f["api"], "llm.api")
+	if api := a.LLM.API; api != "" && api != "chat" && api != "responses" {
+		d.problem(f["api"].value, ErrInvalid, "api: responses (OpenAI's Responses API) or chat (Chat Completions)", "unknown llm.api %q", api)
+	}
+	for _, k := range []struct {
+		key     string
+		to      **int64
+		example string
+	}{
+		{"timeout_ms", &a.LLM.TimeoutMS, "timeout_ms: 600000  (ten minutes)"},
+		{"first_byte_timeout_ms", &a.LLM.FirstByteTimeoutMS, "first_byte_timeout_ms: 300000  (five minutes)"},
+		{"idle_timeout_ms", &a.LLM.IdleTimeoutMS, "idle_timeout_ms: 300000  (five minutes)"},
+	} {
+		*k.to = d.intPtr(f[k.key], "llm."+k.key)
+		if t := *k.to; t != nil && *t <= 0 {
+			d.problem(f[k.key].value, ErrInvalid, "for example  "+k.example, "llm.%s must be a positive number of milliseconds", k.key)
+		}
+	}
+}
+
 // decodeLLM reads the llm block; keys other than the known ones pass
 // through in Extra (other OpenAI-style parameters).
 func (l *loader) decodeLLM(d *doc, fl field, a *Agent) {
@@ -113,7 +136,7 @@ func (l *loader) decodeLLM(d *doc, fl field, a *Agent) {
 	f := d.fields(fl.value, "llm", nil)
 	if p := d.str(f["provider"], "llm.provider"); p != "" {
 		if !contains(providers, p) {
-			d.problem(f["provider"].value, ErrInvalid, "providers: openai (any OpenAI-compatible endpoint), anthropic, gemini, scripted", "unknown llm.provider %q", p)
+			d.problem(f["provider"].value, ErrInvalid, "providers: openai, openai-compatible (any Chat Completions endpoint), anthropic, gemini, scripted", "unknown llm.provider %q", p)
 		}
 		a.LLM.Provider, a.LLM.DefaultProvider = p, false
 	}
@@ -144,10 +167,7 @@ func (l *loader) decodeLLM(d *doc, fl field, a *Agent) {
 	}
 	a.LLM.Seed = d.intPtr(f["seed"], "llm.seed")
 	a.LLM.Price = decodePrice(d, f["price"])
-	a.LLM.TimeoutMS = d.intPtr(f["timeout_ms"], "llm.timeout_ms")
-	if t := a.LLM.TimeoutMS; t != nil && *t <= 0 {
-		d.problem(f["timeout_ms"].value, ErrInvalid, "for example  timeout_ms: 600000  (ten minutes)", "llm.timeout_ms must be a positive number of milliseconds")
-	}
+	decodeLLMTransport(d, f, a)
 	a.LLM.ContextWindow = d.intPtr(f["context_window"], "llm.context_window")
 	if w := a.LLM.ContextWindow; w != nil && *w <= 0 {
 		d.problem(f["context_window"].value, ErrInvalid, "for example  context_window: 128000", "llm.context_window must be a positive number of tokens")

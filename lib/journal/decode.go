@@ -183,6 +183,8 @@ func (d *decoder) reasoning() ([]llm.Reasoning, bool) {
 				return &r.Signature
 			case "data":
 				return &r.Data
+			case "id":
+				return &r.ID
 			}
 			return nil
 		})

@@ -50,6 +50,10 @@ type Reasoning struct {
 	Text      string `json:"text,omitempty"`
 	Signature string `json:"signature,omitempty"`
 	Data      string `json:"data,omitempty"`
+	// ID is the item id of OpenAI's Responses API "reasoning" items: Type
+	// "reasoning", Data the encrypted_content to send back (the request
+	// stores nothing on OpenAI's side), Text the summary, if any.
+	ID string `json:"id,omitempty"`
 }
 
 // ToolCall is one function call requested by the model. Arguments is the

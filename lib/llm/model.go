@@ -19,7 +19,7 @@ var ModelAliases = map[string]string{
 
 // ModelProviders are the providers whose argument is a model name, and
 // so may be written PROVIDER/MODEL as well as PROVIDER:MODEL.
-var ModelProviders = []string{"openai", "anthropic", "gemini"}
+var ModelProviders = []string{"openai", "openai-compatible", "anthropic", "gemini"}
 
 // SplitModel reads a model string that may name its provider: an alias
 // (sonnet) or PROVIDER/MODEL or PROVIDER:MODEL for one of ModelProviders

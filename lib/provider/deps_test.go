@@ -13,6 +13,33 @@ var sdkModules = []string{
 	"github.com/anthropics/anthropic-sdk-go",
 }
 
+// goneSDKs are SDKs no package of the module may link: our own clients
+// speak their wire protocols.
+var goneSDKs = []string{"github.com/openai/openai-go"}
+
+// TestNoGoneSDKs keeps the replaced SDKs out of every package, tests
+// included, and out of go.mod.
+func TestNoGoneSDKs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	out, err := exec.Command("go", "list", "-deps", "-test", "github.com/deltakit/delta/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps -test: %v\n%s", err, out)
+	}
+	mods, err := exec.Command("go", "list", "-m", "all").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -m all: %v\n%s", err, mods)
+	}
+	for _, dep := range strings.Fields(string(out) + " " + string(mods)) {
+		for _, sdk := range goneSDKs {
+			if strings.HasPrefix(dep, sdk) {
+				t.Errorf("the module links %s; Delta's own clients replace it", dep)
+			}
+		}
+	}
+}
+
 // TestOnlyModelCallersLinkSDKs keeps the SDKs (and their start-up cost and
 // size) out of every package and binary that never calls a model.
 func TestOnlyModelCallersLinkSDKs(t *testing.T) {

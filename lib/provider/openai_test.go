@@ -270,7 +270,7 @@ func TestNewErrors(t *testing.T) {
 	}{
 		{"openai without key", agent.LLMConfig{}, nil, provider.ErrNoAPIKey, []string{"DELTA_API_KEY", ".env", "scripted"}},
 		{"anthropic without key", agent.LLMConfig{Provider: "anthropic"}, map[string]string{"OPENAI_API_KEY": "x"}, provider.ErrNoAPIKey, []string{"DELTA_API_KEY", "ANTHROPIC_API_KEY"}},
-		{"unknown provider", agent.LLMConfig{Provider: "mistral"}, nil, provider.ErrUnknownProvider, []string{`"mistral"`, "openai, anthropic, gemini, scripted"}},
+		{"unknown provider", agent.LLMConfig{Provider: "mistral"}, nil, provider.ErrUnknownProvider, []string{`"mistral"`, "openai, openai-compatible, anthropic, gemini, scripted"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

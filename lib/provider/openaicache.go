@@ -10,8 +10,8 @@ import (
 	"github.com/deltakit/delta/lib/llm"
 )
 
-// messageCache keeps the wire encoding of the messages of the last chat
-// completions request. A conversation sends every earlier message again
+// messageCache keeps the wire encoding of the messages of the last
+// request (Chat Completions messages, or Responses input items). A conversation sends every earlier message again
 // at each turn: all but the newest are found here instead of being
 // encoded again, which on a long run was the largest part of the engine's
 // own work in an iteration. The body is byte for byte what encoding the
@@ -43,13 +43,19 @@ func openAIBody(req llm.Request, cache *messageCache) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	at := bytes.Index(head, messagesField)
-	if at < 0 {
-		return nil, fmt.Errorf("encode request: no messages field in %.40q", head)
-	}
-	encs, err := cache.encode(req.Messages)
+	encs, err := cache.encode(req.Messages, encodeMessage)
 	if err != nil {
 		return nil, err
+	}
+	return spliceArray(head, messagesField, encs)
+}
+
+// spliceArray puts the array of encs in place of field (`,"name":null`)
+// in head; an empty encoding (a message that sends nothing) is left out.
+func spliceArray(head, field []byte, encs [][]byte) ([]byte, error) {
+	at := bytes.Index(head, field)
+	if at < 0 {
+		return nil, fmt.Errorf("encode request: no %s in %.40q", field, head)
 	}
 	size := len(head) + 2
 	for _, e := range encs {
@@ -57,15 +63,21 @@ func openAIBody(req llm.Request, cache *messageCache) ([]byte, error) {
 	}
 	out := make([]byte, 0, size)
 	out = append(out, head[:at]...)
-	out = append(out, `,"messages":[`...)
-	for i, e := range encs {
-		if i > 0 {
+	out = append(out, field[:len(field)-len("null")]...)
+	out = append(out, '[')
+	first := true
+	for _, e := range encs {
+		if len(e) == 0 {
+			continue
+		}
+		if !first {
 			out = append(out, ',')
 		}
 		out = append(out, e...)
+		first = false
 	}
 	out = append(out, ']')
-	return append(out, head[at+len(messagesField):]...), nil
+	return append(out, head[at+len(field):]...), nil
 }
 
 // encodeRequestHead encodes everything of req but its messages, which
@@ -115,7 +127,7 @@ func encodeJSON(v any) ([]byte, error) {
 // (older iterations left out) matches again from the first message still
 // there. A message that matches nothing, and every one after it, is
 // encoded.
-func (c *messageCache) encode(msgs []llm.Message) ([][]byte, error) {
+func (c *messageCache) encode(msgs []llm.Message, encodeOne func(*llm.Message) ([]byte, error)) ([][]byte, error) {
 	out := make([][]byte, len(msgs))
 	var last []cachedMessage
 	if c != nil {
@@ -141,7 +153,7 @@ func (c *messageCache) encode(msgs []llm.Message) ([][]byte, error) {
 		if k >= 0 {
 			out[i], j = last[k].enc, k+1
 		} else {
-			enc, err := encodeMessage(m)
+			enc, err := encodeOne(m)
 			if err != nil {
 				return nil, fmt.Errorf("message %d: %w", i, err)
 			}
@@ -168,11 +180,10 @@ func indexMessage(last []cachedMessage, from int, m *llm.Message) int {
 	return -1
 }
 
-// sameMessage reports whether a and b send the same (reasoning blocks are
-// not sent to OpenAI-compatible endpoints).
+// sameMessage reports whether a and b send the same.
 func sameMessage(a, b *llm.Message) bool {
 	return a.Role == b.Role && a.Content == b.Content && a.Name == b.Name && a.ToolCallID == b.ToolCallID &&
-		slices.Equal(a.ToolCalls, b.ToolCalls)
+		slices.Equal(a.ToolCalls, b.ToolCalls) && slices.Equal(a.Reasoning, b.Reasoning)
 }
 
 // encodeMessage is one message as the request's messages array holds it.

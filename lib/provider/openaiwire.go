@@ -8,15 +8,11 @@ import (
 	"github.com/deltakit/delta/lib/llm"
 )
 
-// The chat completions request body, encoded by us rather than by the SDK.
-//
-// The SDK's parameter types marshal through a reflective encoder that
-// checks every field for "omitted" and "null" markers: for a long run's
-// request (hundreds of messages, re-sent every iteration) that cost about
-// a millisecond per model call, more than all the rest of the engine's
-// work. These plain structs encode the same JSON with encoding/json in a
-// fraction of that; the SDK still sends the request (option.WithRequestBody),
-// so its HTTP client, error type and response decoding stay in charge.
+// The chat completions request body, encoded with plain structs and
+// encoding/json. (The SDK Delta once used marshalled through a reflective
+// encoder that checked every field for "omitted" and "null" markers: for a
+// long run's request, hundreds of messages re-sent every iteration, that
+// cost about a millisecond per model call.)
 
 type chatRequest struct {
 	Model            string        `json:"model"`

@@ -16,7 +16,7 @@ import (
 const ProbeTimeout = 10 * time.Second
 
 // Probe checks that the model endpoint cfg names answers to its key, with
-// a GET of its model list: no tokens are spent. It returns what it reached
+// a GET of its model list: no tokens are spent, and no SDK is involved. It returns what it reached
 // ("openai at URL, key from VAR"). The errors are those of a run: no key,
 // an endpoint that cannot be reached, a key it rejects (ErrAuth), a page
 // that is not the API (with the URL setting to check).
@@ -33,10 +33,16 @@ func Probe(ctx context.Context, cfg agent.LLMConfig, env map[string]string) (str
 		path = "v1/models"
 		header.Set("anthropic-version", "2023-06-01")
 		header.Set("x-api-key", r.ep.key)
-	case "", "openai":
-		r, err = newRemote("openai", cfg, env, "OPENAI_API_KEY", "OPENAI_BASE_URL", openAIDefaultBaseURL)
+	case "", "openai", "openai-compatible":
+		name := cfg.Provider
+		if name == "" {
+			name = "openai"
+		}
+		r, err = newRemote(name, cfg, env, "OPENAI_API_KEY", "OPENAI_BASE_URL", openAIDefaultBaseURL)
 		path = "models"
-		header.Set("Authorization", "Bearer "+r.ep.key)
+		if r.ep.key != "" {
+			header.Set("Authorization", "Bearer "+r.ep.key)
+		}
 	case "gemini":
 		r, err = newRemote("gemini", cfg, env, "GEMINI_API_KEY", "GEMINI_BASE_URL", geminiDefaultBaseURL)
 		path = "models"
@@ -65,8 +71,11 @@ func Probe(ctx context.Context, cfg agent.LLMConfig, env map[string]string) (str
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 500))
-		return "", r.apiError(resp.StatusCode, resp, string(body))
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		return "", r.apiError(resp.StatusCode, resp, errorMessage(body))
+	}
+	if r.ep.key == "" {
+		return fmt.Sprintf("%s at %s answers (no key)", r.ep.name, r.base), nil
 	}
 	keyFrom := r.ep.keyVars[0]
 	if strings.TrimSpace(env[keyFrom]) == "" {

@@ -1,9 +1,10 @@
-// Package provider holds the model backends behind llm.Provider: OpenAI
-// chat completions (any compatible endpoint), Anthropic Messages, and the
-// scripted provider that replays turns from a file; with them the retry
-// policy and the .env chain that supplies keys and base URLs. Only the
-// binaries that call models import it, because the SDKs are large and slow
-// to initialise.
+// Package provider holds the model backends behind llm.Provider: OpenAI's
+// Responses API, Chat Completions (any OpenAI-compatible endpoint),
+// Anthropic Messages, and the scripted provider that replays turns from a
+// file; with them the retry policy, the time limits and the .env chain
+// that supplies keys and base URLs. The OpenAI clients are ours, over
+// net/http and one SSE reader (sse.go). Only the binaries that call models
+// import the package.
 package provider
 
 import (
@@ -26,22 +27,27 @@ var (
 )
 
 // Providers lists the supported values of agent.yaml's llm.provider.
-var Providers = []string{"openai", "anthropic", "gemini", "scripted", "replay"}
+var Providers = []string{"openai", "openai-compatible", "anthropic", "gemini", "scripted", "replay"}
 
 // New returns the provider cfg asks for. env is the merged variable set of
 // LoadEnv: keys and base URLs are read from it, never from the process.
 //
-//	provider          key                               base URL
-//	openai (default)  DELTA_API_KEY, OPENAI_API_KEY     llm.base_url, DELTA_BASE_URL, OPENAI_BASE_URL, api.openai.com
+//	provider           key                               base URL
+//	openai (default)   DELTA_API_KEY, OPENAI_API_KEY     llm.base_url, DELTA_BASE_URL, OPENAI_BASE_URL, api.openai.com
+//	openai-compatible  DELTA_API_KEY, OPENAI_API_KEY     llm.base_url, DELTA_BASE_URL, OPENAI_BASE_URL (required)
 //	anthropic         DELTA_API_KEY, ANTHROPIC_API_KEY  llm.base_url, DELTA_BASE_URL, ANTHROPIC_BASE_URL, api.anthropic.com
 //	gemini            DELTA_API_KEY, GEMINI_API_KEY     llm.base_url, DELTA_BASE_URL, GEMINI_BASE_URL, Gemini's OpenAI-compatible endpoint
 //	scripted          none (cfg.Script)                 none
+//
+// openai speaks OpenAI's Responses API to OpenAI's own endpoint and Chat
+// Completions to any other base URL; openai-compatible always speaks Chat
+// Completions; agent.yaml's llm.api overrides both (see newOpenAI).
 //
 // HTTP providers retry per DefaultRetry, tunable with DELTA_LLM_RETRIES and
 // DELTA_LLM_RETRY_BASE.
 func New(cfg agent.LLMConfig, env map[string]string) (llm.Provider, error) {
 	switch cfg.Provider {
-	case "", "openai":
+	case "", "openai", "openai-compatible":
 		return newOpenAI(cfg, env)
 	case "anthropic":
 		return newAnthropic(cfg, env)

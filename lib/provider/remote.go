@@ -9,16 +9,22 @@ import (
 	"github.com/deltakit/delta/lib/agent"
 )
 
-// remote is what every HTTP provider (openai, anthropic) resolves before
+// remote is what every HTTP provider (openai, anthropic, gemini) resolves before
 // its first call and uses on each: where requests go, with which key,
 // how they are retried and how failures are reported without the key.
 type remote struct {
 	ep    endpoint
 	base  string // ep.baseURL, or the provider's default when unset
 	retry Retry
-	// http is the client the SDK sends with: it gives up connecting after
+	// http is the client requests go through: it gives up connecting after
 	// ConnectTimeout, so a dead host fails instead of hanging.
 	http *http.Client
+	// firstByte and idle bound a streamed answer (see post).
+	firstByte, idle time.Duration
+	// auth sets the key's header on a request of ours; header holds
+	// headers every request carries (an API version).
+	auth   func(h http.Header, key string)
+	header http.Header
 }
 
 // DefaultTimeout bounds one model request when llm.timeout_ms is unset:
@@ -53,14 +59,18 @@ func newRemote(name string, cfg agent.LLMConfig, env map[string]string, keyVar, 
 	if cfg.TimeoutMS != nil {
 		retry.Timeout = time.Duration(*cfg.TimeoutMS) * time.Millisecond
 	}
+	first, idle, err := streamTimeouts(cfg.FirstByteTimeoutMS, cfg.IdleTimeoutMS, env)
+	if err != nil {
+		return remote{}, fmt.Errorf("%s provider: %w", ep.name, err)
+	}
 	base := ep.baseURL
 	if base == "" {
 		base = defaultBase
 	}
-	return remote{ep: ep, base: base, retry: retry, http: newHTTPClient()}, nil
+	return remote{ep: ep, base: base, retry: retry, http: newHTTPClient(), firstByte: first, idle: idle, auth: bearer}, nil
 }
 
-// send is the SDK middleware of every HTTP provider: without a key (a
+// send is the SDK middleware of the Anthropic client: without a key (a
 // local server that needs none) no credential header is sent at all, and
 // answers that are web pages become clear errors (pageGuard).
 func (r remote) send(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {

@@ -18,8 +18,8 @@ import (
 )
 
 // Retry says how the HTTP providers retry transient failures (HTTP 429,
-// 5xx, broken connections). The SDKs' own retries are off so that this is
-// the only policy, and tests can observe it.
+// 529, 5xx, broken connections and streams, time limits). It is the only
+// retry policy of every client, so that tests can observe it.
 type Retry struct {
 	Attempts      int           // total tries, including the first
 	Base          time.Duration // first wait; doubles after every failure
@@ -171,8 +171,12 @@ func (ep endpoint) newAPIError(status int, header http.Header, message string) *
 	}
 }
 
-// retryAfter parses Retry-After as seconds or an HTTP date.
+// retryAfter parses retry-after-ms (milliseconds, OpenAI's and
+// Anthropic's) or Retry-After (seconds or an HTTP date).
 func retryAfter(h http.Header) time.Duration {
+	if ms, err := strconv.ParseFloat(strings.TrimSpace(h.Get("Retry-After-Ms")), 64); err == nil && ms >= 0 {
+		return time.Duration(ms * float64(time.Millisecond))
+	}
 	v := strings.TrimSpace(h.Get("Retry-After"))
 	if v == "" {
 		return 0
@@ -264,6 +268,10 @@ type TimeoutError struct {
 	Provider string
 	URL      string // the base URL, "" for the provider's default
 	After    time.Duration
+	// Setting is the agent.yaml key of the limit that ran out:
+	// llm.timeout_ms (the whole answer, the default), or for a stream
+	// llm.first_byte_timeout_ms or llm.idle_timeout_ms.
+	Setting string
 }
 
 func (e *TimeoutError) Error() string {
@@ -271,8 +279,17 @@ func (e *TimeoutError) Error() string {
 	if where == "" {
 		where = "the " + e.Provider + " API"
 	}
-	return fmt.Sprintf("%s: no answer from %s within %v (llm.timeout_ms): check that the endpoint is up, or raise llm.timeout_ms for a slow model",
-		e.Provider, where, e.After)
+	what, setting := "no answer", e.Setting
+	switch setting {
+	case "llm.first_byte_timeout_ms":
+		what = "no first byte"
+	case "llm.idle_timeout_ms":
+		what = "the answer stalled: nothing more"
+	default:
+		setting = "llm.timeout_ms"
+	}
+	return fmt.Sprintf("%s: %s from %s within %v (%s): check that the endpoint is up, or raise %s for a slow model",
+		e.Provider, what, where, e.After, setting, setting)
 }
 
 // retryable decides whether err deserves another try after failure number
@@ -289,7 +306,8 @@ func (r Retry) retryable(err error, i int) (time.Duration, bool) {
 		return r.backoff(i), true
 	}
 	var te *TimeoutError
-	if networkError(err) || errors.As(err, &te) {
+	var se *StreamError
+	if networkError(err) || errors.As(err, &te) || errors.As(err, &se) {
 		return r.backoff(i), true
 	}
 	return 0, false

@@ -1,8 +1,9 @@
-// Package llmtest is a fake OpenAI-compatible chat completions server for
-// tests. Tests queue the answers the "model" gives, point a provider (or a
-// delta-run binary, through DELTA_BASE_URL) at Server.URL, and afterwards
-// inspect what the client sent. It speaks the real wire shape, so the
-// official OpenAI SDK parses its answers exactly as it parses OpenAI's.
+// Package llmtest is a fake OpenAI endpoint for tests: Chat Completions
+// (/v1/chat/completions, what every OpenAI-compatible server speaks) and
+// the Responses API (/v1/responses), plain and streamed. Tests queue the
+// answers the "model" gives, point a provider (or a delta-run binary,
+// through DELTA_BASE_URL) at Server.URL, and afterwards inspect what the
+// client sent. Both speak the wire shapes of OpenAI's API reference.
 package llmtest
 
 import (
@@ -15,7 +16,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/deltakit/delta/lib/llm"
 )
@@ -41,6 +41,10 @@ type reply struct {
 	header http.Header
 	body   string
 	drop   bool
+	// cut >= 0 breaks a streamed answer off after that many bytes of
+	// text; corrupt sends an event that is not JSON after the first text.
+	cut     int
+	corrupt bool
 }
 
 // NewServer starts a fake server that is closed when the test ends.
@@ -56,7 +60,19 @@ func NewServer(t testing.TB) *Server {
 // Reply queues a model response: text and/or tool calls, with usage. Tool
 // calls without an id get "call_N"; empty arguments become "{}".
 func (s *Server) Reply(r llm.Response) {
-	s.push(reply{resp: r})
+	s.push(reply{resp: r, cut: -1})
+}
+
+// ReplyCut queues an answer whose stream breaks off after `after` bytes
+// of its text, without its end, like a connection lost mid-answer.
+func (s *Server) ReplyCut(r llm.Response, after int) {
+	s.push(reply{resp: r, cut: max(0, after)})
+}
+
+// ReplyCorrupt queues an answer whose stream has an event that is not
+// JSON after its first piece of text. r needs some text.
+func (s *Server) ReplyCorrupt(r llm.Response) {
+	s.push(reply{resp: r, cut: -1, corrupt: true})
 }
 
 // ReplyText queues a text-only answer (finish reason "stop").
@@ -78,13 +94,13 @@ func (s *Server) Fail(status int, body string) {
 // FailWith queues an HTTP error response with extra headers, such as
 // Retry-After on a 429.
 func (s *Server) FailWith(status int, header http.Header, body string) {
-	s.push(reply{status: status, header: header, body: body})
+	s.push(reply{status: status, header: header, body: body, cut: -1})
 }
 
 // Drop queues a broken connection: the server closes the socket without
 // answering, which clients see as a network error.
 func (s *Server) Drop() {
-	s.push(reply{drop: true})
+	s.push(reply{drop: true, cut: -1})
 }
 
 // Delay makes every following answer wait d first (or until the client
@@ -130,16 +146,43 @@ func (s *Server) next(rec Recorded) (reply, time.Duration, int, bool) {
 	return r, s.delay, s.served, true
 }
 
-// Handler serves POST /v1/chat/completions (and /chat/completions), so
-// other tests can mount the fake under their own server.
+// Handler serves POST /v1/chat/completions and /v1/responses (and both
+// without /v1), so other tests can mount the fake under their own server.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.serveCompletion)
 	mux.HandleFunc("POST /chat/completions", s.serveCompletion)
+	mux.HandleFunc("POST /v1/responses", s.serveResponses)
+	mux.HandleFunc("POST /responses", s.serveResponses)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, fmt.Sprintf("llmtest: no route for %s %s (only POST /v1/chat/completions)", r.Method, r.URL.Path), http.StatusNotFound)
+		http.Error(w, fmt.Sprintf("llmtest: no route for %s %s (only POST /v1/chat/completions and /v1/responses)", r.Method, r.URL.Path), http.StatusNotFound)
 	})
 	return mux
+}
+
+// wait records rec, takes the next queued answer, waits out the delay,
+// and answers errors and drops itself; ok says the caller should render
+// rep's response.
+func (s *Server) wait(w http.ResponseWriter, r *http.Request, rec Recorded) (rep reply, ok bool) {
+	rep, delay, _, queued := s.next(rec)
+	if delay > 0 {
+		select {
+		case <-time.After(delay):
+		case <-r.Context().Done():
+			return rep, false
+		}
+	}
+	switch {
+	case !queued:
+		writeError(w, http.StatusInternalServerError, nil, "llmtest: no response queued")
+	case rep.drop:
+		dropConnection(w)
+	case rep.status != 0:
+		writeError(w, rep.status, rep.header, rep.body)
+	default:
+		return rep, true
+	}
+	return rep, false
 }
 
 func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request) {
@@ -153,33 +196,33 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "llmtest: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	rep, delay, n, ok := s.next(rec)
-	if delay > 0 {
-		select {
-		case <-time.After(delay):
-		case <-r.Context().Done():
-			return
-		}
+	rep, ok := s.wait(w, r, rec)
+	if !ok {
+		return
 	}
+	n := s.servedCount()
 	switch {
-	case !ok:
-		writeError(w, http.StatusInternalServerError, nil, "llmtest: no response queued")
-	case rep.drop:
-		dropConnection(w)
-	case rep.status != 0:
-		writeError(w, rep.status, rep.header, rep.body)
 	case rec.Params["stream"] == true:
-		writeStream(w, completion(rep.resp, rec.Model, n), rec.Params["stream_options"] != nil)
+		writeStream(w, completion(rep.resp, rec.Model, n), rec.Params["stream_options"] != nil, rep)
+	case rep.cut >= 0 || rep.corrupt:
+		writeError(w, http.StatusBadRequest, nil, "llmtest: a cut or corrupt answer needs a streaming request")
 	default:
 		writeJSON(w, completion(rep.resp, rec.Model, n))
 	}
+}
+
+// servedCount is how many answers have been served, for ids.
+func (s *Server) servedCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.served
 }
 
 // writeStream answers a "stream": true request as OpenAI does: server-sent
 // chat.completion.chunk events (the text in pieces of a few characters,
 // each tool call in two pieces), a usage chunk when asked for
 // (stream_options.include_usage), then [DONE].
-func writeStream(w http.ResponseWriter, c map[string]any, usage bool) {
+func writeStream(w http.ResponseWriter, c map[string]any, usage bool, rep reply) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	choice := c["choices"].([]any)[0].(map[string]any)
 	msg := choice["message"].(map[string]any)
@@ -193,15 +236,21 @@ func writeStream(w http.ResponseWriter, c map[string]any, usage bool) {
 		}
 	}
 	chunk(map[string]any{"role": "assistant", "content": ""}, nil)
-	if text, _ := msg["content"].(string); text != "" {
-		for len(text) > 0 {
-			n := min(len(text), 4)
-			for n < len(text) && !utf8.RuneStart(text[n]) {
-				n++
-			}
-			chunk(map[string]any{"content": text[:n]}, nil)
-			text = text[n:]
+	text, _ := msg["content"].(string)
+	sent := 0
+	for _, piece := range pieces(text) {
+		if rep.cut >= 0 && sent+len(piece) > rep.cut {
+			return
 		}
+		chunk(map[string]any{"content": piece}, nil)
+		sent += len(piece)
+		if rep.corrupt {
+			io.WriteString(w, "data: bogus, not JSON\n\n")
+			return
+		}
+	}
+	if rep.cut >= 0 {
+		return
 	}
 	calls, _ := msg["tool_calls"].([]map[string]any)
 	for i, call := range calls {
