@@ -243,4 +243,3 @@ func (d *decoder) usage() (*llm.Usage, bool) {
 	})
 	return u, ok
 }
-
