@@ -6,7 +6,9 @@ PKGS    := ./cmd/... ./plugins/...
 TESTFLAGS ?= -timeout 15m
 # The version --version prints: the tag or commit of the checkout and its date.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel) ($(shell git log -1 --format=%cs 2>/dev/null))
-LDFLAGS := -X 'github.com/deltakit/delta/lib/cli.version=$(VERSION)'
+# -s -w: built and installed binaries carry no symbol table or DWARF (a
+# smaller file; panics still name functions, from the kept pclntab).
+LDFLAGS := -s -w -X 'github.com/deltakit/delta/lib/cli.version=$(VERSION)'
 MANDIR  ?= $(abspath $(GOBIN)/../share/man)
 
 .PHONY: all build install test bench man check demo proto clean

@@ -107,7 +107,11 @@ func (r *rebuilder) add(ev *journal.Event) {
 	case journal.SystemMessage:
 		r.addSeg(&segment{block: r.blocks - 1, msgs: []llm.Message{{Role: llm.RoleUser, Content: SystemNotePrefix + ev.Content}}})
 	case journal.Thought:
-		it := &iteration{}
+		n := len(ev.ToolCalls)
+		it := &iteration{results: make([]*string, n)}
+		if n > 0 {
+			it.calls = make([]llm.ToolCall, 0, n)
+		}
 		for i, tc := range ev.ToolCalls {
 			if tc.ID == "" {
 				tc.ID = fmt.Sprintf("call_%d_%d", ev.Seq, i)
@@ -115,9 +119,8 @@ func (r *rebuilder) add(ev *journal.Event) {
 			it.calls = append(it.calls, tc)
 			r.byID[tc.ID] = it
 		}
-		it.results = make([]*string, len(it.calls))
-		it.human = make([]string, len(it.calls))
-		it.asked = make([]string, len(it.calls))
+		strs := make([]string, 2*n) // one allocation for both
+		it.human, it.asked = strs[:n:n], strs[n:]
 		it.assistant = llm.Message{Role: llm.RoleAssistant, Content: ev.Content, ToolCalls: it.calls, Reasoning: ev.Reasoning}
 		it.seg = &segment{block: r.blocks, it: it}
 		r.its = append(r.its, it)
@@ -229,7 +232,18 @@ func (it *iteration) messages(waiting bool) []llm.Message {
 // with every user message, in journal order. Iterations are whole: an
 // assistant message is never separated from its tool results.
 func (c *conversation) window(from int) []llm.Message {
-	var out []llm.Message
+	n := 0
+	for _, s := range c.segs {
+		if s.user || from <= 0 || s.block >= from {
+			n += len(s.msgs)
+		}
+	}
+	// Sized at once: a long conversation's messages would otherwise be
+	// copied at every doubling, fresh memory each time.
+	if n == 0 {
+		return nil
+	}
+	out := make([]llm.Message, 0, n)
 	for _, s := range c.segs {
 		if s.user || from <= 0 || s.block >= from {
 			out = append(out, s.msgs...)

@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/clitest"
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
@@ -22,7 +25,7 @@ import (
 // also reports the command's CPU time (user + system).
 func BenchmarkCommand10kEvents(b *testing.B) {
 	bin := filepath.Join(clitest.BinDir(b), "delta-context")
-	ws := bigRun(b)
+	ws := bigRun(b, 3333)
 	var cpu time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -40,9 +43,11 @@ func BenchmarkCommand10kEvents(b *testing.B) {
 	b.ReportMetric(float64(cpu.Microseconds())/1e3/float64(b.N), "cpu-ms/op")
 }
 
-// bigRun writes an agent and a workspace with one 10,000-event run and
-// returns the workspace.
-func bigRun(b *testing.B) string {
+// bigRun writes an agent and a workspace with one run of the given
+// iterations (a thought, a tool call and its result each, and a warning
+// every 10 iterations) and returns the workspace. The run is the same at
+// every call but for the events' timestamps.
+func bigRun(b testing.TB, iterations int) string {
 	b.Helper()
 	home, ws := b.TempDir(), b.TempDir()
 	files := map[string]string{
@@ -70,7 +75,7 @@ func bigRun(b *testing.B) string {
 	}
 	add(journal.Event{Type: journal.EngineStart, RunID: "big", AgentHome: home, WorkDir: ws})
 	add(journal.Event{Type: journal.UserMessage, Content: "a long task"})
-	for it := 1; it <= 3333; it++ {
+	for it := 1; it <= iterations; it++ {
 		id := fmt.Sprint("call_", it)
 		args := fmt.Sprintf(`{"path":"src/file_%d.go","text":"step \"%d\""}`, it, it)
 		add(journal.Event{Type: journal.Thought, Iteration: it, Content: "thinking about step " + id + " <with> & \"quotes\"",
@@ -81,6 +86,9 @@ func bigRun(b *testing.B) string {
 		add(journal.Event{Type: journal.ActionResult, Iteration: it, CallID: id, ToolName: "write_file",
 			ObservationContent: "wrote src/file_" + fmt.Sprint(it) + ".go\n(12 lines)", ExitCode: &code, DurationMS: 3,
 			ExecutionRef: "io/tool_executions/x_write_file_" + id})
+		if it%10 == 0 {
+			add(journal.Event{Type: journal.SystemMessage, Iteration: it, Content: fmt.Sprintf("warning: %d%% of the context window used", it/100)})
+		}
 	}
 	if err := w.Close(); err != nil {
 		b.Fatal(err)
@@ -92,4 +100,96 @@ func bigRun(b *testing.B) string {
 		b.Fatal(err)
 	}
 	return ws
+}
+
+// BenchmarkContextVsMinimal runs delta-context, built as make build builds
+// it, on a 3,000-iteration run (about 9,300 events, a 2.6 MB journal,
+// about 1 MB of context out), alternating with a minimal Go program (a
+// hello-world built the same way), and reports both and their ratio: the
+// machine's load weighs on both alike.
+func BenchmarkContextVsMinimal(b *testing.B) {
+	dir := b.TempDir()
+	bin := buildStatic(b, dir, "./cmd/delta-context")
+	hello := buildHello(b, dir)
+	ws := bigRun(b, 3000)
+	var ctxTime, minimal time.Duration
+	var out int
+	for b.Loop() {
+		t0 := time.Now()
+		if err := exec.Command(hello).Run(); err != nil {
+			b.Fatalf("hello: %v", err)
+		}
+		t1 := time.Now()
+		data, err := exec.Command(bin, "-w", ws).Output()
+		if err != nil {
+			b.Fatalf("delta-context: %v", err)
+		}
+		ctxTime, minimal = ctxTime+time.Since(t1), minimal+t1.Sub(t0)
+		out = len(data)
+	}
+	if out < 900<<10 {
+		b.Fatalf("delta-context printed %d bytes, want the whole conversation", out)
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(ctxTime.Microseconds())/1e3/n, "context-ms/op")
+	b.ReportMetric(float64(minimal.Microseconds())/1e3/n, "minimal-ms/op")
+	b.ReportMetric(float64(ctxTime)/float64(minimal), "x-minimal")
+}
+
+// BenchmarkShowInProcess builds and prints the context of the
+// 3,000-iteration run in the test process, for profiling (-cpuprofile):
+// finding and decoding the run, converting it and printing it.
+func BenchmarkShowInProcess(b *testing.B) {
+	ws := bigRun(b, 3000)
+	for b.Loop() {
+		var out, errOut bytes.Buffer
+		if code := cli.Run("delta-context", &CLI{}, []string{"-w", ws}, cli.Stdio{In: strings.NewReader(""), Out: &out, Err: &errOut}); code != 0 {
+			b.Fatalf("delta-context exited %d: %s", code, errOut.String())
+		}
+		if out.Len() < 900<<10 {
+			b.Fatalf("delta-context printed %d bytes, want the whole conversation", out.Len())
+		}
+	}
+}
+
+// buildStatic builds pkg as make build does (static, trimmed) into dir:
+// start-up is part of what is measured.
+func buildStatic(b *testing.B, dir, pkg string) string {
+	b.Helper()
+	root, err := clitest.ModuleRoot()
+	if err != nil {
+		b.Fatal(err)
+	}
+	bin := filepath.Join(dir, filepath.Base(pkg))
+	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, pkg)
+	cmd.Dir, cmd.Env = root, append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("go build %s: %v\n%s", pkg, err, out)
+	}
+	return bin
+}
+
+// buildHello builds the minimal Go program the benchmarks compare with.
+func buildHello(b *testing.B, dir string) string {
+	b.Helper()
+	src := filepath.Join(dir, "hello")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	files := map[string]string{
+		"go.mod":  "module hello\n\ngo 1.21\n",
+		"main.go": "package main\n\nimport \"os\"\n\nfunc main() { os.Stdout.WriteString(\"hello\\n\") }\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(src, name), []byte(body), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	bin := filepath.Join(dir, "hello-bin")
+	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, ".")
+	cmd.Dir, cmd.Env = src, append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("go build hello: %v\n%s", err, out)
+	}
+	return bin
 }

@@ -62,13 +62,7 @@ func (c *ShowCmd) Run(std cli.Stdio) error {
 	if c.Tokens {
 		return c.printTokens(std.Out, parts)
 	}
-	var msgs []llm.Message
-	for _, p := range parts {
-		msgs = append(msgs, p.Messages...)
-	}
-	if msgs == nil {
-		msgs = []llm.Message{}
-	}
+	msgs := messagesOf(parts)
 	if c.JQ != "" {
 		return printJQ(std.Out, c.JQ, msgs)
 	}
@@ -76,6 +70,28 @@ func (c *ShowCmd) Run(std cli.Stdio) error {
 		return printText(std.Out, msgs)
 	}
 	return printMessages(std.Out, msgs)
+}
+
+// messagesOf joins the messages of parts (an empty list, not nil, when
+// there are none); a single part's are used as they are, not copied.
+func messagesOf(parts []contextgen.Part) []llm.Message {
+	n := 0
+	for _, p := range parts {
+		n += len(p.Messages)
+	}
+	if n == 0 {
+		return []llm.Message{}
+	}
+	for _, p := range parts {
+		if len(p.Messages) == n {
+			return p.Messages
+		}
+	}
+	msgs := make([]llm.Message, 0, n)
+	for _, p := range parts {
+		msgs = append(msgs, p.Messages...)
+	}
+	return msgs
 }
 
 // runInfo finds the run and loads its agent, as delta-run would.

@@ -31,7 +31,7 @@ type ContinueCmd struct {
 	Deny          callChoice `help:"Deny the tool calls the run waits for; -m gives the model the reason. With CALL_ID (repeatable) only that call." placeholder:"CALL_ID"`
 	approvalFlags `embed:""`
 	FrontEnd      bool   `name:"front-end" hidden:"" help:"Run under a front-end such as delta chat: the model's text streams into the live stream on stderr even when it is not a terminal, and a pause does not print how to answer it (the front-end asks)."`
-	LLM           string `name:"llm" help:"Override the agent's provider and model: PROVIDER:MODEL or PROVIDER/MODEL with PROVIDER openai (OpenAI's Responses API), openai-compatible (Chat Completions at DELTA_BASE_URL: Ollama, vLLM, OpenRouter …), anthropic or gemini (openai/gpt-4o, anthropic:claude-sonnet-4-5, openai-compatible:llama3; a colon keeps a slash in the model: openai:meta-llama/llama-3), a provider alone (its model: $$DELTA_MODEL, else llm.model), an alias (sonnet, opus, haiku, gpt, codex, gemini-pro, flash), scripted:FILE to replay FILE offline, or replay:RUN to replay the model answers recorded in run RUN (default: the --llm the run was started or last continued with)." placeholder:"PROVIDER[:ARG]"`
+	LLM           string `name:"llm" help:"Override the agent's provider and model: PROVIDER:MODEL or PROVIDER/MODEL with PROVIDER openai, anthropic or gemini (openai/gpt-4o, anthropic:claude-sonnet-4-5; a colon keeps a slash in the model: openai:meta-llama/llama-3), a provider alone (its model: $$DELTA_MODEL, else llm.model), an alias (sonnet, opus, haiku, gpt, codex, gemini-pro, flash), scripted:FILE to replay FILE offline, or replay:RUN to replay the model answers recorded in run RUN (default: the --llm the run was started or last continued with)." placeholder:"PROVIDER[:ARG]"`
 }
 
 // Run continues the run.
@@ -43,28 +43,10 @@ func (c *ContinueCmd) Run(std cli.Stdio) error {
 		return err
 	}
 	c.Message = msg
-	// --last passes over delta mcp serve sessions: they are not runs.
-	if c.RunID, c.WorkDir, err = pickRunWhere((*runs.Metadata).Resumable, c.RunID, c.Last, c.WorkDir); err != nil {
-		return err
-	}
-	if err := runs.ValidateID(c.RunID); err != nil {
-		return cli.WithCode(cli.ExitConfig, "", err)
-	}
-	if c.MaxIterations != nil && *c.MaxIterations < 1 {
-		return cli.Errorf(cli.ExitUsage, "omit --max-iterations for the run's limit", "--max-iterations must be at least 1, not %d", *c.MaxIterations)
-	}
-	workDir, runDir, err := runs.Locate(c.WorkDir, c.RunID)
+	runDir, err := c.locate()
 	if err != nil {
-		if errors.Is(err, runs.ErrNoRun) {
-			return cli.WithCode(cli.ExitFailed, "Use `delta run` to start a new run, or `delta list-runs` (with -w WORKSPACE) to see the runs", err)
-		}
-		if errors.Is(err, runs.ErrAmbiguousRun) {
-			return cli.WithCode(cli.ExitConfig, "", err)
-		}
 		return err
 	}
-	// Hints name the workspace the run was found in.
-	c.WorkDir = workDir
 	unlock, err := runs.Acquire(runDir)
 	if errors.Is(err, runs.ErrRunBusy) {
 		return busy(runDir, c.RunID)
@@ -73,26 +55,9 @@ func (c *ContinueCmd) Run(std cli.Stdio) error {
 		return err
 	}
 	defer unlock()
-	if imported, err := runs.ImportDeltaEngine(runDir, workDir); err != nil {
-		return err
-	} else if imported {
-		fmt.Fprintf(std.Err, "delta-run: converted run %s, written by delta-engine, to Delta's files; the originals are kept with the suffix %s\n", c.RunID, runs.DeltaEngineSuffix)
-	}
-	meta, err := runs.ReadMetadata(runDir) // read under the lock
+	meta, err := c.prepare(runDir, std.Err)
 	if err != nil {
 		return err
-	}
-	if err := c.checkState(runDir, meta, std.Err); err != nil {
-		return err
-	}
-	if repaired, err := engine.RepairJournal(filepath.Join(runDir, runs.JournalFile)); err != nil {
-		return err
-	} else if repaired != "" {
-		fmt.Fprintf(std.Err, "delta-run: warning: the journal's last line was torn (a crash mid-write); cut it off, its bytes are kept in %s\n", repaired)
-	}
-	if _, err := os.Stat(meta.AgentHome); errors.Is(err, os.ErrNotExist) {
-		return cli.Errorf(cli.ExitConfig, fmt.Sprintf("move the agent directory back, or set agent_home in %s to where it is now",
-			filepath.Join(runDir, runs.MetadataFile)), "the run's agent directory %s (agent_home in metadata.json) no longer exists", meta.AgentHome)
 	}
 	a, err := loadAgent(meta.AgentHome, std)
 	if err != nil {
@@ -104,24 +69,91 @@ func (c *ContinueCmd) Run(std cli.Stdio) error {
 	if override == "" {
 		override = meta.LLM
 	}
-	provider, llmConfig, providerEnv, err := newProviderEnv(a, override, workDir)
+	provider, llmConfig, providerEnv, err := newProviderEnv(a, override, c.WorkDir)
 	if err != nil {
 		return err
 	}
 	meta.LLM = overrideOf(override, llmConfig)
-	message := c.Message
+	return c.resume(driveOpts{ctx: ctx, agent: a, meta: meta, runDir: runDir, provider: provider, llmConfig: llmConfig, providerEnv: providerEnv,
+		interactive: c.Interactive, verbose: c.Verbose, format: c.Format, std: std, approvals: c.approvalFlags, frontEnd: c.FrontEnd})
+}
+
+// locate finds the run to continue (--run-id or --last, in -w or the
+// agent's workspaces) after checking the flags, sets c.WorkDir to the
+// workspace it was found in (hints name it) and returns its directory.
+func (c *ContinueCmd) locate() (string, error) {
+	var err error
+	// --last passes over delta mcp serve sessions: they are not runs.
+	if c.RunID, c.WorkDir, err = pickRunWhere((*runs.Metadata).Resumable, c.RunID, c.Last, c.WorkDir); err != nil {
+		return "", err
+	}
+	if err := runs.ValidateID(c.RunID); err != nil {
+		return "", cli.WithCode(cli.ExitConfig, "", err)
+	}
+	if c.MaxIterations != nil && *c.MaxIterations < 1 {
+		return "", cli.Errorf(cli.ExitUsage, "omit --max-iterations for the run's limit", "--max-iterations must be at least 1, not %d", *c.MaxIterations)
+	}
+	workDir, runDir, err := runs.Locate(c.WorkDir, c.RunID)
+	switch {
+	case errors.Is(err, runs.ErrNoRun):
+		return "", cli.WithCode(cli.ExitFailed, "Use `delta run` to start a new run, or `delta list-runs` (with -w WORKSPACE) to see the runs", err)
+	case errors.Is(err, runs.ErrAmbiguousRun):
+		return "", cli.WithCode(cli.ExitConfig, "", err)
+	case err != nil:
+		return "", err
+	}
+	c.WorkDir = workDir
+	return runDir, nil
+}
+
+// prepare readies the locked run for this invocation and returns its
+// metadata: a run of delta-engine is converted, the state table is applied
+// (checkState), a torn journal line is cut off, and the agent directory
+// must still exist.
+func (c *ContinueCmd) prepare(runDir string, stderr io.Writer) (*runs.Metadata, error) {
+	if imported, err := runs.ImportDeltaEngine(runDir, c.WorkDir); err != nil {
+		return nil, err
+	} else if imported {
+		fmt.Fprintf(stderr, "delta-run: converted run %s, written by delta-engine, to Delta's files; the originals are kept with the suffix %s\n", c.RunID, runs.DeltaEngineSuffix)
+	}
+	meta, err := runs.ReadMetadata(runDir) // read under the lock
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkState(runDir, meta, stderr); err != nil {
+		return nil, err
+	}
+	if repaired, err := engine.RepairJournal(filepath.Join(runDir, runs.JournalFile)); err != nil {
+		return nil, err
+	} else if repaired != "" {
+		fmt.Fprintf(stderr, "delta-run: warning: the journal's last line was torn (a crash mid-write); cut it off, its bytes are kept in %s\n", repaired)
+	}
+	if _, err := os.Stat(meta.AgentHome); errors.Is(err, os.ErrNotExist) {
+		return nil, cli.Errorf(cli.ExitConfig, fmt.Sprintf("move the agent directory back, or set agent_home in %s to where it is now",
+			filepath.Join(runDir, runs.MetadataFile)), "the run's agent directory %s (agent_home in metadata.json) no longer exists", meta.AgentHome)
+	}
+	return meta, nil
+}
+
+// resume marks the run RUNNING by this process and drives it with the
+// message of this invocation. A run refused before the engine journaled
+// anything (a plugin or MCP server that does not start) stays as it was,
+// not RUNNING with no process.
+func (c *ContinueCmd) resume(o driveOpts) error {
+	meta, runDir := o.meta, o.runDir
+	o.message = c.Message
 	if meta.Status == runs.WaitingForInput {
-		message = "" // the answer travels through response.txt
+		o.message = "" // the answer travels through response.txt
 	}
 	if neverStarted(runDir) {
 		// Stopped between its creation and its first event: the task was
 		// never journaled, so this invocation starts it.
-		message = joinMessages(meta.InitialMessage, message)
+		o.message = joinMessages(meta.InitialMessage, o.message)
 	}
 	if c.MaxIterations != nil {
 		meta.MaxIterations = *c.MaxIterations
 	} else if meta.MaxIterations <= 0 {
-		meta.MaxIterations = maxIterations(0, a)
+		meta.MaxIterations = maxIterations(0, o.agent)
 	}
 	before, journaled := *meta, journalSize(runDir)
 	meta.Status = runs.Running
@@ -131,14 +163,10 @@ func (c *ContinueCmd) Run(std cli.Stdio) error {
 	if err := writeMetadata(runDir, meta); err != nil {
 		return err
 	}
-	err = drive(driveOpts{ctx: ctx, agent: a, meta: meta, runDir: runDir, provider: provider, llmConfig: llmConfig, providerEnv: providerEnv,
-		message: message, interactive: c.Interactive, verbose: c.Verbose, format: c.Format, std: std, approvals: c.approvalFlags, frontEnd: c.FrontEnd})
+	err := drive(o)
 	if err != nil && journalSize(runDir) == journaled {
-		// Refused before the engine journaled anything (a plugin or MCP
-		// server that does not start): the run stays as it was, not
-		// RUNNING with no process.
 		if werr := writeMetadata(runDir, &before); werr != nil {
-			fmt.Fprintf(std.Err, "delta-run: warning: could not restore the run's status: %v\n", werr)
+			fmt.Fprintf(o.std.Err, "delta-run: warning: could not restore the run's status: %v\n", werr)
 		}
 	}
 	return err
@@ -174,77 +202,99 @@ func (c *ContinueCmd) checkState(runDir string, meta *runs.Metadata, stderr io.W
 	if (c.Approve.set() || c.Deny.set()) && meta.Status != runs.WaitingForInput {
 		return cli.Errorf(cli.ExitConfig, "", "run %s is %s: --approve and --deny answer a run waiting for an approval", c.RunID, meta.Status)
 	}
+	example := fmt.Sprintf("Example: delta continue --run-id %s -w %s -m \"Now do something else\"", c.RunID, c.WorkDir)
 	switch meta.Status {
 	case runs.Running:
-		if err := runs.Janitor(meta, c.Force); err != nil {
-			var re *runs.RunError
-			if errors.As(err, &re) {
-				return cli.WithCode(cli.ExitFailed, re.Hint, err)
-			}
-			return err
-		}
-		if err := writeMetadata(runDir, meta); err != nil {
-			return err
-		}
-		if host, _ := os.Hostname(); meta.Hostname != "" && meta.Hostname != host {
-			fmt.Fprintf(stderr, "[Janitor] Took over run started on host %s (--force): its process %d is assumed dead\n", meta.Hostname, meta.PID)
-		} else {
-			fmt.Fprintf(stderr, "[Janitor] Cleaned up orphaned run: process %d no longer exists\n", meta.PID)
-		}
+		return c.takeOver(runDir, meta, stderr)
 	case runs.Interrupted:
 	case runs.WaitingForInput:
-		resp := filepath.Join(runDir, engine.InteractionDir, engine.ResponseFile)
-		waiting := pendingCalls(runDir)
-		approval := len(waiting) > 0
-		answer, err := c.approvalAnswer(waiting, runDir)
-		if err != nil {
-			return err
-		}
-		if answer == "" && c.Message != "" && approval {
-			return cli.Errorf(cli.ExitConfig, fmt.Sprintf("delta continue --run-id %s -w %s --approve (or --deny -m REASON)", c.RunID, c.WorkDir),
-				"run %s waits for an approval, not a message", c.RunID)
-		}
-		if answer == "" {
-			answer = c.Message
-		}
-		if answer != "" {
-			if _, err := os.Stat(resp); err == nil {
-				by := "-m"
-				if c.Approve.set() || c.Deny.set() {
-					by = "this answer"
-				}
-				fmt.Fprintf(stderr, "delta-run: warning: %s already held an answer; %s replaces it\n", resp, by)
-			}
-			if err := os.MkdirAll(filepath.Dir(resp), 0o755); err != nil {
-				return err
-			}
-			if err := os.WriteFile(resp, []byte(answer+"\n"), 0o600); err != nil {
-				return fmt.Errorf("write interaction response: %w", err)
-			}
-		} else if _, err := os.Stat(resp); err != nil && !c.Interactive {
-			if approval {
-				return cli.Errorf(cli.ExitConfig, fmt.Sprintf("delta continue --run-id %s -w %s --approve (or --deny -m REASON, or write approved / denied: REASON to %s first)", c.RunID, c.WorkDir, resp),
-					"run is WAITING_FOR_INPUT for an approval; answer with --approve or --deny")
-			}
-			return cli.Errorf(cli.ExitConfig, fmt.Sprintf("Example: delta continue --run-id %s -w %s -m \"yes, proceed\" (or write %s first)", c.RunID, c.WorkDir, resp),
-				"run is WAITING_FOR_INPUT; provide the answer using -m/--message")
-		}
+		return c.answer(runDir, stderr)
 	case runs.Failed:
 		if c.Message == "" && !c.Retry {
-			return cli.Errorf(cli.ExitConfig, fmt.Sprintf("Example: delta continue --run-id %s -w %s -m \"Now do something else\" (or --retry instead of -m, to ask the model again where the run stopped)", c.RunID, c.WorkDir),
+			return cli.Errorf(cli.ExitConfig, example+" (or --retry instead of -m, to ask the model again where the run stopped)",
 				"run is FAILED; to continue, provide a message using -m/--message, or retry it with --retry")
 		}
 	case runs.Completed:
 		if c.Retry {
-			return cli.Errorf(cli.ExitConfig, fmt.Sprintf("Example: delta continue --run-id %s -w %s -m \"Now do something else\"", c.RunID, c.WorkDir),
-				"run is COMPLETED: there is nothing to retry; to continue, provide a message using -m/--message")
+			return cli.Errorf(cli.ExitConfig, example, "run is COMPLETED: there is nothing to retry; to continue, provide a message using -m/--message")
 		}
 		if c.Message == "" {
-			return cli.Errorf(cli.ExitConfig, fmt.Sprintf("Example: delta continue --run-id %s -w %s -m \"Now do something else\"", c.RunID, c.WorkDir),
-				"run is %s; to continue, provide a message using -m/--message", meta.Status)
+			return cli.Errorf(cli.ExitConfig, example, "run is %s; to continue, provide a message using -m/--message", meta.Status)
 		}
 	default:
 		return cli.Errorf(cli.ExitConfig, "", "run has unknown status %q in metadata.json", meta.Status)
+	}
+	return nil
+}
+
+// takeOver lets the janitor take over a RUNNING run whose process is gone
+// (or, with --force, runs on another host) and says so.
+func (c *ContinueCmd) takeOver(runDir string, meta *runs.Metadata, stderr io.Writer) error {
+	if err := runs.Janitor(meta, c.Force); err != nil {
+		var re *runs.RunError
+		if errors.As(err, &re) {
+			return cli.WithCode(cli.ExitFailed, re.Hint, err)
+		}
+		return err
+	}
+	if err := writeMetadata(runDir, meta); err != nil {
+		return err
+	}
+	if host, _ := os.Hostname(); meta.Hostname != "" && meta.Hostname != host {
+		fmt.Fprintf(stderr, "[Janitor] Took over run started on host %s (--force): its process %d is assumed dead\n", meta.Hostname, meta.PID)
+	} else {
+		fmt.Fprintf(stderr, "[Janitor] Cleaned up orphaned run: process %d no longer exists\n", meta.PID)
+	}
+	return nil
+}
+
+// answer writes the answer of a WAITING_FOR_INPUT run to response.txt:
+// --approve or --deny for calls waiting for an approval, else -m. Without
+// one, an answer must already be there, or -i asks it on the terminal.
+func (c *ContinueCmd) answer(runDir string, stderr io.Writer) error {
+	resp := filepath.Join(runDir, engine.InteractionDir, engine.ResponseFile)
+	waiting := pendingCalls(runDir)
+	approval := len(waiting) > 0
+	answer, err := c.approvalAnswer(waiting, runDir)
+	if err != nil {
+		return err
+	}
+	if answer == "" && c.Message != "" && approval {
+		return cli.Errorf(cli.ExitConfig, fmt.Sprintf("delta continue --run-id %s -w %s --approve (or --deny -m REASON)", c.RunID, c.WorkDir),
+			"run %s waits for an approval, not a message", c.RunID)
+	}
+	if answer == "" {
+		answer = c.Message
+	}
+	if answer != "" {
+		return c.writeAnswer(resp, answer, stderr)
+	}
+	if _, err := os.Stat(resp); err == nil || c.Interactive {
+		return nil
+	}
+	if approval {
+		return cli.Errorf(cli.ExitConfig, fmt.Sprintf("delta continue --run-id %s -w %s --approve (or --deny -m REASON, or write approved / denied: REASON to %s first)", c.RunID, c.WorkDir, resp),
+			"run is WAITING_FOR_INPUT for an approval; answer with --approve or --deny")
+	}
+	return cli.Errorf(cli.ExitConfig, fmt.Sprintf("Example: delta continue --run-id %s -w %s -m \"yes, proceed\" (or write %s first)", c.RunID, c.WorkDir, resp),
+		"run is WAITING_FOR_INPUT; provide the answer using -m/--message")
+}
+
+// writeAnswer writes answer to response.txt, replacing (with a warning)
+// an answer already there.
+func (c *ContinueCmd) writeAnswer(resp, answer string, stderr io.Writer) error {
+	if _, err := os.Stat(resp); err == nil {
+		by := "-m"
+		if c.Approve.set() || c.Deny.set() {
+			by = "this answer"
+		}
+		fmt.Fprintf(stderr, "delta-run: warning: %s already held an answer; %s replaces it\n", resp, by)
+	}
+	if err := os.MkdirAll(filepath.Dir(resp), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(resp, []byte(answer+"\n"), 0o600); err != nil {
+		return fmt.Errorf("write interaction response: %w", err)
 	}
 	return nil
 }

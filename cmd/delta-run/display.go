@@ -148,49 +148,13 @@ func (d *display) event(ev journal.Event) {
 		}
 		fmt.Fprintf(d.w, "%s %s\n", d.paint("1;34", label), d.abbreviate(ev.Content, 5, 200))
 	case journal.Thought:
-		// The model's reasoning is its own working: shown with -v only.
-		for _, r := range ev.Reasoning {
-			if d.verbose && strings.TrimSpace(r.Text) != "" {
-				fmt.Fprintf(d.w, "%s\n%s\n", d.paint("2", "thinking:"), d.paint("2", indent(d.abbreviate(r.Text, 12, 200), "  ")))
-			}
-		}
-		if strings.TrimSpace(ev.Content) != "" && !streamed {
-			fmt.Fprintf(d.w, "%s\n%s\n", d.paint("1;35", "thought:"), indent(d.abbreviate(ev.Content, 12, 200), "  "))
-		}
-		if d.verbose && ev.Usage != nil {
-			fmt.Fprintf(d.w, "  %s\n", d.paint("2", fmt.Sprintf("(%s, %d in / %d out tokens)", ev.Model, ev.Usage.InputTokens, ev.Usage.OutputTokens)))
-		}
+		d.thought(ev, streamed)
 	case journal.ActionRequest:
 		fmt.Fprintf(d.w, "%s %s %s\n", d.paint("1;33", "→"), d.paint("1", safe(ev.ToolName)), d.abbreviate(string(ev.ToolArgs), 1, 160))
 	case journal.ActionResult:
-		mark := d.paint("32", "←")
-		if ev.IsError {
-			mark = d.paint("31", "✗")
-		}
-		code := ""
-		if ev.ExitCode != nil && *ev.ExitCode != 0 {
-			code = fmt.Sprintf(" [exit %d]", *ev.ExitCode)
-		}
-		obs := ev.ObservationContent
-		if d.hidden[ev.CallID] {
-			obs = "(sensitive answer hidden)"
-		}
-		fmt.Fprintf(d.w, "%s %s%s\n%s\n", mark, safe(ev.ToolName), code, indent(d.abbreviate(obs, 6, 160), "  "))
+		d.result(ev)
 	case journal.HumanInputRequest:
-		if ev.Sensitive {
-			d.hidden[ev.CallID] = true
-		}
-		d.asked[ev.CallID] = true
-		label := "? ask_human:"
-		if ev.InputType == engine.InputApproval {
-			label = "? approval needed:"
-		}
-		fmt.Fprintf(d.w, "%s %s\n", d.paint("1;33", label), safe(ev.Prompt))
-		if ev.InputType == engine.InputApproval && len(ev.ToolArgs) > 0 {
-			// The prompt shows the command line; the arguments are what
-			// the model asked for.
-			fmt.Fprintf(d.w, "  %s %s\n", d.paint("2", "arguments:"), d.abbreviate(string(ev.ToolArgs), 1, 160))
-		}
+		d.question(ev)
 	case journal.HumanInputReceived:
 		if ev.InputType == engine.InputApproval {
 			fmt.Fprintf(d.w, "%s\n", d.paint("1;33", fmt.Sprintf("? %s by %s", ev.Decision, safe(ev.By))))
@@ -207,6 +171,60 @@ func (d *display) event(ev journal.Event) {
 		}
 	case journal.EngineEnd:
 		fmt.Fprintf(d.w, "%s %s after iteration %d\n", d.paint("1", "■"), ev.Status, ev.FinalIteration)
+	}
+}
+
+// thought prints a THOUGHT: its reasoning (the model's own working, shown
+// with -v only), its text unless it was streamed already, and with -v its
+// token usage.
+func (d *display) thought(ev journal.Event, streamed bool) {
+	for _, r := range ev.Reasoning {
+		if d.verbose && strings.TrimSpace(r.Text) != "" {
+			fmt.Fprintf(d.w, "%s\n%s\n", d.paint("2", "thinking:"), d.paint("2", indent(d.abbreviate(r.Text, 12, 200), "  ")))
+		}
+	}
+	if strings.TrimSpace(ev.Content) != "" && !streamed {
+		fmt.Fprintf(d.w, "%s\n%s\n", d.paint("1;35", "thought:"), indent(d.abbreviate(ev.Content, 12, 200), "  "))
+	}
+	if d.verbose && ev.Usage != nil {
+		fmt.Fprintf(d.w, "  %s\n", d.paint("2", fmt.Sprintf("(%s, %d in / %d out tokens)", ev.Model, ev.Usage.InputTokens, ev.Usage.OutputTokens)))
+	}
+}
+
+// result prints an ACTION_RESULT: its mark, a non-zero exit code and the
+// abbreviated observation (hidden for a sensitive question's answer).
+func (d *display) result(ev journal.Event) {
+	mark := d.paint("32", "←")
+	if ev.IsError {
+		mark = d.paint("31", "✗")
+	}
+	code := ""
+	if ev.ExitCode != nil && *ev.ExitCode != 0 {
+		code = fmt.Sprintf(" [exit %d]", *ev.ExitCode)
+	}
+	obs := ev.ObservationContent
+	if d.hidden[ev.CallID] {
+		obs = "(sensitive answer hidden)"
+	}
+	fmt.Fprintf(d.w, "%s %s%s\n%s\n", mark, safe(ev.ToolName), code, indent(d.abbreviate(obs, 6, 160), "  "))
+}
+
+// question prints a HUMAN_INPUT_REQUEST (ask_human or an approval) and
+// notes it as shown, and a sensitive one's answer as hidden.
+func (d *display) question(ev journal.Event) {
+	if ev.Sensitive {
+		d.hidden[ev.CallID] = true
+	}
+	d.asked[ev.CallID] = true
+	label := "? ask_human:"
+	if ev.InputType == engine.InputApproval {
+		label = "? approval needed:"
+	}
+	fmt.Fprintf(d.w, "%s %s\n", d.paint("1;33", label), safe(ev.Prompt))
+	if ev.InputType == engine.InputApproval && len(ev.ToolArgs) > 0 {
+		// The prompt shows the command line; the arguments are what
+		// the model asked for.
+		fmt.Fprintf(d.w, "  %s %s\n", d.paint("2", "arguments:"), d.abbreviate(string(ev.ToolArgs), 1, 160))
 	}
 }
 

@@ -20,8 +20,6 @@ import (
 	"github.com/deltakit/delta/lib/provider"
 	"github.com/deltakit/delta/lib/redact"
 	"github.com/deltakit/delta/lib/runs"
-	pluginhost "github.com/deltakit/delta/plugins/host"
-	"github.com/deltakit/delta/plugins/mcp"
 )
 
 // driveOpts is what drive needs to run the engine over an existing run.
@@ -56,7 +54,69 @@ type driveOpts struct {
 // current, and prints the result. The returned error carries the exit code.
 func drive(o driveOpts) error {
 	started := time.Now().UTC()
-	ctx := o.ctx
+	show := o.liveStreams()
+	defer show.wait.stop()
+	logger, closeLog, err := openEngineLog(o.runDir)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	j, err := engine.OpenFileJournal(filepath.Join(o.runDir, runs.JournalFile))
+	if err != nil {
+		return err
+	}
+	defer j.Close()
+	approve, err := approver(o.agent)
+	if err != nil {
+		return err
+	}
+	tools, err := runToolbox(o)
+	if err != nil {
+		return err
+	}
+	defer tools.Close()
+	if past, err := j.Events(); err == nil {
+		show.remember(past) // sensitive questions asked before a resume
+		o.priorIterations = engine.CountThoughts(past)
+	}
+	e := newEngine(o, j, tools, show, logger)
+	if err := o.answering(e, approve, show); err != nil {
+		return err
+	}
+	out, runErr := e.Start(retryLogged(o.ctx, logger, show), runConfig(o))
+	if gone := j.Check(); gone != nil {
+		// Someone removed or replaced the run's files: nothing more is
+		// written for it (no metadata.json in a directory recreated for it).
+		return cli.WithCode(cli.ExitFailed, "the run's history is lost with its journal; start a new run",
+			fmt.Errorf("run %s stopped: %w", o.meta.RunID, gone))
+	}
+	return o.finish(out, runErr, started)
+}
+
+// finish records the outcome in metadata.json, prints the result and maps
+// the outcome to the command's exit. runErr is the engine's own failure
+// (the run's files could not be written), recorded as a failed run.
+func (o driveOpts) finish(out engine.Outcome, runErr error, started time.Time) error {
+	if runErr != nil {
+		out.Status = engine.StatusFailed
+		out.Error = &engine.RunError{Type: engine.ErrTypeEngine, Message: runErr.Error()}
+	}
+	ended := time.Now().UTC()
+	recordOutcome(o.meta, out, o.llmConfig.Model, ended)
+	if err := writeMetadata(o.runDir, o.meta); err != nil {
+		return err
+	}
+	if err := printResult(o, out, started, ended); err != nil {
+		return err
+	}
+	return exitFor(o, out)
+}
+
+// liveStreams wraps stderr (and stdout for stream-json) as live streams
+// whose reader may leave, and returns the display of the run on stderr;
+// on a terminal that display has a waiting indicator, which its caller
+// stops.
+func (o *driveOpts) liveStreams() *display {
 	o.std.Err = &liveStream{w: o.std.Err}
 	show := newDisplay(o.std.Err, o.verbose)
 	show.streamText = show.tty || o.frontEnd
@@ -64,100 +124,46 @@ func drive(o driveOpts) error {
 		// Everything written to stderr (stream, prompts, plugin output)
 		// erases the waiting indicator first.
 		show.wait = startWaiting(o.std.Err, show.color)
-		defer show.wait.stop()
 		o.std.Err = show.wait
 		show.w = show.wait
 	}
 	if o.format == "stream-json" {
 		o.std.Out = &liveStream{w: o.std.Out} // a stream too: its reader may leave
 	}
+	return show
+}
 
-	logFile, err := os.OpenFile(filepath.Join(o.runDir, runs.EngineLogFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+// openEngineLog opens the run's engine.log for appending.
+func openEngineLog(runDir string) (*log.Logger, func() error, error) {
+	f, err := os.OpenFile(filepath.Join(runDir, runs.EngineLogFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return fmt.Errorf("open engine.log: %w", err)
+		return nil, nil, fmt.Errorf("open engine.log: %w", err)
 	}
-	defer logFile.Close()
-	logger := log.New(logFile, "", log.LstdFlags|log.Lmicroseconds|log.LUTC)
+	return log.New(f, "", log.LstdFlags|log.Lmicroseconds|log.LUTC), f.Close, nil
+}
 
-	j, err := engine.OpenFileJournal(filepath.Join(o.runDir, runs.JournalFile))
-	if err != nil {
-		return err
-	}
-	defer j.Close()
-
+// newEngine wires the engine of the run: what it runs on, its limits and
+// what it tells the display and engine.log. How questions and approvals
+// are answered is set by answering.
+func newEngine(o driveOpts, j engine.Journal, tools *runTools, show *display, logger *log.Logger) *engine.Engine {
 	// The context (environment, project_docs) names the model the run
 	// talks to: --llm and DELTA_MODEL applied, an alias resolved.
 	runAgent := *o.agent
 	runAgent.LLM = o.llmConfig
-	run := engine.RunInfo{RunID: o.meta.RunID, RunDir: o.runDir, JournalPath: filepath.Join(o.runDir, runs.JournalFile),
-		AgentHome: o.agent.Home, WorkDir: o.meta.ToolDir(), Agent: &runAgent}
-	// Secret values of the environment and of the provider's settings
-	// (.env files) are redacted from what the run writes and sends.
-	redactor := redact.FromEnv(os.Environ(), o.providerEnv)
-	approve, err := approver(o.agent)
-	if err != nil {
-		return err
-	}
-	tools := engine.Toolbox(engine.NewCommandTools(o.agent, os.Environ()))
-	// Plugins (agent.yaml plugins:, hook plugins): one process each for the
-	// run, stopped when it ends. Local tools win over plugin tools.
-	plugins, err := pluginhost.New(o.agent.Plugins, pluginhost.Options{Stderr: o.std.Err, Verbose: o.verbose, Env: agent.FilterEnv(os.Environ(), o.agent.Env), ExecWrapper: o.agent.ExecWrapper})
-	if err != nil {
-		return cli.WithCode(cli.ExitConfig, pluginhost.Hint(err), err)
-	}
-	defer plugins.Close()
-	if len(o.agent.Plugins) > 0 {
-		ptools, err := plugins.Toolbox(ctx)
-		if err != nil {
-			return cli.WithCode(cli.ExitConfig, pluginhost.Hint(err), err)
-		}
-		tools = engine.Merge(tools, ptools)
-	}
-	// MCP servers (agent.yaml mcp_servers:): started at once, stopped when
-	// the run ends; one that does not start is a configuration error.
-	if len(o.agent.MCPServers) > 0 {
-		mtools, err := mcp.Start(ctx, o.agent.MCPServers, mcp.AgentOptions(o.agent, os.Environ(), o.meta.ToolDir(), o.std.Err, o.verbose))
-		if err != nil {
-			return cli.WithCode(cli.ExitConfig, mcp.Hint, err)
-		}
-		defer mtools.Close()
-		for _, w := range append(mtools.Warnings(), mtools.Shadow(tools)...) {
-			fmt.Fprintln(o.std.Err, w)
-		}
-		tools = engine.Merge(tools, mtools)
-	}
-	if o.agent.Subagents.Enabled { // spawn_agent & co. (lib/subagent); local tools win
-		sub, err := subagentTools(ctx, o, tools)
-		if err != nil {
-			return err
-		}
-		tools = engine.Merge(tools, sub)
-	}
-	// A workflow agent also has the workflow's tools (after its own).
-	if wtools, err := workflowTools(o.runDir, o.meta); err != nil {
-		return err
-	} else if wtools != nil {
-		tools = engine.Merge(tools, wtools)
-	}
-	defer tools.Close()
-	if past, err := j.Events(); err == nil {
-		show.remember(past) // sensitive questions asked before a resume
-		o.priorIterations = engine.CountThoughts(past)
-	}
 	cb := contextgen.New()
 	cb.Stderr = o.std.Err
-	e := &engine.Engine{Run: run, Journal: j, Provider: o.provider, Context: cb,
-		Hooks: hooks.New(o.agent, hooks.Options{Stderr: o.std.Err, Plugin: plugins.Hook}), Tools: tools, Params: provider.ParamsOf(o.llmConfig),
-		MaxIterations: o.meta.MaxIterations, MaxTurns: o.agent.MaxTurns, Parallel: o.agent.ParallelTools, LoopWindow: o.agent.LoopWindow, ContextWindow: contextWindow(o.llmConfig), Interactive: o.interactive, Message: o.message,
-		Observe: observer(o, show), Log: logger, Redact: redactor, ParentRunID: o.meta.ParentRunID}
-	e.OnText = textSink(o, show)
-	e.Approve, e.ApprovedBy, e.ApprovalTimeout = approve, o.approvals.answerer(), o.approvals.Timeout
-	if e.Approvals, err = o.approvals.mode(); err != nil {
-		return err
+	e := &engine.Engine{
+		Run: engine.RunInfo{RunID: o.meta.RunID, RunDir: o.runDir, JournalPath: filepath.Join(o.runDir, runs.JournalFile),
+			AgentHome: o.agent.Home, WorkDir: o.meta.ToolDir(), Agent: &runAgent},
+		Journal: j, Provider: o.provider, Params: provider.ParamsOf(o.llmConfig), Context: cb, Tools: tools.box,
+		Hooks:       hooks.New(o.agent, hooks.Options{Stderr: o.std.Err, Plugin: tools.plugins.Hook}),
+		ParentRunID: o.meta.ParentRunID,
+		// Secret values of the environment and of the provider's settings
+		// (.env files) are redacted from what the run writes and sends.
+		Redact: redact.FromEnv(os.Environ(), o.providerEnv),
 	}
-	if o.interactive {
-		e.Asker = &terminalAsker{in: o.std.In, out: o.std.Err, shown: show.showed}
-	}
+	o.limit(e)
+	e.Log, e.Observe, e.OnText = logger, observer(o, show), textSink(o, show)
 	progress := &iterationUpdates{runDir: o.runDir, meta: o.meta}
 	e.OnIteration = func(it int) {
 		show.iteration(it)
@@ -165,11 +171,42 @@ func drive(o driveOpts) error {
 			logger.Printf("update metadata: %v", err)
 		}
 	}
+	return e
+}
+
+// limit sets the engine's limits: iterations, turns, parallel calls, the
+// loop detector's window and the context window usage is measured against.
+func (o driveOpts) limit(e *engine.Engine) {
+	e.MaxIterations, e.MaxTurns = o.meta.MaxIterations, o.agent.MaxTurns
+	e.Parallel, e.LoopWindow = o.agent.ParallelTools, o.agent.LoopWindow
+	e.ContextWindow = contextWindow(o.llmConfig)
+}
+
+// answering sets how the run's questions are answered: the message of
+// this invocation, ask_human on the terminal with -i, and the approval
+// policy with its mode, answerer and timeout.
+func (o driveOpts) answering(e *engine.Engine, approve engine.ApprovalPolicy, show *display) error {
+	e.Interactive, e.Message = o.interactive, o.message
+	if o.interactive {
+		e.Asker = &terminalAsker{in: o.std.In, out: o.std.Err, shown: show.showed}
+	}
+	e.Approve, e.ApprovedBy, e.ApprovalTimeout = approve, o.approvals.answerer(), o.approvals.Timeout
+	var err error
+	e.Approvals, err = o.approvals.mode()
+	return err
+}
+
+// runConfig is the configuration ENGINE_START records.
+func runConfig(o driveOpts) json.RawMessage {
 	config, _ := json.Marshal(map[string]any{"agent_name": o.agent.Name, "model": o.llmConfig.Model,
 		"provider": o.llmConfig.Provider, "max_iterations": o.meta.MaxIterations, "interactive": o.interactive})
-	// Retried model requests are logged, and shown with -v, so that a
-	// retry is not mistaken for a slow model.
-	ctx = provider.WithRetryNotify(ctx, func(ev provider.RetryEvent) {
+	return config
+}
+
+// retryLogged makes retried model requests logged, and shown with -v, so
+// that a retry is not mistaken for a slow model.
+func retryLogged(ctx context.Context, logger *log.Logger, show *display) context.Context {
+	return provider.WithRetryNotify(ctx, func(ev provider.RetryEvent) {
 		logger.Printf("model request attempt %d/%d failed: %v; retrying in %s", ev.Attempt, ev.Attempts, ev.Err, ev.Wait.Round(time.Millisecond))
 		// The text of an answer that broke off is kept here, since no
 		// THOUGHT will hold it.
@@ -178,38 +215,24 @@ func drive(o driveOpts) error {
 		}
 		show.retry(ev)
 	})
-	out, runErr := e.Start(ctx, config)
-	if gone := j.Check(); gone != nil {
-		// Someone removed or replaced the run's files: nothing more is
-		// written for it (no metadata.json in a directory recreated for it).
-		return cli.WithCode(cli.ExitFailed, "the run's history is lost with its journal; start a new run",
-			fmt.Errorf("run %s stopped: %w", o.meta.RunID, gone))
-	}
-	if runErr != nil {
-		// The run's own files could not be written: record what we can.
-		out.Status = engine.StatusFailed
-		out.Error = &engine.RunError{Type: engine.ErrTypeEngine, Message: runErr.Error()}
-	}
-	ended := time.Now().UTC()
-	o.meta.Status = runs.Status(out.Status)
-	o.meta.Iterations = out.Iterations
-	o.meta.Usage, o.meta.Model, o.meta.ModelUsage = out.Usage, o.llmConfig.Model, out.ModelUsage
-	o.meta.Error = nil
+}
+
+// recordOutcome sets the run's metadata from the engine's outcome: status,
+// iterations, usage, the error of a failed run and, once the run is
+// finished (completed or failed), its end time.
+func recordOutcome(m *runs.Metadata, out engine.Outcome, model string, ended time.Time) {
+	m.Status = runs.Status(out.Status)
+	m.Iterations = out.Iterations
+	m.Usage, m.Model, m.ModelUsage = out.Usage, model, out.ModelUsage
+	m.Error = nil
 	if out.Error != nil && out.Status == engine.StatusFailed {
 		msg := out.Error.Message
-		o.meta.Error = &msg
+		m.Error = &msg
 	}
-	o.meta.EndTime = nil
+	m.EndTime = nil
 	if out.Status == engine.StatusCompleted || out.Status == engine.StatusFailed {
-		o.meta.EndTime = &ended
+		m.EndTime = &ended
 	}
-	if err := writeMetadata(o.runDir, o.meta); err != nil {
-		return err
-	}
-	if err := printResult(o, out, started, ended); err != nil {
-		return err
-	}
-	return exitFor(o, out)
 }
 
 // stopContext is cancelled by SIGINT, SIGTERM and SIGHUP (and makes a

@@ -52,25 +52,9 @@ func (c *RunCmd) Run(std cli.Stdio) error {
 	if err != nil {
 		return err
 	}
-	// A given --run-id is validated even when empty ("$RUN_ID" unset):
-	// a fresh id would lose the run its caller looks for later.
-	runID := ""
-	if c.RunID != nil {
-		runID = *c.RunID
-		if err := runs.ValidateID(runID); err != nil {
-			return cli.WithCode(cli.ExitConfig, "", err)
-		}
-	}
-	max := 0
-	if c.MaxIterations != nil {
-		if max = *c.MaxIterations; max < 1 {
-			return cli.Errorf(cli.ExitUsage, "omit --max-iterations for the agent's limit", "--max-iterations must be at least 1, not %d", max)
-		}
-	}
-	if runID != "" && c.WorkDir == "" {
-		if err := checkIDUnused(a.Home, runID); err != nil {
-			return err
-		}
+	runID, max, err := c.checkFlags(a)
+	if err != nil {
+		return err
 	}
 	workDir, err := c.workspace(a, std)
 	if err != nil {
@@ -80,27 +64,12 @@ func (c *RunCmd) Run(std cli.Stdio) error {
 	if err != nil {
 		return err
 	}
-	id := runID
-	if id == "" {
-		id = runs.NewID()
-	}
 	if ctx.Err() != nil {
 		return interruptedBeforeStart()
 	}
-	now := time.Now().UTC()
-	meta := &runs.Metadata{RunID: id, WorkspaceID: filepath.Base(workDir), AgentName: a.Name, Status: runs.Running,
-		CreatedAt: now, InitialMessage: c.Message, MaxIterations: maxIterations(max, a),
-		AgentHome: a.Home, WorkDir: workDir, LLM: overrideOf(c.LLM, llmConfig)}
-	meta.SetProcess(runs.Self())
-	if err := c.subagentFlags.apply(meta); err != nil {
-		return err
-	}
-	runDir, err := runs.Create(workDir, meta)
+	meta, runDir, err := c.create(a, workDir, runID, maxIterations(max, a), llmConfig)
 	if err != nil {
-		if errors.Is(err, runs.ErrRunExists) {
-			return cli.WithCode(cli.ExitConfig, "choose another --run-id, or continue the existing run with: delta continue --run-id "+id+" -w "+workDir, err)
-		}
-		return cli.WithCode(cli.ExitConfig, "", err)
+		return err
 	}
 	unlock, err := runs.Acquire(runDir)
 	if err != nil {
@@ -116,6 +85,54 @@ func (c *RunCmd) Run(std cli.Stdio) error {
 		os.RemoveAll(runDir)
 	}
 	return err
+}
+
+// checkFlags checks --run-id and --max-iterations and returns them (an
+// empty id and 0 when not given). A --run-id without -w must not be used
+// by a run of the agent's workspaces already.
+func (c *RunCmd) checkFlags(a *agent.Agent) (runID string, max int, err error) {
+	// A given --run-id is validated even when empty ("$RUN_ID" unset):
+	// a fresh id would lose the run its caller looks for later.
+	if c.RunID != nil {
+		runID = *c.RunID
+		if err := runs.ValidateID(runID); err != nil {
+			return "", 0, cli.WithCode(cli.ExitConfig, "", err)
+		}
+	}
+	if c.MaxIterations != nil {
+		if max = *c.MaxIterations; max < 1 {
+			return "", 0, cli.Errorf(cli.ExitUsage, "omit --max-iterations for the agent's limit", "--max-iterations must be at least 1, not %d", max)
+		}
+	}
+	if runID != "" && c.WorkDir == "" {
+		if err := checkIDUnused(a.Home, runID); err != nil {
+			return "", 0, err
+		}
+	}
+	return runID, max, nil
+}
+
+// create creates the run (RUNNING, by this process) in the workspace,
+// with the id given or a new one, and returns its metadata and directory.
+func (c *RunCmd) create(a *agent.Agent, workDir, id string, max int, llmConfig agent.LLMConfig) (*runs.Metadata, string, error) {
+	if id == "" {
+		id = runs.NewID()
+	}
+	meta := &runs.Metadata{RunID: id, WorkspaceID: filepath.Base(workDir), AgentName: a.Name, Status: runs.Running,
+		CreatedAt: time.Now().UTC(), InitialMessage: c.Message, MaxIterations: max,
+		AgentHome: a.Home, WorkDir: workDir, LLM: overrideOf(c.LLM, llmConfig)}
+	meta.SetProcess(runs.Self())
+	if err := c.subagentFlags.apply(meta); err != nil {
+		return nil, "", err
+	}
+	runDir, err := runs.Create(workDir, meta)
+	if errors.Is(err, runs.ErrRunExists) {
+		return nil, "", cli.WithCode(cli.ExitConfig, "choose another --run-id, or continue the existing run with: delta continue --run-id "+id+" -w "+workDir, err)
+	}
+	if err != nil {
+		return nil, "", cli.WithCode(cli.ExitConfig, "", err)
+	}
+	return meta, runDir, nil
 }
 
 // neverStarted reports whether a run's journal is still empty.

@@ -29,55 +29,30 @@ import (
 
 func main() { os.Exit(run(os.Args[1:], os.Environ(), os.Stdout, os.Stderr)) }
 
+// options are the command's flags.
+type options struct {
+	bin, jsonFile, only string
+	keep, subagents     bool
+	models              map[string]string
+	stepTimeout         time.Duration
+}
+
 // run is the whole command, for tests.
 func run(args, environ []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("smoke", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	bin := fs.String("bin", "bin", "directory of the Delta binaries (make build)")
-	jsonFile := fs.String("json", "", "also write the results as JSON to `FILE`")
-	keep := fs.Bool("keep", false, "keep the agents, workspaces and logs (they are kept anyway when a check fails)")
-	only := fs.String("providers", "", "comma-separated providers to drive (default: every provider with a key)")
-	models := map[string]string{}
-	fs.Func("model", "`PROVIDER=MODEL` to drive (repeatable; defaults: openai="+DefaultModels["openai"]+
-		", anthropic="+DefaultModels["anthropic"]+", gemini="+DefaultModels["gemini"]+")", func(s string) error {
-		p, m, ok := strings.Cut(s, "=")
-		if !ok || DefaultModels[p] == "" || m == "" {
-			return fmt.Errorf("want PROVIDER=MODEL with PROVIDER openai, anthropic or gemini")
-		}
-		models[p] = m
-		return nil
-	})
-	subagents := fs.Bool("subagents", true, "drive the subagent step")
-	stepTimeout := fs.Duration("step-timeout", 10*time.Minute, "time limit of each step")
-	if err := fs.Parse(args); err != nil {
+	opts, ok := parseFlags(args, stderr)
+	if !ok {
 		return 2
 	}
-	env := map[string]string{}
-	for _, kv := range environ {
-		k, v, _ := strings.Cut(kv, "=")
-		env[k] = v
+	providers, ok := selectProviders(opts, environ, stderr)
+	if !ok {
+		return 2
 	}
-	providers := Detect(env, models)
-	if *only != "" {
-		want := strings.Split(*only, ",")
-		for _, name := range want {
-			if DefaultModels[name] == "" {
-				fmt.Fprintf(stderr, "smoke: -providers: unknown provider %q: give a comma-separated list of openai, anthropic and gemini\n", name)
-				return 2
-			}
-		}
-		for i := range providers {
-			if !contains(want, providers[i].Name) && providers[i].Skip == "" {
-				providers[i].Skip = "not in -providers"
-			}
-		}
-	}
-	absBin, err := filepath.Abs(*bin)
+	absBin, err := filepath.Abs(opts.bin)
 	if err == nil {
 		_, err = os.Stat(filepath.Join(absBin, "delta-plugin-coding"))
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "smoke: no Delta binaries in %s (run make build, or give -bin DIR): %v\n", *bin, err)
+		fmt.Fprintf(stderr, "smoke: no Delta binaries in %s (run make build, or give -bin DIR): %v\n", opts.bin, err)
 		return 2
 	}
 	root, err := os.MkdirTemp("", "delta-smoke-")
@@ -90,31 +65,14 @@ func run(args, environ []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	cfg := Config{Bin: absBin, Root: root, Env: childEnv(environ), ShellTimeoutMS: 10_000, StepTimeout: *stepTimeout,
-		Subagents: *subagents, Log: stderr}
+	cfg := Config{Bin: absBin, Root: root, Env: childEnv(environ), ShellTimeoutMS: 10_000, StepTimeout: opts.stepTimeout,
+		Subagents: opts.subagents, Log: stderr}
 	results, failed := Smoke(ctx, cfg, providers)
-	m := NewMatrix(results)
-	if err := m.WriteTable(stdout); err != nil {
+	if err := report(stdout, NewMatrix(results), opts.jsonFile); err != nil {
 		fmt.Fprintln(stderr, "smoke:", err)
 		return 1
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(m); err != nil {
-		fmt.Fprintln(stderr, "smoke:", err)
-		return 1
-	}
-	data := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	fmt.Fprintf(stdout, "\n%s\n", data)
-	if *jsonFile != "" {
-		if err := os.WriteFile(*jsonFile, append(data, '\n'), 0o644); err != nil {
-			fmt.Fprintln(stderr, "smoke:", err)
-			return 1
-		}
-	}
-	if failed || *keep {
+	if failed || opts.keep {
 		fmt.Fprintf(stderr, "smoke: agents, workspaces and logs kept in %s\n", root)
 	} else {
 		os.RemoveAll(root)
@@ -123,6 +81,79 @@ func run(args, environ []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// parseFlags parses the command line; false when it is wrong (the flag
+// package said why on stderr).
+func parseFlags(args []string, stderr io.Writer) (options, bool) {
+	opts := options{models: map[string]string{}}
+	fs := flag.NewFlagSet("smoke", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&opts.bin, "bin", "bin", "directory of the Delta binaries (make build)")
+	fs.StringVar(&opts.jsonFile, "json", "", "also write the results as JSON to `FILE`")
+	fs.BoolVar(&opts.keep, "keep", false, "keep the agents, workspaces and logs (they are kept anyway when a check fails)")
+	fs.StringVar(&opts.only, "providers", "", "comma-separated providers to drive (default: every provider with a key)")
+	fs.Func("model", "`PROVIDER=MODEL` to drive (repeatable; defaults: openai="+DefaultModels["openai"]+
+		", anthropic="+DefaultModels["anthropic"]+", gemini="+DefaultModels["gemini"]+")", func(s string) error {
+		p, m, ok := strings.Cut(s, "=")
+		if !ok || DefaultModels[p] == "" || m == "" {
+			return fmt.Errorf("want PROVIDER=MODEL with PROVIDER openai, anthropic or gemini")
+		}
+		opts.models[p] = m
+		return nil
+	})
+	fs.BoolVar(&opts.subagents, "subagents", true, "drive the subagent step")
+	fs.DurationVar(&opts.stepTimeout, "step-timeout", 10*time.Minute, "time limit of each step")
+	return opts, fs.Parse(args) == nil
+}
+
+// selectProviders are the providers to drive: those with a key in
+// environ, less those -providers leaves out (skipped, with the reason);
+// false when -providers names an unknown provider.
+func selectProviders(opts options, environ []string, stderr io.Writer) ([]Provider, bool) {
+	env := map[string]string{}
+	for _, kv := range environ {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	providers := Detect(env, opts.models)
+	if opts.only == "" {
+		return providers, true
+	}
+	want := strings.Split(opts.only, ",")
+	for _, name := range want {
+		if DefaultModels[name] == "" {
+			fmt.Fprintf(stderr, "smoke: -providers: unknown provider %q: give a comma-separated list of openai, anthropic and gemini\n", name)
+			return nil, false
+		}
+	}
+	for i := range providers {
+		if !contains(want, providers[i].Name) && providers[i].Skip == "" {
+			providers[i].Skip = "not in -providers"
+		}
+	}
+	return providers, true
+}
+
+// report prints the parity matrix as a table and as JSON, and writes the
+// JSON to jsonFile too when one is given.
+func report(stdout io.Writer, m Matrix, jsonFile string) error {
+	if err := m.WriteTable(stdout); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(m); err != nil {
+		return err
+	}
+	data := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	fmt.Fprintf(stdout, "\n%s\n", data)
+	if jsonFile != "" {
+		return os.WriteFile(jsonFile, append(data, '\n'), 0o644)
+	}
+	return nil
 }
 
 // Smoke drives each provider that is not skipped; failed says a check
