@@ -25,10 +25,12 @@ func TestMCPServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
+	// The binaries are built first: on a loaded machine that alone can
+	// take longer than the session is given.
+	bin := filepath.Join(clitest.BinDir(t), "delta-workflow")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	bin := filepath.Join(clitest.BinDir(t), "delta-workflow")
 	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil)
 	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(bin, "mcp", "--dir", dir, "--as", "coder")}, nil)
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/deltakit/delta/lib/engine"
@@ -119,24 +118,10 @@ func (t *Toolbox) stopChildren() {
 		wg.Go(func() { runs.Interrupt(k, k.Dir(), StopTimeout, true) })
 	}
 	t.mu.Lock()
-	for id, p := range t.procs {
-		if handled[id] {
-			continue
+	for id, child := range t.procs {
+		if !handled[id] {
+			wg.Go(func() { child.Stop(StopTimeout) })
 		}
-		wg.Go(func() {
-			select {
-			case <-p.done:
-				return
-			default:
-			}
-			p.cmd.Process.Signal(syscall.SIGINT)
-			select {
-			case <-p.done:
-			case <-time.After(StopTimeout):
-				p.cmd.Process.Kill()
-				<-p.done
-			}
-		})
 	}
 	t.mu.Unlock()
 	wg.Wait()

@@ -6,12 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/engine"
@@ -180,9 +177,8 @@ func (t *Toolbox) llmFor(child *agent.Agent, model string) (string, error) {
 }
 
 // start runs the child's delta-run (argv after the binary) in the
-// background, in a session of its own, with stdin as its message, and
-// waits until it holds run id: its metadata names its process. A process
-// that ends before that failed to start; its output says why.
+// background with stdin as its message, and waits until it holds run id.
+// A process that ends before that failed to start; its output says why.
 func (t *Toolbox) start(ctx context.Context, id string, argv []string, stdin string) (*runs.Metadata, error) {
 	logPath := runs.SubagentLog(t.o.RunDir, id)
 	if err := runs.MkdirIn(t.o.RunDir, filepath.Dir(logPath)); err != nil {
@@ -197,51 +193,27 @@ func (t *Toolbox) start(ctx context.Context, id string, argv []string, stdin str
 	if fi != nil {
 		offset = fi.Size()
 	}
-	cmd := exec.Command(t.o.Binary, argv...)
-	cmd.Dir = t.o.Run.WorkDir
-	cmd.Env = t.o.Env
-	cmd.Stdin = strings.NewReader(stdin)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	// Its own session: a terminal's Ctrl-C reaches the parent, which stops
-	// its children itself; and a parent killed with SIGKILL leaves them
-	// running, to be found again when it is continued.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	err = cmd.Start()
+	// A child runs apart from the parent's terminal and outlives a parent
+	// killed with SIGKILL, to be found again when the parent is continued;
+	// its output goes to a file for that reason.
+	child, err := runs.StartChild(runs.ChildCommand{Binary: t.o.Binary, Args: argv, Dir: t.o.Run.WorkDir, Env: t.o.Env,
+		Stdin: strings.NewReader(stdin), Stdout: logFile, Stderr: logFile})
 	logFile.Close()
 	if err != nil {
 		return nil, fmt.Errorf("start subagent: %w", err)
 	}
-	p := &proc{cmd: cmd, done: make(chan struct{})}
-	go func() { cmd.Wait(); close(p.done) }()
 	t.mu.Lock()
-	t.procs[id] = p
+	t.procs[id] = child
 	t.mu.Unlock()
 
-	runDir := filepath.Join(t.o.Run.WorkDir, runs.ControlDir, id)
-	pid := cmd.Process.Pid
-	deadline := time.Now().Add(startTimeout)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		m, err := runs.ReadMetadata(runDir)
-		if err == nil && m.PID == pid {
-			return m, nil
-		}
-		select {
-		case <-p.done:
-			if m, err := runs.ReadMetadata(runDir); err == nil && m.PID == pid {
-				return m, nil // done already
-			}
-			return nil, fmt.Errorf("the subagent's delta-run exited (%s) before its run started: %s", cmd.ProcessState, logTail(logPath, offset))
-		case <-ctx.Done():
-			cmd.Process.Signal(syscall.SIGINT)
-			return nil, errors.New("interrupted while the subagent was starting")
-		case <-tick.C:
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("the subagent's delta-run (pid %d) did not take run %s within %s; see %s", pid, id, startTimeout, logPath)
-		}
+	m, err := child.AwaitRun(ctx, filepath.Join(t.o.Run.WorkDir, runs.ControlDir, id), startTimeout)
+	switch {
+	case errors.Is(err, runs.ErrChildEnded):
+		return nil, fmt.Errorf("the subagent's %v: %s", err, logTail(logPath, offset))
+	case err != nil:
+		return nil, fmt.Errorf("subagent %s: %w; see %s", id, err, logPath)
 	}
+	return m, nil
 }
 
 // logTail is the end of what a child printed since offset.

@@ -23,7 +23,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -102,17 +101,12 @@ type Toolbox struct {
 	// reserved are child ids chosen whose run directory may not exist yet.
 	reserved map[string]bool
 	// procs are the delta-run processes this toolbox started, by child id
-	// (the latest for each): closed done once reaped.
-	procs map[string]*proc
+	// (the latest for each).
+	procs map[string]*runs.Child
 
 	// stopping is the stop of every child when the run's context ends.
 	release  func() bool
 	stopping sync.WaitGroup
-}
-
-type proc struct {
-	cmd  *exec.Cmd
-	done chan struct{}
 }
 
 var _ engine.Toolbox = (*Toolbox)(nil)
@@ -121,7 +115,7 @@ var _ engine.Toolbox = (*Toolbox)(nil)
 // (the run is interrupted: Ctrl-C, delta stop) the run's running children
 // are stopped too; Close waits for that.
 func New(ctx context.Context, o Options) *Toolbox {
-	t := &Toolbox{o: o, reserved: map[string]bool{}, procs: map[string]*proc{}}
+	t := &Toolbox{o: o, reserved: map[string]bool{}, procs: map[string]*runs.Child{}}
 	t.depth, t.limit = Depth(o.Run, o.Config)
 	t.stopping.Add(1)
 	t.release = context.AfterFunc(ctx, func() {
