@@ -18,10 +18,11 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/deltakit/delta/lib/atomicfile"
+	"github.com/deltakit/delta/lib/filelock"
+	"github.com/deltakit/delta/lib/jsonl"
 )
 
 // Names inside an instance directory (see delta-workflow(5), SHARED
@@ -126,22 +127,11 @@ type fileStore struct {
 	cacheMD   int64 // the size of channel.md rendering cache
 }
 
-// lock takes an exclusive flock on dir/.locks/NAME. The kernel drops it
-// when the holder dies, even by SIGKILL, and a new descriptor per call
-// makes goroutines of one process exclude each other too.
+// lock takes the exclusive lock dir/.locks/NAME.lock (see lib/filelock):
+// processes, and goroutines of one process, take turns.
 func (s *fileStore) lock(name string) (func(), error) {
-	f, err := os.OpenFile(filepath.Join(s.dir, locksDir, name+".lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := filelock.Lock(filepath.Join(s.dir, locksDir, name+".lock"), 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("lock workflow context: %w", err)
-	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		f.Close()
 		return nil, fmt.Errorf("lock workflow context: %w", err)
 	}
 	return func() { f.Close() }, nil
@@ -149,36 +139,35 @@ func (s *fileStore) lock(name string) (func(), error) {
 
 // Channel
 
-// appendEntry writes e as one line with one write call under the channel
-// lock and syncs it before returning; the seq is the last one in the file
-// plus one, read under the lock, so processes never share a number.
+// appendEntry appends e to the channel's log (lib/jsonl: one line with
+// one write call, synced before returning) under the channel lock; the
+// seq is the last one in the file plus one, read under the lock, so
+// processes never share a number.
 func (s *fileStore) appendEntry(e Entry) (Entry, bool, error) {
 	unlock, err := s.lock("channel")
 	if err != nil {
 		return Entry{}, false, err
 	}
 	defer unlock()
-	f, err := os.OpenFile(s.log, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	log, err := jsonl.Open(s.log)
 	if err != nil {
 		return Entry{}, false, fmt.Errorf("append to channel: %w", err)
 	}
-	defer f.Close()
-	size, err := s.repair(f)
+	defer log.Close()
+	size, err := log.RepairTail()
 	if err != nil {
-		return Entry{}, false, err
+		return Entry{}, false, fmt.Errorf("append to channel: %w", err)
 	}
 	if e.Ref != "" {
-		all, err := s.entries()
-		if err != nil {
-			return Entry{}, false, err
-		}
-		for _, old := range all {
-			if old.Ref == e.Ref {
-				return old, true, nil
-			}
+		if old, ok, err := s.byRef(e.Ref); ok || err != nil {
+			return old, ok, err
 		}
 	}
-	last, err := lastSeqOf(f, size)
+	lastLine, err := log.LastLine(size)
+	if err != nil {
+		return Entry{}, false, fmt.Errorf("append to channel: %w", err)
+	}
+	last, err := seqOf(lastLine)
 	if err != nil {
 		return Entry{}, false, err
 	}
@@ -190,19 +179,30 @@ func (s *fileStore) appendEntry(e Entry) (Entry, bool, error) {
 	if e.Mentions == nil {
 		e.Mentions = []string{}
 	}
-	line, err := encodeLine(e)
+	line, err := jsonl.Encode(e)
+	if err == nil {
+		err = log.Append(line)
+	}
 	if err != nil {
-		return Entry{}, false, fmt.Errorf("append to channel: %w", err)
-	}
-	if _, err := f.Write(line); err != nil {
-		return Entry{}, false, fmt.Errorf("append to channel: %w", err)
-	}
-	if err := f.Sync(); err != nil {
 		return Entry{}, false, fmt.Errorf("append to channel: %w", err)
 	}
 	s.render(e)
 	s.n.notify()
 	return e, false, nil
+}
+
+// byRef finds the entry appended with ref, if any.
+func (s *fileStore) byRef(ref string) (Entry, bool, error) {
+	all, err := s.entries()
+	if err != nil {
+		return Entry{}, false, err
+	}
+	for _, old := range all {
+		if old.Ref == ref {
+			return old, true, nil
+		}
+	}
+	return Entry{}, false, nil
 }
 
 // render brings channel.md up to date after e was appended, under the
@@ -234,69 +234,10 @@ func (s *fileStore) render(e Entry) {
 	atomicfile.WriteNoSync(s.md, []byte(b.String()), 0o644)
 }
 
-// repair cuts a torn last line (a machine crash mid-append) off the
-// channel, saving it beside the file, and returns the clean size.
-func (s *fileStore) repair(f *os.File) (int64, error) {
-	fi, err := f.Stat()
-	if err != nil {
-		return 0, fmt.Errorf("append to channel: %w", err)
-	}
-	size := fi.Size()
-	if size == 0 {
+// seqOf is the seq of a channel line; 0 for none (an empty channel).
+func seqOf(line []byte) (int64, error) {
+	if line == nil {
 		return 0, nil
-	}
-	clean, err := cleanSize(f, size)
-	if err != nil || clean == size {
-		return size, err
-	}
-	torn := make([]byte, size-clean)
-	if _, err := f.ReadAt(torn, clean); err != nil {
-		return 0, fmt.Errorf("repair channel: %w", err)
-	}
-	saved := s.log + ".torn-" + time.Now().UTC().Format("20060102T150405.000000000Z")
-	if err := atomicfile.Write(saved, torn, 0o644); err != nil {
-		return 0, fmt.Errorf("repair channel: save torn tail: %w", err)
-	}
-	if err := f.Truncate(clean); err != nil {
-		return 0, fmt.Errorf("repair channel: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		return 0, fmt.Errorf("repair channel: %w", err)
-	}
-	return clean, nil
-}
-
-// cleanSize is the length of f's complete lines: size up to and including
-// the last newline.
-func cleanSize(f *os.File, size int64) (int64, error) {
-	buf := make([]byte, 4096)
-	for end := size; end > 0; {
-		start := max(end-int64(len(buf)), 0)
-		chunk := buf[:end-start]
-		if _, err := f.ReadAt(chunk, start); err != nil && err != io.EOF {
-			return 0, fmt.Errorf("read channel: %w", err)
-		}
-		if i := bytes.LastIndexByte(chunk, '\n'); i >= 0 {
-			return start + int64(i) + 1, nil
-		}
-		end = start
-	}
-	return 0, nil
-}
-
-// lastSeqOf reads the seq of the last complete line of f, whose first
-// size bytes are complete lines.
-func lastSeqOf(f *os.File, size int64) (int64, error) {
-	if size == 0 {
-		return 0, nil
-	}
-	start, err := cleanSize(f, size-1) // the newline before the last line
-	if err != nil {
-		return 0, err
-	}
-	line := make([]byte, size-start)
-	if _, err := f.ReadAt(line, start); err != nil && err != io.EOF {
-		return 0, fmt.Errorf("read channel: %w", err)
 	}
 	var e struct {
 		Seq int64 `json:"seq"`
@@ -305,16 +246,6 @@ func lastSeqOf(f *os.File, size int64) (int64, error) {
 		return 0, fmt.Errorf("read channel: last line: %w", err)
 	}
 	return e.Seq, nil
-}
-
-func encodeLine(e Entry) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(e); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }
 
 // Render is an entry as channel.md shows it.
@@ -408,11 +339,15 @@ func (s *fileStore) lastSeq() (int64, error) {
 		return s.seenSeq, nil
 	}
 	s.mu.Unlock()
-	size, err := cleanSize(f, fi.Size())
+	size, err := jsonl.CompleteSize(f, fi.Size())
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("read channel: %w", err)
 	}
-	seq, err := lastSeqOf(f, size)
+	line, err := jsonl.LastLine(f, size)
+	if err != nil {
+		return 0, fmt.Errorf("read channel: %w", err)
+	}
+	seq, err := seqOf(line)
 	if err != nil {
 		return 0, err
 	}
@@ -455,14 +390,14 @@ func (s *fileStore) reconcile() error {
 		return err
 	}
 	defer unlock()
-	f, err := os.OpenFile(s.log, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	log, err := jsonl.Open(s.log)
 	if err != nil {
 		return fmt.Errorf("open channel: %w", err)
 	}
-	_, err = s.repair(f)
-	f.Close()
+	_, err = log.RepairTail()
+	log.Close()
 	if err != nil {
-		return err
+		return fmt.Errorf("open channel: %w", err)
 	}
 	all, err := s.entries()
 	if err != nil {
