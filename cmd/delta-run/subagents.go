@@ -11,12 +11,13 @@ import (
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/runs"
-	"github.com/deltakit/delta/lib/subagent"
+	"github.com/deltakit/delta/lib/tool"
+	"github.com/deltakit/delta/subagent"
 	"github.com/deltakit/delta/workflow/shared"
 )
 
 // subagentFlags are the hidden flags with which a run's spawn_agent starts
-// a child run (lib/subagent): its parent and its place in the tree,
+// a child run (package subagent): its parent and its place in the tree,
 // recorded in its metadata.json so that continue keeps them.
 type subagentFlags struct {
 	ParentRunID string `name:"parent-run-id" hidden:"" help:"Set by spawn_agent, not for direct use: the run that spawned this one." placeholder:"ID"`
@@ -66,7 +67,7 @@ func subagentTools(ctx context.Context, o driveOpts, local engine.Toolbox) (engi
 	if err != nil {
 		return nil, fmt.Errorf("subagents: find delta-run: %w", err)
 	}
-	for _, name := range subagent.Names {
+	for _, name := range tool.SubagentNames {
 		if local.Has(name) {
 			fmt.Fprintf(o.std.Err, "delta-run: warning: the agent's tool %s hides the subagents tool of that name; rename it\n", name)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/observe"
 	"github.com/deltakit/delta/lib/runs"
+	"github.com/deltakit/delta/lib/tool"
 )
 
 // parent makes a parent run p in a new workspace and its toolbox.
@@ -75,7 +76,7 @@ func TestWaitCutsLongResult(t *testing.T) {
 	tb, run := parent(t, nil)
 	long := "BEGIN " + strings.Repeat("word ", 10000) + " END"
 	child(t, run.WorkDir, "p.sub1", runs.Completed, long)
-	out := call(t, tb, run, Wait, `{"agent_id": "p.sub1"}`)
+	out := call(t, tb, run, tool.WaitName, `{"agent_id": "p.sub1"}`)
 	if out.IsError {
 		t.Fatalf("wait: error %s", out.Observation)
 	}
@@ -104,15 +105,15 @@ func TestWaitShortAndStates(t *testing.T) {
 	tb, run := parent(t, nil)
 	child(t, run.WorkDir, "p.sub1", runs.Completed, "42")
 	child(t, run.WorkDir, "p.sub2", runs.Interrupted, "")
-	out := call(t, tb, run, Wait, `{"agent_id": "p.sub1", "timeout_ms": 10}`)
+	out := call(t, tb, run, tool.WaitName, `{"agent_id": "p.sub1", "timeout_ms": 10}`)
 	if !strings.HasSuffix(out.Observation, "success: true\n\n42") || strings.Contains(out.Observation, "WARNING") {
 		t.Errorf("wait p.sub1 = %q, want the whole result 42", out.Observation)
 	}
-	out = call(t, tb, run, Wait, `{"agent_id": "p.sub2"}`)
+	out = call(t, tb, run, tool.WaitName, `{"agent_id": "p.sub2"}`)
 	if !strings.Contains(out.Observation, "status: INTERRUPTED") || !strings.Contains(out.Observation, "send_input continues it") {
 		t.Errorf("wait p.sub2 = %q, want INTERRUPTED and how to go on", out.Observation)
 	}
-	out = call(t, tb, run, Close, `{"agent_id": "p.sub1"}`)
+	out = call(t, tb, run, tool.CloseAgentName, `{"agent_id": "p.sub1"}`)
 	if out.IsError || !strings.Contains(out.Observation, "status: COMPLETED\nIt was not running.") {
 		t.Errorf("close_agent of a finished child = %q", out.Observation)
 	}
@@ -128,18 +129,18 @@ func TestRefusals(t *testing.T) {
 		name, args string
 		want       string
 	}{
-		{deep, deepRun, Spawn, `{"task": "more"}`, "subagent depth limit reached: this run is a subagent at depth 1 and subagents.max_depth is 1"},
-		{tb, run, Spawn, `{"task": "x", "agent": "elsewhere"}`, `agent "elsewhere" is not one this run may spawn (subagents.agents: ".")`},
-		{tb, run, Spawn, `{"task": "x", "working_dir": "../out"}`, "working_dir must stay inside the workspace"},
-		{tb, run, Spawn, `{"task": "x", "working_dir": ".delta"}`, "working_dir must not be inside .delta"},
-		{tb, run, Spawn, `{"task": " "}`, "task is empty"},
-		{tb, run, Spawn, `{"task": "x", "max_turns": 0}`, "max_turns must be at least 1"},
-		{tb, run, Spawn, `{"tsk": "x"}`, `bad arguments: json: unknown field "tsk"`},
-		{tb, run, Wait, `{"agent_id": "p.sub9"}`, `no subagent "p.sub9" of this run (its subagents: p.sub1)`},
-		{tb, run, Wait, `{"agent_id": "p"}`, `no subagent "p" of this run`},
-		{tb, run, Wait, `{"agent_id": "../x"}`, `no subagent "../x"`},
-		{tb, run, Send, `{"agent_id": "p.sub1", "message": ""}`, "message is empty"},
-		{deep, deepRun, Close, `{"agent_id": "p.sub1"}`, `no subagent "p.sub1": this run has spawned none`},
+		{deep, deepRun, tool.SpawnAgentName, `{"task": "more"}`, "subagent depth limit reached: this run is a subagent at depth 1 and subagents.max_depth is 1"},
+		{tb, run, tool.SpawnAgentName, `{"task": "x", "agent": "elsewhere"}`, `agent "elsewhere" is not one this run may spawn (subagents.agents: ".")`},
+		{tb, run, tool.SpawnAgentName, `{"task": "x", "working_dir": "../out"}`, "working_dir must stay inside the workspace"},
+		{tb, run, tool.SpawnAgentName, `{"task": "x", "working_dir": ".delta"}`, "working_dir must not be inside .delta"},
+		{tb, run, tool.SpawnAgentName, `{"task": " "}`, "task is empty"},
+		{tb, run, tool.SpawnAgentName, `{"task": "x", "max_turns": 0}`, "max_turns must be at least 1"},
+		{tb, run, tool.SpawnAgentName, `{"tsk": "x"}`, `bad arguments: json: unknown field "tsk"`},
+		{tb, run, tool.WaitName, `{"agent_id": "p.sub9"}`, `no subagent "p.sub9" of this run (its subagents: p.sub1)`},
+		{tb, run, tool.WaitName, `{"agent_id": "p"}`, `no subagent "p" of this run`},
+		{tb, run, tool.WaitName, `{"agent_id": "../x"}`, `no subagent "../x"`},
+		{tb, run, tool.SendInputName, `{"agent_id": "p.sub1", "message": ""}`, "message is empty"},
+		{deep, deepRun, tool.CloseAgentName, `{"agent_id": "p.sub1"}`, `no subagent "p.sub1": this run has spawned none`},
 	}
 	for _, tc := range tests {
 		out := call(t, tc.tb, tc.run, tc.name, tc.args)

@@ -36,17 +36,6 @@ import (
 	"github.com/deltakit/delta/lib/tool"
 )
 
-// The tools' names.
-const (
-	Spawn = tool.SpawnAgentName
-	Send  = tool.SendInputName
-	Wait  = tool.WaitName
-	Close = tool.CloseAgentName
-)
-
-// Names are the tools a Toolbox offers.
-var Names = tool.SubagentNames
-
 // StopTimeout is how long a child has to stop after SIGINT (close_agent,
 // or its parent interrupted) before it is killed.
 const StopTimeout = 10 * time.Second
@@ -137,7 +126,7 @@ func (t *Toolbox) Close() error {
 }
 
 // Has reports whether name is one of the subagent tools.
-func (t *Toolbox) Has(name string) bool { return slices.Contains(Names, name) }
+func (t *Toolbox) Has(name string) bool { return slices.Contains(tool.SubagentNames, name) }
 
 // Specs describes the four tools to the model.
 func (t *Toolbox) Specs() []llm.ToolSpec {
@@ -156,13 +145,13 @@ func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 	var r result
 	var err error
 	switch name {
-	case Spawn:
+	case tool.SpawnAgentName:
 		r, err = t.spawn(ctx, run, args)
-	case Send:
+	case tool.SendInputName:
 		r, err = t.send(ctx, run, args)
-	case Wait:
+	case tool.WaitName:
 		r, err = t.wait(ctx, run, args)
-	case Close:
+	case tool.CloseAgentName:
 		r, err = t.close(run, args)
 	default:
 		return engine.ToolOutcome{}, fmt.Errorf("tool %q is not a subagent tool", name)
