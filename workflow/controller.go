@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/deltakit/delta/workflow/shared"
+	"github.com/deltakit/delta/workflow/board"
 )
 
 // Controller states.
@@ -75,7 +75,7 @@ type Delivery struct {
 // them, retrying with backoff when it failed.
 type Controller struct {
 	Agent    *AgentDef
-	Provider shared.Provider
+	Provider board.Provider
 	Backend  Backend
 	// Dir is the agent's folder in the instance directory.
 	Dir string
@@ -83,7 +83,7 @@ type Controller struct {
 	Poll  time.Duration
 	Retry Retry
 	// Prompt builds the digest of a delivery.
-	Prompt func(ctx context.Context, inbox []shared.InboxMessage, attempt int) string
+	Prompt func(ctx context.Context, inbox []board.InboxMessage, attempt int) string
 	// PostAnswer, when set, posts the agent's final answer to the channel
 	// (workflows without shared context tools).
 	PostAnswer bool
@@ -253,9 +253,9 @@ func (c *Controller) step(ctx context.Context) error {
 }
 
 // deliver runs the attempts of delivery d.
-func (c *Controller) deliver(ctx context.Context, d *Delivery, inbox []shared.InboxMessage) error {
+func (c *Controller) deliver(ctx context.Context, d *Delivery, inbox []board.InboxMessage) error {
 	retry := c.Retry.withDefaults()
-	var msgs []shared.InboxMessage
+	var msgs []board.InboxMessage
 	for _, m := range inbox {
 		if m.Entry.Seq <= d.UpTo {
 			msgs = append(msgs, m)
@@ -412,7 +412,7 @@ func (c *Controller) removeDelivery() error {
 // after posting it but before acknowledging finds it on the channel (from
 // the agent, after the delivered messages) and does not post it again.
 func (c *Controller) postAnswer(ctx context.Context, d *Delivery, answer string) error {
-	entries, err := c.Provider.Read(ctx, shared.ReadOptions{AfterSeq: d.UpTo})
+	entries, err := c.Provider.Read(ctx, board.ReadOptions{AfterSeq: d.UpTo})
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/runs"
-	"github.com/deltakit/delta/workflow/shared"
+	"github.com/deltakit/delta/workflow/board"
 )
 
 // DeltaBackend runs each agent as one long-lived Delta run per instance
@@ -238,9 +238,9 @@ func (b *DeltaBackend) childEnv(job Job) []string {
 	if env == nil {
 		env = os.Environ()
 	}
-	env = withoutVars(env, shared.EnvDir, shared.EnvAgent)
+	env = withoutVars(env, board.EnvDir, board.EnvAgent)
 	if b.Context {
-		env = append(env, shared.EnvDir+"="+b.InstanceDir, shared.EnvAgent+"="+job.Agent.Name)
+		env = append(env, board.EnvDir+"="+b.InstanceDir, board.EnvAgent+"="+job.Agent.Name)
 	}
 	return env
 }

@@ -10,7 +10,7 @@
 // its inbox), or any command-line agent that reads its prompt on stdin.
 //
 // Everything a workflow needs to go on after a crash is in files: the
-// shared context (package workflow/shared), the runner's own state in the
+// shared context (package workflow/board), the runner's own state in the
 // instance directory (written atomically), and the agents' runs under the
 // workspace's .delta/. The runner can be killed at any moment and started
 // again: messages not acknowledged are delivered again, runs it left
@@ -27,7 +27,7 @@ import (
 	"sync"
 
 	"github.com/deltakit/delta/lib/agent"
-	"github.com/deltakit/delta/workflow/shared"
+	"github.com/deltakit/delta/workflow/board"
 	"gopkg.in/yaml.v3"
 )
 
@@ -480,7 +480,7 @@ func checkDocPath(s string) error {
 	if strings.Contains(s, "${{") {
 		return nil
 	}
-	return shared.CheckDocPath(s)
+	return board.CheckDocPath(s)
 }
 
 // Agent returns the agent named name, or nil.

@@ -15,7 +15,7 @@ import (
 	"github.com/deltakit/delta/lib/atomicfile"
 	"github.com/deltakit/delta/lib/execute"
 	"github.com/deltakit/delta/lib/runs"
-	"github.com/deltakit/delta/workflow/shared"
+	"github.com/deltakit/delta/workflow/board"
 )
 
 // Modes of a runner.
@@ -59,7 +59,7 @@ type Options struct {
 	LookupEnv func(string) (string, bool)
 	// Provider replaces the context the file describes (tests);
 	// Backends replaces an agent's backend by name (tests).
-	Provider shared.Provider
+	Provider board.Provider
 	Backends map[string]Backend
 }
 
@@ -74,7 +74,7 @@ type Summary struct {
 	Status   string         `json:"status"`
 	Agents   []AgentSummary `json:"agents"`
 	Entries  int64          `json:"channel_entries"`
-	Channel  []shared.Entry `json:"channel"`
+	Channel  []board.Entry  `json:"channel"`
 	Document string         `json:"document,omitempty"`
 	// Documents maps each document to its content.
 	Documents map[string]string `json:"documents"`
@@ -110,7 +110,7 @@ type runner struct {
 	f        *File
 	dir      string
 	state    *State
-	p        shared.Provider
+	p        board.Provider
 	vars     Vars
 	ctrls    []*Controller
 	backends map[string]Backend
@@ -232,12 +232,12 @@ func open(o Options) (*runner, func(), error) {
 			release()
 			return nil, nil, ErrMemoryProvider
 		}
-		cfg := shared.Config{Agents: f.AgentNames(), DocumentOwner: f.Context.DocumentOwner}
+		cfg := board.Config{Agents: f.AgentNames(), DocumentOwner: f.Context.DocumentOwner}
 		if cfg.Channel, err = f.Context.Channel.Expand(Vars{Workflow: f.Name, Instance: o.Instance, Env: o.LookupEnv}); err == nil {
 			cfg.Document, err = f.Context.Document.Expand(Vars{Workflow: f.Name, Instance: o.Instance, Env: o.LookupEnv})
 		}
 		if err == nil {
-			r.p, err = shared.OpenFile(dir, cfg)
+			r.p, err = board.OpenFile(dir, cfg)
 		}
 		if err != nil {
 			release()
@@ -362,7 +362,7 @@ func (r *runner) electing(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	for _, p := range active {
-		if shared.IsOwnerElection(p) {
+		if board.IsOwnerElection(p) {
 			return true, nil
 		}
 	}
@@ -377,8 +377,8 @@ func (r *runner) documents(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("context: config: documents: %w", err)
 		}
-		if err := r.p.CreateDocument(ctx, shared.System, file, ""); err != nil && !errors.Is(err, shared.ErrExists) {
-			if errors.Is(err, shared.ErrElection) {
+		if err := r.p.CreateDocument(ctx, board.System, file, ""); err != nil && !errors.Is(err, board.ErrExists) {
+			if errors.Is(err, board.ErrElection) {
 				// An owner election opened by an earlier runner is still
 				// going on: create it once it is over (next start).
 				continue
@@ -564,10 +564,10 @@ func followLog(ctx context.Context, path string, w io.Writer) {
 }
 
 // prompter builds the digests of a's deliveries.
-func (r *runner) prompter(a *AgentDef) func(context.Context, []shared.InboxMessage, int) string {
-	return func(ctx context.Context, inbox []shared.InboxMessage, attempt int) string {
+func (r *runner) prompter(a *AgentDef) func(context.Context, []board.InboxMessage, int) string {
+	return func(ctx context.Context, inbox []board.InboxMessage, attempt int) string {
 		in := digestInput{Agent: a.Name, Workflow: r.f.Name, Instance: r.o.Instance, Inbox: inbox, Attempt: attempt}
-		if recent, err := r.p.Read(ctx, shared.ReadOptions{Limit: digestRecent}); err == nil {
+		if recent, err := r.p.Read(ctx, board.ReadOptions{Limit: digestRecent}); err == nil {
 			in.Recent = recent
 		}
 		if r.f.Context.Enabled {
@@ -596,17 +596,17 @@ func (r *runner) kickoff(ctx context.Context) error {
 		return fmt.Errorf("kickoff: %w", err)
 	}
 	if strings.TrimSpace(text) != "" {
-		entries, err := r.p.Read(ctx, shared.ReadOptions{})
+		entries, err := r.p.Read(ctx, board.ReadOptions{})
 		if err != nil {
 			return err
 		}
 		for _, e := range entries {
-			if e.From == shared.System && strings.TrimSpace(e.Message) == strings.TrimSpace(text) {
+			if e.From == board.System && strings.TrimSpace(e.Message) == strings.TrimSpace(text) {
 				st.KickoffSeq = e.Seq
 			}
 		}
 		if st.KickoffSeq == 0 {
-			e, err := r.p.Append(ctx, shared.System, text)
+			e, err := r.p.Append(ctx, board.System, text)
 			if err != nil {
 				return fmt.Errorf("post the kickoff: %w", err)
 			}
@@ -667,7 +667,7 @@ func (r *runner) watch(ctx context.Context) {
 		if err != nil {
 			return
 		}
-		entries, err := r.p.Read(ctx, shared.ReadOptions{AfterSeq: seq})
+		entries, err := r.p.Read(ctx, board.ReadOptions{AfterSeq: seq})
 		if err != nil {
 			return
 		}
@@ -810,7 +810,7 @@ func (r *runner) summary(ctx context.Context, status string) (*Summary, error) {
 	if s.Entries, err = r.p.LastSeq(ctx); err != nil {
 		return nil, err
 	}
-	if s.Channel, err = r.p.Read(ctx, shared.ReadOptions{Limit: summaryTail}); err != nil {
+	if s.Channel, err = r.p.Read(ctx, board.ReadOptions{Limit: summaryTail}); err != nil {
 		return nil, err
 	}
 	if r.f.Context.Enabled {

@@ -13,7 +13,7 @@ import (
 	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/lib/tool"
 	"github.com/deltakit/delta/subagent"
-	"github.com/deltakit/delta/workflow/shared"
+	"github.com/deltakit/delta/workflow/board"
 )
 
 // subagentFlags are the hidden flags with which a run's spawn_agent starts
@@ -79,7 +79,7 @@ func subagentTools(ctx context.Context, o driveOpts, local engine.Toolbox) (engi
 	// A workflow agent's children are its helpers, not the agent: they do
 	// not speak on the workflow's channel in its name.
 	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
-		return strings.HasPrefix(kv, shared.EnvDir+"=") || strings.HasPrefix(kv, shared.EnvAgent+"=")
+		return strings.HasPrefix(kv, board.EnvDir+"=") || strings.HasPrefix(kv, board.EnvAgent+"=")
 	})
 	return subagent.New(ctx, subagent.Options{Config: o.agent.Subagents, Run: o.meta, RunDir: o.runDir,
 		Binary: bin, Env: env, LLM: o.meta.LLM}), nil

@@ -15,7 +15,7 @@ import (
 
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/workflow"
-	"github.com/deltakit/delta/workflow/shared"
+	"github.com/deltakit/delta/workflow/board"
 )
 
 // exitNotRunning is stop's exit status when nothing was running.
@@ -192,7 +192,7 @@ func listInstance(dir string) ([]listed, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := shared.OpenFile(dir, shared.Config{})
+	p, err := board.OpenFile(dir, board.Config{})
 	if err != nil {
 		return nil, err
 	}
@@ -252,7 +252,7 @@ func (c *SendCmd) Run(std cli.Stdio) error {
 	if strings.TrimSpace(msg) == "" {
 		return cli.Errorf(cli.ExitUsage, "", "the message is empty")
 	}
-	if !shared.ValidName(c.From) {
+	if !board.ValidName(c.From) {
 		return cli.Errorf(cli.ExitUsage, "", "invalid --from %q: a letter, then letters, digits, _ or -", c.From)
 	}
 	dir, err := instanceDir(c.Dir, t.Instance)
@@ -265,7 +265,7 @@ func (c *SendCmd) Run(std cli.Stdio) error {
 	}
 	defer p.Close()
 	agents := p.Config().Agents
-	if c.To == "" && len(shared.Mentions(msg, agents)) == 0 {
+	if c.To == "" && len(board.Mentions(msg, agents)) == 0 {
 		// No agent named, neither by --to nor in the message: the only
 		// agent, when there is one; else saying which is the user's to do
 		// (explicit over implicit: no agent is silently chosen).
@@ -280,7 +280,7 @@ func (c *SendCmd) Run(std cli.Stdio) error {
 		if !slices.Contains(agents, t.Agent) {
 			return cli.Errorf(cli.ExitFailed, "its agents: "+strings.Join(agents, ", "), "instance %s has no agent %s", t.Instance, t.Agent)
 		}
-		if !slices.Contains(shared.Mentions(msg, agents), t.Agent) {
+		if !slices.Contains(board.Mentions(msg, agents), t.Agent) {
 			msg = "@" + t.Agent + " " + msg
 		}
 	}
@@ -332,12 +332,12 @@ func (c *PeekCmd) Run(std cli.Stdio) error {
 	}
 	defer p.Close()
 	ctx := context.Background()
-	entries, err := p.Read(ctx, shared.ReadOptions{Limit: c.Limit})
+	entries, err := p.Read(ctx, board.ReadOptions{Limit: c.Limit})
 	if err != nil {
 		return err
 	}
 	out := map[string]any{"channel": entries}
-	var inbox []shared.InboxMessage
+	var inbox []board.InboxMessage
 	var status *workflow.AgentStatus
 	if t.Agent != "" {
 		if !slices.Contains(p.Config().Agents, t.Agent) {

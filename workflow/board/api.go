@@ -1,21 +1,22 @@
-// Package shared is the shared context of one workflow instance: the
-// channel (an append-only log of messages with @mentions), each agent's
-// inbox (the unread entries that mention it, behind a read cursor), the
-// documents (an entry document and more files in folders, with an optional
-// single writer) and proposals with votes.
+// Package board is the board the agents of one workflow instance share
+// (their shared context): the channel (an append-only log of messages
+// with @mentions), each agent's inbox (the unread entries that mention
+// it, behind a read cursor), the documents (an entry document and more
+// files in folders, with an optional single writer) and proposals with
+// votes.
 //
 // Everything lives behind one Provider interface. OpenFile keeps the
 // context as files in an instance directory (.workflow/<instance>/ by
 // default), safe for many processes at once and for a kill at any moment:
-// the channel is a JSONL file appended under a lock with one write and an
-// fsync, like a run's journal; every other state file is replaced
-// atomically under a lock. NewMemory keeps it in memory, for tests.
+// the channel is an append-only JSONL log (lib/jsonl, as a run's journal
+// is) appended under a lock (lib/filelock); every other state file is
+// replaced atomically under a lock. NewMemory keeps it in memory, for tests.
 //
 // The agent tools of the workflow (channel_send, inbox_check, vote, …)
 // are implemented once, by Tools, over a Provider; delta-run offers them to
 // workflow agents, `delta workflow channel …` to scripts and humans, and
 // `delta workflow mcp` to agents that are other programs.
-package shared
+package board
 
 import (
 	"context"

@@ -1,17 +1,17 @@
-package shared_test
+package board_test
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/deltakit/delta/workflow/shared"
+	"github.com/deltakit/delta/workflow/board"
 )
 
 // Two agents talk through the channel; the one mentioned finds the message
 // in its inbox until it acknowledges it.
 func Example() {
 	ctx := context.Background()
-	p := shared.NewMemory(shared.Config{Agents: []string{"reviewer", "coder"}})
+	p := board.NewMemory(board.Config{Agents: []string{"reviewer", "coder"}})
 	defer p.Close()
 
 	p.Append(ctx, "reviewer", "@coder please fix the auth issue, it is urgent")

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package shared
+package board
 
 // changeWatch never fires where there is no inotify: Wait polls.
 type changeWatch struct{}

@@ -2,7 +2,7 @@
 // Context Protocol), for agents that are other programs (claude, codex, an
 // MCP-capable CLI): they reach the same channel, inbox, documents and
 // proposals a Delta agent has as built-in tools, through the same one
-// implementation (shared.Tools).
+// implementation (board.Tools).
 //
 // It is its own package so that only the command serving MCP links the
 // MCP SDK; delta-run, which offers the tools directly, does not.
@@ -15,7 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/deltakit/delta/workflow/shared"
+	"github.com/deltakit/delta/workflow/board"
 )
 
 // Name is the server's name in the MCP handshake (and the usual key of
@@ -24,7 +24,7 @@ const Name = "workflow-context"
 
 // New returns an MCP server offering tools, every call made as identity:
 // the one who started the server names the agent, never the client.
-func New(tools *shared.Tools, identity, version string) *mcp.Server {
+func New(tools *board.Tools, identity, version string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Version: version}, nil)
 	for _, spec := range tools.Specs() {
 		name := spec.Name
@@ -35,7 +35,7 @@ func New(tools *shared.Tools, identity, version string) *mcp.Server {
 					// A refusal or a failure of the context: the agent sees
 					// it as the tool's error result, as the seed's tools
 					// answer "Error: …", and can act on it.
-					var te *shared.ToolError
+					var te *board.ToolError
 					if !errors.As(err, &te) {
 						err = errors.New("workflow context: " + err.Error())
 					}
