@@ -35,34 +35,7 @@ func (c *StopCmd) Run(std cli.Stdio) error {
 		return cli.Errorf(cli.ExitUsage, "delta workflow stop AGENT@INSTANCE, stop @INSTANCE, or stop --all", "give a target or --all")
 	}
 	if c.All {
-		wd, err := os.Getwd()
-		if err != nil {
-			return err
-		}
-		dirs, err := workflow.AllInstances(wd)
-		if err != nil {
-			return err
-		}
-		stopped := 0
-		var errs []error
-		for _, dir := range dirs {
-			ok, err := workflow.StopRunner(dir, c.Timeout)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", dir, err))
-				continue
-			}
-			if ok {
-				stopped++
-				fmt.Fprintf(std.Out, "stopped @%s (%s)\n", instanceName(dir), dir)
-			}
-		}
-		if len(errs) > 0 {
-			return errors.Join(errs...)
-		}
-		if stopped == 0 {
-			return cli.Errorf(exitNotRunning, "", "no instance is running")
-		}
-		return nil
+		return c.stopAll(std)
 	}
 	t, err := parseTarget(c.Target, "default")
 	if err != nil {
@@ -75,17 +48,55 @@ func (c *StopCmd) Run(std cli.Stdio) error {
 	if _, err := workflow.ReadState(dir); err != nil {
 		return noInstance(dir)
 	}
-	if t.Agent == "" {
+	if t.Agent != "" {
+		return c.stopAgent(std, dir, t)
+	}
+	ok, err := workflow.StopRunner(dir, c.Timeout)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return cli.Errorf(exitNotRunning, "", "instance %s is not running", t.Instance)
+	}
+	fmt.Fprintf(std.Out, "stopped @%s\n", t.Instance)
+	return nil
+}
+
+// stopAll stops the runner of every instance running.
+func (c *StopCmd) stopAll(std cli.Stdio) error {
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	dirs, err := workflow.AllInstances(wd)
+	if err != nil {
+		return err
+	}
+	stopped := 0
+	var errs []error
+	for _, dir := range dirs {
 		ok, err := workflow.StopRunner(dir, c.Timeout)
 		if err != nil {
-			return err
+			errs = append(errs, fmt.Errorf("%s: %w", dir, err))
+			continue
 		}
-		if !ok {
-			return cli.Errorf(exitNotRunning, "", "instance %s is not running", t.Instance)
+		if ok {
+			stopped++
+			fmt.Fprintf(std.Out, "stopped @%s (%s)\n", instanceName(dir), dir)
 		}
-		fmt.Fprintf(std.Out, "stopped @%s\n", t.Instance)
-		return nil
 	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	if stopped == 0 {
+		return cli.Errorf(exitNotRunning, "", "no instance is running")
+	}
+	return nil
+}
+
+// stopAgent asks the runner of the instance in dir to stop one agent and
+// waits until it has.
+func (c *StopCmd) stopAgent(std cli.Stdio, dir string, t target) error {
 	st, err := workflow.ReadAgentStatus(dir, t.Agent)
 	if err != nil {
 		return err
