@@ -16,6 +16,10 @@
 // secrets. Its place in the tree (depth, the
 // inherited max_depth, the directory it is scoped to) is in its metadata,
 // so the depth limit holds in the child too.
+//
+// A child is started, interrupted and waited for through lib/runs'
+// child-run protocol (runs.StartChild), as workflow agents and chat turns
+// are.
 package subagent
 
 import (

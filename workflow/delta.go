@@ -25,8 +25,8 @@ import (
 // keeps its own history and every run command (log, stop, send,
 // list-runs) works on it.
 //
-// delta-run is started in its own process group and is not killed when
-// the runner dies: a runner started again finds the run by its id and
+// delta-run is started as a child run (runs.StartChild), in a session of
+// its own, and is not killed when the runner dies: a runner started again finds the run by its id and
 // waits for it rather than starting it twice.
 type DeltaBackend struct {
 	// DeltaRun is the delta-run executable.
