@@ -26,8 +26,8 @@ import (
 // list-runs) works on it.
 //
 // delta-run is started as a child run (runs.StartChild), in a session of
-// its own, and is not killed when the runner dies: a runner started again finds the run by its id and
-// waits for it rather than starting it twice.
+// its own, and is not killed when the runner dies: a runner started again
+// finds the run by its id and waits for it rather than starting it twice.
 type DeltaBackend struct {
 	// DeltaRun is the delta-run executable.
 	DeltaRun string
