@@ -11,10 +11,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/deltakit/delta/lib/atomicfile"
+	"github.com/deltakit/delta/lib/filelock"
 )
 
 // Session statuses as written to metadata.json and printed by list.
@@ -125,18 +125,8 @@ func Lock(dir string) (unlock func(), err error) {
 // LockFile is Lock returning the open lock file, which also holds the
 // record of the exec in progress; closing it unlocks.
 func LockFile(dir string) (*os.File, error) {
-	f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	f, err := filelock.Lock(filepath.Join(dir, "lock"), 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("open session lock: %w", err)
-	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		f.Close()
 		return nil, fmt.Errorf("lock session: %w", err)
 	}
 	return f, nil

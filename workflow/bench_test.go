@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deltakit/delta/workflow/shared"
+	"github.com/deltakit/delta/workflow/board"
 )
 
 // BenchmarkDelivery is the runner's own cost of one message: from a
@@ -15,7 +15,7 @@ import (
 // is the file provider's, in a temporary directory.
 func BenchmarkDelivery(b *testing.B) {
 	dir := b.TempDir()
-	p, err := shared.OpenFile(dir, shared.Config{Agents: []string{"a"}})
+	p, err := board.OpenFile(dir, board.Config{Agents: []string{"a"}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func BenchmarkDelivery(b *testing.B) {
 		return Result{Outcome: Succeeded}
 	}}
 	c := &Controller{Agent: &AgentDef{Name: "a"}, Provider: p, Backend: fb, Dir: dir, Poll: time.Hour,
-		Prompt: func(context.Context, []shared.InboxMessage, int) string { return "" }}
+		Prompt: func(context.Context, []board.InboxMessage, int) string { return "" }}
 	c.Init("", 0)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -16,7 +16,7 @@ import (
 
 	"github.com/deltakit/delta/lib/execute"
 	"github.com/deltakit/delta/lib/llm"
-	"github.com/deltakit/delta/workflow/shared"
+	"github.com/deltakit/delta/workflow/board"
 )
 
 // CommandBackend runs an agent as any command-line agent that reads its
@@ -152,10 +152,10 @@ func (b *CommandBackend) Run(ctx context.Context, job Job) Result {
 	if env == nil {
 		env = os.Environ()
 	}
-	env = withoutVars(env, shared.EnvDir, shared.EnvAgent, "DELTA_WORKFLOW_MCP_CONFIG", "DELTA_WORKFLOW_SYSTEM_PROMPT_FILE")
+	env = withoutVars(env, board.EnvDir, board.EnvAgent, "DELTA_WORKFLOW_MCP_CONFIG", "DELTA_WORKFLOW_SYSTEM_PROMPT_FILE")
 	env = append(env, "DELTA_WORKFLOW_SYSTEM_PROMPT_FILE="+vars.Agent["system_prompt_file"])
 	if b.Context {
-		env = append(env, shared.EnvDir+"="+b.InstanceDir, shared.EnvAgent+"="+a.Name, "DELTA_WORKFLOW_MCP_CONFIG="+vars.Agent["mcp_config"])
+		env = append(env, board.EnvDir+"="+b.InstanceDir, board.EnvAgent+"="+a.Name, "DELTA_WORKFLOW_MCP_CONFIG="+vars.Agent["mcp_config"])
 	}
 	out, err := nextRecord(filepath.Join(b.agentDir(a), "commands"))
 	if err != nil {

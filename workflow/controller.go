@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/deltakit/delta/workflow/shared"
+	"github.com/deltakit/delta/workflow/board"
 )
 
 // Controller states.
@@ -75,7 +75,7 @@ type Delivery struct {
 // them, retrying with backoff when it failed.
 type Controller struct {
 	Agent    *AgentDef
-	Provider shared.Provider
+	Provider board.Provider
 	Backend  Backend
 	// Dir is the agent's folder in the instance directory.
 	Dir string
@@ -83,7 +83,7 @@ type Controller struct {
 	Poll  time.Duration
 	Retry Retry
 	// Prompt builds the digest of a delivery.
-	Prompt func(ctx context.Context, inbox []shared.InboxMessage, attempt int) string
+	Prompt func(ctx context.Context, inbox []board.InboxMessage, attempt int) string
 	// PostAnswer, when set, posts the agent's final answer to the channel
 	// (workflows without shared context tools).
 	PostAnswer bool
@@ -253,15 +253,9 @@ func (c *Controller) step(ctx context.Context) error {
 }
 
 // deliver runs the attempts of delivery d.
-func (c *Controller) deliver(ctx context.Context, d *Delivery, inbox []shared.InboxMessage) error {
+func (c *Controller) deliver(ctx context.Context, d *Delivery, inbox []board.InboxMessage) error {
 	retry := c.Retry.withDefaults()
-	var msgs []shared.InboxMessage
-	for _, m := range inbox {
-		if m.Entry.Seq <= d.UpTo {
-			msgs = append(msgs, m)
-		}
-	}
-	name := c.Agent.Name
+	msgs := delivered(inbox, d)
 	if len(msgs) == 0 {
 		// Acknowledged meanwhile (the agent's own inbox_ack, a person):
 		// nothing is left to deliver. A run still going on is waited for
@@ -274,17 +268,9 @@ func (c *Controller) deliver(ctx context.Context, d *Delivery, inbox []shared.In
 			d.Attempt = 1
 		}
 		if !waiting {
-			c.setStatus(StatusRunning, "")
-			if d.Attempt == 1 {
-				c.event("%s: handling %d %s", name, len(msgs), plural(len(msgs), "message", "messages"))
-			} else {
-				c.event("%s: attempt %d of %d", name, d.Attempt, retry.MaxAttempts)
-			}
+			c.announce(d, len(msgs), retry)
 		}
 		res := c.Backend.Run(ctx, Job{Agent: c.Agent, Prompt: c.Prompt(ctx, msgs, d.Attempt), Delivery: d, Log: c.Log})
-		if res.Outcome != Waiting {
-			waiting = false
-		}
 		if res.Started {
 			c.mu.Lock()
 			c.st.Runs++
@@ -292,35 +278,14 @@ func (c *Controller) deliver(ctx context.Context, d *Delivery, inbox []shared.In
 		}
 		switch res.Outcome {
 		case Succeeded:
-			if c.PostAnswer && strings.TrimSpace(res.Answer) != "" {
-				if err := c.postAnswer(context.WithoutCancel(ctx), d, res.Answer); err != nil {
-					return err
-				}
-			}
-			if err := c.Provider.Ack(context.WithoutCancel(ctx), name, d.UpTo); err != nil {
-				return err
-			}
-			if err := c.removeDelivery(); err != nil {
-				return err
-			}
-			c.event("%s: done", name)
-			c.setStatus(StatusIdle, "")
-			c.Wake() // more may have arrived meanwhile
-			return nil
+			return c.succeeded(ctx, d, res)
 		case Interrupted:
-			if ctx.Err() == nil {
-				// Not the runner stopping: someone interrupted the agent's
-				// run (delta stop). Respect it: the agent stops, its
-				// messages stay unread, until the instance starts again.
-				c.event("%s: its run was interrupted from outside; the agent is stopped until the instance is started again", name)
-				c.Stop()
-				c.setStatus(StatusStopped, "")
-			}
+			c.interrupted(ctx)
 			return nil
 		case Waiting:
 			if !waiting {
 				c.setStatus(StatusWaiting, "")
-				c.event("%s: waiting for a human (answer with: delta continue --run-id %s -m ANSWER)", name, c.Status().RunID)
+				c.event("%s: waiting for a human (answer with: delta continue --run-id %s -m ANSWER)", c.Agent.Name, c.Status().RunID)
 			}
 			waiting = true
 			if !c.sleep(ctx, c.pollOr(5*time.Second), true) {
@@ -328,35 +293,103 @@ func (c *Controller) deliver(ctx context.Context, d *Delivery, inbox []shared.In
 			}
 			continue
 		case Failed:
-			c.event("%s: attempt %d failed: %s", name, d.Attempt, res.Err)
-			if res.Permanent || d.Attempt >= retry.MaxAttempts {
-				c.mu.Lock()
-				c.gaveUpAt = d.UpTo
-				c.mu.Unlock()
-				if err := c.removeDelivery(); err != nil {
-					return err
-				}
-				unread := fmt.Sprintf("its %d %s unread", len(msgs), plural(len(msgs), "message stays", "messages stay"))
-				if res.Permanent {
-					c.event("%s: not retried: a configuration or permission error fails every attempt the same way; %s: fix the agent, then start the instance again (or send it a new message)", name, unread)
-					c.setStatus(StatusFailed, "configuration or permission error, not retried: "+res.Err)
-					return nil
-				}
-				c.event("%s: gave up after %d attempts; %s", name, d.Attempt, unread)
-				c.setStatus(StatusFailed, res.Err)
-				return nil
-			}
-			wait := retry.delay(d.Attempt)
-			d.Attempt++
-			if err := c.writeDelivery(d); err != nil {
+			waiting = false
+			again, err := c.failed(d, len(msgs), res, retry)
+			if err != nil || !again {
 				return err
 			}
-			c.setStatus(StatusRunning, res.Err)
-			if !c.sleep(ctx, wait, false) {
+			if !c.sleep(ctx, retry.delay(d.Attempt-1), false) {
 				return nil
 			}
 		}
 	}
+}
+
+// delivered are the messages of inbox that delivery d delivers.
+func delivered(inbox []board.InboxMessage, d *Delivery) []board.InboxMessage {
+	var msgs []board.InboxMessage
+	for _, m := range inbox {
+		if m.Entry.Seq <= d.UpTo {
+			msgs = append(msgs, m)
+		}
+	}
+	return msgs
+}
+
+// announce says that an attempt at delivery d of n messages begins.
+func (c *Controller) announce(d *Delivery, n int, retry Retry) {
+	c.setStatus(StatusRunning, "")
+	if d.Attempt == 1 {
+		c.event("%s: handling %d %s", c.Agent.Name, n, plural(n, "message", "messages"))
+	} else {
+		c.event("%s: attempt %d of %d", c.Agent.Name, d.Attempt, retry.MaxAttempts)
+	}
+}
+
+// succeeded ends delivery d, which the agent handled: its answer posted
+// (with PostAnswer), its messages acknowledged. Stopping the runner does
+// not cut that short.
+func (c *Controller) succeeded(ctx context.Context, d *Delivery, res Result) error {
+	ctx = context.WithoutCancel(ctx)
+	if c.PostAnswer && strings.TrimSpace(res.Answer) != "" {
+		if err := c.postAnswer(ctx, d, res.Answer); err != nil {
+			return err
+		}
+	}
+	if err := c.Provider.Ack(ctx, c.Agent.Name, d.UpTo); err != nil {
+		return err
+	}
+	if err := c.removeDelivery(); err != nil {
+		return err
+	}
+	c.event("%s: done", c.Agent.Name)
+	c.setStatus(StatusIdle, "")
+	c.Wake() // more may have arrived meanwhile
+	return nil
+}
+
+// interrupted takes in an interrupted attempt. When the runner is not
+// stopping, someone interrupted the agent's run (delta stop): that is
+// respected, the agent stops and its messages stay unread until the
+// instance starts again.
+func (c *Controller) interrupted(ctx context.Context) {
+	if ctx.Err() != nil {
+		return
+	}
+	c.event("%s: its run was interrupted from outside; the agent is stopped until the instance is started again", c.Agent.Name)
+	c.Stop()
+	c.setStatus(StatusStopped, "")
+}
+
+// failed takes in a failed attempt at delivery d of n messages: it
+// reports whether to try again (after retry's delay), having recorded the
+// next attempt, or gives the delivery up.
+func (c *Controller) failed(d *Delivery, n int, res Result, retry Retry) (bool, error) {
+	name := c.Agent.Name
+	c.event("%s: attempt %d failed: %s", name, d.Attempt, res.Err)
+	if !res.Permanent && d.Attempt < retry.MaxAttempts {
+		d.Attempt++
+		if err := c.writeDelivery(d); err != nil {
+			return false, err
+		}
+		c.setStatus(StatusRunning, res.Err)
+		return true, nil
+	}
+	c.mu.Lock()
+	c.gaveUpAt = d.UpTo
+	c.mu.Unlock()
+	if err := c.removeDelivery(); err != nil {
+		return false, err
+	}
+	unread := fmt.Sprintf("its %d %s unread", n, plural(n, "message stays", "messages stay"))
+	if res.Permanent {
+		c.event("%s: not retried: a configuration or permission error fails every attempt the same way; %s: fix the agent, then start the instance again (or send it a new message)", name, unread)
+		c.setStatus(StatusFailed, "configuration or permission error, not retried: "+res.Err)
+		return false, nil
+	}
+	c.event("%s: gave up after %d attempts; %s", name, d.Attempt, unread)
+	c.setStatus(StatusFailed, res.Err)
+	return false, nil
 }
 
 func (c *Controller) pollOr(d time.Duration) time.Duration {
@@ -412,7 +445,7 @@ func (c *Controller) removeDelivery() error {
 // after posting it but before acknowledging finds it on the channel (from
 // the agent, after the delivered messages) and does not post it again.
 func (c *Controller) postAnswer(ctx context.Context, d *Delivery, answer string) error {
-	entries, err := c.Provider.Read(ctx, shared.ReadOptions{AfterSeq: d.UpTo})
+	entries, err := c.Provider.Read(ctx, board.ReadOptions{AfterSeq: d.UpTo})
 	if err != nil {
 		return err
 	}

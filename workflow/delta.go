@@ -3,23 +3,19 @@ package workflow
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
-	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/runs"
-	"github.com/deltakit/delta/workflow/shared"
+	"github.com/deltakit/delta/workflow/board"
 )
 
 // DeltaBackend runs each agent as one long-lived Delta run per instance
@@ -29,9 +25,9 @@ import (
 // keeps its own history and every run command (log, stop, send,
 // list-runs) works on it.
 //
-// delta-run is started in its own process group and is not killed when
-// the runner dies: a runner started again finds the run by its id and
-// waits for it rather than starting it twice.
+// delta-run is started as a child run (runs.StartChild), in a session of
+// its own, and is not killed when the runner dies: a runner started again
+// finds the run by its id and waits for it rather than starting it twice.
 type DeltaBackend struct {
 	// DeltaRun is the delta-run executable.
 	DeltaRun string
@@ -187,34 +183,10 @@ func (b *DeltaBackend) poll() time.Duration {
 	return time.Second
 }
 
-// runResult is the part of delta-run's RunResult (--format json) used here.
-type runResult struct {
-	Status string          `json:"status"`
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Type    string `json:"type"`
-		Message string `json:"message"`
-	} `json:"error"`
-}
-
 // exec runs delta-run with args (the digest on stdin when withPrompt)
 // and reports the run's state afterwards. A cancelled ctx interrupts it
 // the way Ctrl-C does: the run ends INTERRUPTED and is continued later.
 func (b *DeltaBackend) exec(ctx context.Context, job Job, args []string, withPrompt bool) Result {
-	cmd := exec.Command(b.DeltaRun, args...)
-	cmd.Dir = b.Workspace
-	env := b.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	env = withoutVars(env, shared.EnvDir, shared.EnvAgent)
-	if b.Context {
-		env = append(env, shared.EnvDir+"="+b.InstanceDir, shared.EnvAgent+"="+job.Agent.Name)
-	}
-	cmd.Env = env
-	if withPrompt {
-		cmd.Stdin = strings.NewReader(job.Prompt)
-	}
 	// The run's output goes to files, not pipes: a run that outlives a
 	// killed runner must not die of SIGPIPE at its next line of output.
 	resultPath := filepath.Join(b.InstanceDir, AgentsDir, job.Agent.Name, "result.json")
@@ -223,57 +195,32 @@ func (b *DeltaBackend) exec(ctx context.Context, job Job, args []string, withPro
 		return Result{Outcome: Failed, Err: err.Error()}
 	}
 	defer stdout.Close()
-	cmd.Stdout = stdout
+	c := runs.ChildCommand{Binary: b.DeltaRun, Args: args, Dir: b.Workspace, Env: b.childEnv(job), Stdout: stdout}
+	if withPrompt {
+		c.Stdin = strings.NewReader(job.Prompt)
+	}
 	errs := &errorLine{}
+	c.Stderr = errs
 	if job.Log != nil {
-		cmd.Stderr = io.MultiWriter(job.Log, errs)
-	} else {
-		cmd.Stderr = errs
+		c.Stderr = io.MultiWriter(job.Log, errs)
 	}
-	// Its own process group: a Ctrl-C meant for the runner is passed on
-	// by the runner, and a runner killed outright leaves the run going.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		return Result{Outcome: Failed, Err: fmt.Sprintf("start delta-run: %v", err)}
+	child, err := runs.StartChild(c)
+	if err != nil {
+		return Result{Outcome: Failed, Err: err.Error()}
 	}
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done():
-			cmd.Process.Signal(syscall.SIGINT)
-		case <-done:
-		}
-	}()
-	err = cmd.Wait()
-	close(done)
-	res := Result{Started: true}
-	var rr runResult
-	if data, rerr := os.ReadFile(resultPath); rerr == nil && json.Unmarshal(data, &rr) == nil {
-		res.Answer = answerText(rr.Result)
+	exit := child.WaitContext(ctx)
+	if exit.Err != nil {
+		return Result{Outcome: Failed, Err: exit.Err.Error(), Started: true}
 	}
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		return Result{Outcome: Failed, Err: err.Error(), Started: true}
-	}
-	switch {
-	case code == 0:
-		res.Outcome = Succeeded
-	case code == 101:
-		res.Outcome = Waiting
-	case ctx.Err() != nil, code == 130:
-		// 130 without our asking: someone stopped the run (delta stop).
-		res.Outcome = Interrupted
-	default:
-		res.Outcome = Failed
-		// 126: the agent's configuration (or a permission) is wrong; the
-		// next attempt would fail the same way.
-		res.Permanent = code == cli.ExitConfig
-		res.Err = fmt.Sprintf("delta-run %s exited with status %d", args[0], code)
-		if rr.Error != nil && rr.Error.Message != "" {
-			res.Err += ": " + rr.Error.Message
+	rr, _ := readResult(resultPath)
+	res := Result{Started: true, Outcome: outcomeOf(exit.Code, ctx.Err() != nil), Answer: rr.Text()}
+	if res.Outcome == Failed {
+		// ExitConfig: the agent's configuration (or a permission) is
+		// wrong; the next attempt would fail the same way.
+		res.Permanent = exit.Code == runs.ExitConfig
+		res.Err = fmt.Sprintf("delta-run %s exited with status %d", args[0], exit.Code)
+		if msg := rr.Message(); msg != "" {
+			res.Err += ": " + msg
 		} else if msg := errs.message(); msg != "" {
 			// It failed before its run began (a bad agent.yaml, a
 			// missing key, a script that does not parse): its own error.
@@ -281,6 +228,47 @@ func (b *DeltaBackend) exec(ctx context.Context, job Job, args []string, withPro
 		}
 	}
 	return res
+}
+
+// childEnv is the environment of an agent's delta-run: ours (or Env),
+// with the workflow's variables naming this agent when it gets the
+// workflow tools.
+func (b *DeltaBackend) childEnv(job Job) []string {
+	env := b.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env = withoutVars(env, board.EnvDir, board.EnvAgent)
+	if b.Context {
+		env = append(env, board.EnvDir+"="+b.InstanceDir, board.EnvAgent+"="+job.Agent.Name)
+	}
+	return env
+}
+
+// outcomeOf is the outcome of a delta-run that exited with code;
+// cancelled is true when the runner interrupted it.
+func outcomeOf(code int, cancelled bool) Outcome {
+	switch {
+	case code == runs.ExitCompleted:
+		return Succeeded
+	case code == runs.ExitWaiting:
+		return Waiting
+	case cancelled, code == runs.ExitInterrupted:
+		// ExitInterrupted without our asking: someone stopped the run
+		// (delta stop).
+		return Interrupted
+	}
+	return Failed
+}
+
+// readResult reads the Result delta-run printed to path; nil when it
+// printed none.
+func readResult(path string) (*runs.Result, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return runs.DecodeResult(data)
 }
 
 // errorLine remembers the first line of the last error delta-run wrote
@@ -315,19 +303,6 @@ func (e *errorLine) message() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.last
-}
-
-// answerText is a RunResult's result as text: a JSON string's value, or
-// the JSON itself.
-func answerText(raw json.RawMessage) string {
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	return string(raw)
 }
 
 // withoutVars removes the named variables from env.

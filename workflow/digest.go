@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/deltakit/delta/workflow/shared"
+	"github.com/deltakit/delta/workflow/board"
 )
 
 // Limits of the digest: the inbox is given whole, the rest is cut.
@@ -18,8 +18,8 @@ const (
 // digestInput is what an agent is told when it is run.
 type digestInput struct {
 	Agent, Workflow, Instance string
-	Inbox                     []shared.InboxMessage
-	Recent                    []shared.Entry
+	Inbox                     []board.InboxMessage
+	Recent                    []board.Entry
 	// Document is the entry document's name and content; DocumentOK is
 	// false without a shared context.
 	DocumentName, Document string
@@ -48,7 +48,7 @@ func digest(in digestInput) string {
 	for _, m := range in.Inbox {
 		inInbox[m.Entry.Seq] = true
 		high := ""
-		if m.Priority == shared.PriorityHigh {
+		if m.Priority == board.PriorityHigh {
 			high = " [HIGH]"
 		}
 		fmt.Fprintf(&b, "- #%d from @%s%s at %s:\n%s\n", m.Entry.Seq, m.Entry.From, high, m.Entry.Timestamp.UTC().Format("15:04:05"), indent(m.Entry.Message))

@@ -5,13 +5,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deltakit/delta/workflow/shared"
+	"github.com/deltakit/delta/workflow/board"
 )
 
 func TestDigest(t *testing.T) {
-	e := shared.Entry{Seq: 3, Timestamp: time.Date(2025, 1, 15, 10, 0, 5, 0, time.UTC), From: "reviewer", Message: "@coder urgent: fix line 42", Mentions: []string{"coder"}}
-	base := digestInput{Agent: "coder", Workflow: "review", Instance: "pr-1", Inbox: []shared.InboxMessage{{Entry: e, Unread: true, Priority: shared.PriorityHigh}},
-		Recent: []shared.Entry{e}, DocumentOK: true, DocumentName: "notes.md", Document: "# Notes", OtherDocuments: []string{"goals.md"}, Attempt: 2}
+	e := board.Entry{Seq: 3, Timestamp: time.Date(2025, 1, 15, 10, 0, 5, 0, time.UTC), From: "reviewer", Message: "@coder urgent: fix line 42", Mentions: []string{"coder"}}
+	base := digestInput{Agent: "coder", Workflow: "review", Instance: "pr-1", Inbox: []board.InboxMessage{{Entry: e, Unread: true, Priority: board.PriorityHigh}},
+		Recent: []board.Entry{e}, DocumentOK: true, DocumentName: "notes.md", Document: "# Notes", OtherDocuments: []string{"goals.md"}, Attempt: 2}
 	for _, tc := range []struct {
 		name  string
 		owner string

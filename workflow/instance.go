@@ -14,7 +14,7 @@ import (
 
 	"github.com/deltakit/delta/lib/atomicfile"
 	"github.com/deltakit/delta/lib/runs"
-	"github.com/deltakit/delta/workflow/shared"
+	"github.com/deltakit/delta/workflow/board"
 )
 
 // Files and folders of an instance directory that belong to the runner
@@ -231,7 +231,7 @@ func RequestAgentStop(dir, agentName string) error {
 
 // Instances lists the instance directories under root/.workflow.
 func Instances(root string) ([]string, error) {
-	base := filepath.Join(root, shared.DefaultDir)
+	base := filepath.Join(root, board.DefaultDir)
 	ents, err := os.ReadDir(base)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/deltakit/delta/lib/runs"
-	"github.com/deltakit/delta/workflow/shared"
+	"github.com/deltakit/delta/workflow/board"
 )
 
 // The registry is where runners note the instances they drive, one small
@@ -141,7 +141,7 @@ func AllInstances(root string) ([]string, error) {
 // directory of the one registered under that name for root; "" when none.
 func FindInstance(root, name string) string {
 	root = canonical(root)
-	def := shared.InstanceDir(root, name)
+	def := board.InstanceDir(root, name)
 	if _, err := os.Stat(filepath.Join(def, RunnerDir, StateFile)); err == nil {
 		return def
 	}

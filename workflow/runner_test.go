@@ -12,7 +12,7 @@ import (
 
 	"github.com/deltakit/delta/lib/clitest"
 	"github.com/deltakit/delta/lib/llm"
-	"github.com/deltakit/delta/workflow/shared"
+	"github.com/deltakit/delta/workflow/board"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -57,7 +57,7 @@ func loadTestFile(t *testing.T, src string) *File {
 	return f
 }
 
-func runTest(t *testing.T, f *File, p shared.Provider, b Backend) *Summary {
+func runTest(t *testing.T, f *File, p board.Provider, b Backend) *Summary {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -89,7 +89,7 @@ kickoff: "@reviewer please review"
 // runs, its message is still unread.
 func TestAckAfterSuccess(t *testing.T) {
 	f := loadTestFile(t, twoAgents)
-	p := shared.NewMemory(shared.Config{Agents: f.AgentNames(), DocumentOwner: "reviewer"})
+	p := board.NewMemory(board.Config{Agents: f.AgentNames(), DocumentOwner: "reviewer"})
 	var unreadDuringRun []int
 	b := &fakeBackend{act: func(ctx context.Context, job Job, n int) Result {
 		inbox, err := p.Inbox(ctx, job.Agent.Name)
@@ -130,7 +130,7 @@ func TestAckAfterSuccess(t *testing.T) {
 // unread; the other agent works meanwhile, and run ends failed.
 func TestFailureRetriedThenLeftUnread(t *testing.T) {
 	f := loadTestFile(t, strings.Replace(twoAgents, `"@reviewer please review"`, `"@reviewer and @coder, go"`, 1))
-	p := shared.NewMemory(shared.Config{Agents: f.AgentNames(), DocumentOwner: "reviewer"})
+	p := board.NewMemory(board.Config{Agents: f.AgentNames(), DocumentOwner: "reviewer"})
 	b := &fakeBackend{act: func(ctx context.Context, job Job, n int) Result {
 		if job.Agent.Name == "coder" {
 			if !strings.Contains(job.Prompt, "attempt") && n > 1 {
@@ -169,7 +169,7 @@ func TestFailureRetriedThenLeftUnread(t *testing.T) {
 // works meanwhile, and a transient failure is still retried.
 func TestPermanentFailureNotRetried(t *testing.T) {
 	f := loadTestFile(t, strings.Replace(twoAgents, `"@reviewer please review"`, `"@reviewer and @coder, go"`, 1))
-	p := shared.NewMemory(shared.Config{Agents: f.AgentNames(), DocumentOwner: "reviewer"})
+	p := board.NewMemory(board.Config{Agents: f.AgentNames(), DocumentOwner: "reviewer"})
 	var stderr clitest.Buffer
 	b := &fakeBackend{act: func(ctx context.Context, job Job, n int) Result {
 		if job.Agent.Name == "coder" {
@@ -210,7 +210,7 @@ func TestPermanentFailureNotRetried(t *testing.T) {
 // is answered.
 func TestWaitingAgentKeepsRunGoing(t *testing.T) {
 	f := loadTestFile(t, twoAgents)
-	p := shared.NewMemory(shared.Config{Agents: f.AgentNames(), DocumentOwner: "reviewer"})
+	p := board.NewMemory(board.Config{Agents: f.AgentNames(), DocumentOwner: "reviewer"})
 	b := &fakeBackend{act: func(ctx context.Context, job Job, n int) Result {
 		if n < 4 {
 			return Result{Outcome: Waiting}
@@ -227,9 +227,9 @@ func TestWaitingAgentKeepsRunGoing(t *testing.T) {
 // messages it covered and no others.
 func TestInterruptedDeliveryFinishedFirst(t *testing.T) {
 	f := loadTestFile(t, twoAgents)
-	p := shared.NewMemory(shared.Config{Agents: f.AgentNames(), DocumentOwner: "reviewer"})
+	p := board.NewMemory(board.Config{Agents: f.AgentNames(), DocumentOwner: "reviewer"})
 	ctx := context.Background()
-	p.Append(ctx, shared.System, "@reviewer please review") // the kickoff, posted before the crash
+	p.Append(ctx, board.System, "@reviewer please review") // the kickoff, posted before the crash
 	p.Append(ctx, "user", "@reviewer one more thing")
 	dir := t.TempDir()
 	if err := WriteState(dir, &State{Workflow: "wf", Instance: "default", SetupDone: true, ElectionStarted: true, KickoffDone: true, KickoffSeq: 1}); err != nil {
@@ -345,9 +345,9 @@ func TestDetectErrorCannotRun(t *testing.T) {
 // kickoff on the channel and does not post it again.
 func TestKickoffPostedOnce(t *testing.T) {
 	f := loadTestFile(t, twoAgents)
-	p := shared.NewMemory(shared.Config{Agents: f.AgentNames(), DocumentOwner: "reviewer"})
+	p := board.NewMemory(board.Config{Agents: f.AgentNames(), DocumentOwner: "reviewer"})
 	ctx := context.Background()
-	p.Append(ctx, shared.System, "@reviewer please review")
+	p.Append(ctx, board.System, "@reviewer please review")
 	dir := t.TempDir()
 	if err := WriteState(dir, &State{Workflow: "wf", Instance: "default", SetupDone: true, ElectionStarted: true}); err != nil {
 		t.Fatal(err)
@@ -389,9 +389,9 @@ func TestAnswerPostedOnce(t *testing.T) {
 	if f.Context.Enabled {
 		t.Fatal("context: false was not read")
 	}
-	p := shared.NewMemory(shared.Config{Agents: f.AgentNames()})
+	p := board.NewMemory(board.Config{Agents: f.AgentNames()})
 	ctx := context.Background()
-	p.Append(ctx, shared.System, "@reviewer please review")
+	p.Append(ctx, board.System, "@reviewer please review")
 	p.Append(ctx, "reviewer", "LGTM") // posted by a runner that died before the ack
 	dir := t.TempDir()
 	if err := WriteState(dir, &State{Workflow: "wf", Instance: "default", SetupDone: true, ElectionStarted: true, KickoffDone: true, KickoffSeq: 1}); err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -312,28 +311,28 @@ func (s *session) ended(end turnEnd) {
 		s.ws = r.Metadata.WorkspacePath
 	}
 	switch end.code {
-	case cli.ExitOK:
+	case runs.ExitCompleted:
 		if s.stdout != nil && r != nil {
-			fmt.Fprintln(s.stdout, resultText(r.Result))
+			fmt.Fprintln(s.stdout, r.Text())
 		}
-	case cli.ExitWaiting:
+	case runs.ExitWaiting:
 		if r == nil || r.Interaction == nil {
 			s.say("the run waits for input, but did not say what for; see /log")
 			return
 		}
 		s.waiting = r.Interaction
 		s.ask()
-	case cli.ExitInterrupted:
+	case runs.ExitInterrupted:
 		if stopped {
 			s.say("(turn stopped; the next message goes on with the run)")
 		}
-	case cli.ExitConfig:
+	case runs.ExitConfig:
 		if r == nil && !s.runStarted() {
 			s.runID = "" // refused before it started: the next message tries again
 		}
 	default:
 		if r != nil {
-			s.say("(the run %s; the next message goes on with it)", strings.ToLower(r.Status))
+			s.say("(the run %s; the next message goes on with it)", strings.ToLower(string(r.Status)))
 		}
 	}
 }
@@ -363,15 +362,6 @@ func (s *session) ask() {
 		more = fmt.Sprintf(" (1 of %d waiting)", n)
 	}
 	s.say("approval needed%s: %s\n  y (or /approve) runs it; n, a reason, or /deny REASON refuses it", more, prompt)
-}
-
-// resultText is a run's final answer as text.
-func resultText(raw json.RawMessage) string {
-	var text string
-	if json.Unmarshal(raw, &text) == nil {
-		return text
-	}
-	return string(raw)
 }
 
 // interrupt stops the turn under way (Ctrl-C, /stop); idle, it says how

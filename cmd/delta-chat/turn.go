@@ -2,89 +2,46 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 
-	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/runs"
 )
 
 // turn is one delta-run invocation (run or continue) under way.
 type turn struct {
-	cmd  *exec.Cmd
-	done chan turnEnd
+	child *runs.Child
+	done  chan turnEnd
 	// stopping is set once the turn was asked to stop.
 	stopping bool
 }
 
 // turnEnd is how an invocation ended: its exit code and, when it printed
-// one, its RunResult.
+// one, its Result.
 type turnEnd struct {
 	code   int
-	result *runResult
+	result *runs.Result
 	err    error // the command could not be run at all
-}
-
-// runResult is what the chat reads of delta-run's --format json output.
-type runResult struct {
-	RunID  string          `json:"run_id"`
-	Status string          `json:"status"`
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Type    string `json:"type"`
-		Message string `json:"message"`
-	} `json:"error"`
-	Interaction *runs.Request `json:"interaction"`
-	Metrics     struct {
-		Iterations int `json:"iterations"`
-	} `json:"metrics"`
-	Metadata struct {
-		WorkspacePath string `json:"workspace_path"`
-	} `json:"metadata"`
 }
 
 // startTurn runs delta-run with args and stdin; its live stream (stderr)
 // goes to out a whole line at a time, so that it never breaks the line
-// being typed.
+// being typed. It runs apart from the terminal: a Ctrl-C there reaches
+// the chat only, which stops the turn the orderly way.
 func startTurn(bin string, args []string, stdin string, out io.Writer) (*turn, error) {
-	cmd := exec.Command(bin, args...)
-	cmd.Stdin = strings.NewReader(stdin)
 	var stdout bytes.Buffer
-	cmd.Stdout = &stdout
 	lines := &lineWriter{w: out}
-	cmd.Stderr = lines
-	// Its own process group: a Ctrl-C on the terminal reaches the chat
-	// only, which stops the turn the orderly way.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", bin, err)
+	child, err := runs.StartChild(runs.ChildCommand{Binary: bin, Args: args, Stdin: strings.NewReader(stdin), Stdout: &stdout, Stderr: lines})
+	if err != nil {
+		return nil, err
 	}
-	t := &turn{cmd: cmd, done: make(chan turnEnd, 1)}
+	t := &turn{child: child, done: make(chan turnEnd, 1)}
 	go func() {
-		err := cmd.Wait()
+		exit := child.Wait()
 		lines.flush()
-		end := turnEnd{}
-		var ee *exec.ExitError
-		switch {
-		case errors.As(err, &ee):
-			end.code = ee.ExitCode()
-			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-				end.code = 128 + int(ws.Signal())
-			}
-		case err != nil:
-			end.err, end.code = err, cli.ExitFailed
-		}
-		var r runResult
-		if json.Unmarshal(stdout.Bytes(), &r) == nil && r.Status != "" {
-			end.result = &r
-		}
+		end := turnEnd{code: exit.Code, err: exit.Err}
+		end.result, _ = runs.DecodeResult(stdout.Bytes())
 		t.done <- end
 	}()
 	return t, nil
@@ -94,7 +51,7 @@ func startTurn(bin string, args []string, stdin string, out io.Writer) (*turn, e
 // INTERRUPTED and can be continued.
 func (t *turn) stop() {
 	t.stopping = true
-	_ = t.cmd.Process.Signal(os.Interrupt)
+	t.child.Interrupt()
 }
 
 // lineWriter passes whole lines on; flush passes the rest.

@@ -20,6 +20,7 @@ import (
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/llm/llmtest"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 const testKey = "sk-test-secret-key-4242"
@@ -170,7 +171,7 @@ func TestThreeToolRunAgainstOpenAIServer(t *testing.T) {
 	if !fileContains(filepath.Join(ws, ".delta", "three", "metadata.json"), `"model_usage": {`)() {
 		t.Error("metadata.json has no model_usage")
 	}
-	var res RunResult
+	var res runs.Result
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatalf("stdout is not a RunResult: %v\n%s", err, stdout)
 	}
@@ -517,7 +518,7 @@ func TestInterruptDuringModelCall(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 		t.Fatalf("exit = %v, want 130", err)
 	}
-	var res RunResult
+	var res runs.Result
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil || res.Status != "INTERRUPTED" || res.Error == nil || res.Error.Type != "interrupted" {
 		t.Fatalf("RunResult = %+v (%v)", res, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/deltakit/delta/lib/clitest"
 	"github.com/deltakit/delta/lib/llm/llmtest"
 	"github.com/deltakit/delta/lib/provider"
+	"github.com/deltakit/delta/lib/runs"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -111,7 +112,7 @@ func TestLLMFlagSetsModel(t *testing.T) {
 	if len(reqs) != 1 || reqs[0].Model != "gpt-test" {
 		t.Fatalf("server saw %d requests, first model %q; want 1 with gpt-test", len(reqs), firstModel(reqs))
 	}
-	var res RunResult
+	var res runs.Result
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil || res.Status != "COMPLETED" {
 		t.Fatalf("RunResult = %+v (%v)", res, err)
 	}

@@ -9,62 +9,17 @@ import (
 
 	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/runs"
 )
 
-// RunResult is the --format json document (seeds/000 §2.6.6, v2.0).
-type RunResult struct {
-	SchemaVersion string              `json:"schema_version"`
-	RunID         string              `json:"run_id"`
-	Status        string              `json:"status"`
-	Result        json.RawMessage     `json:"result,omitempty"`
-	Error         *engine.RunError    `json:"error,omitempty"`
-	Interaction   *resultInteraction  `json:"interaction,omitempty"`
-	Metrics       resultMetrics       `json:"metrics"`
-	Metadata      resultRunDescriptor `json:"metadata"`
-}
-
-type resultInteraction struct {
-	Prompt    string `json:"prompt"`
-	InputType string `json:"input_type"`
-	Sensitive bool   `json:"sensitive"`
-	CallID    string `json:"call_id,omitempty"`
-	// Pending lists the calls waiting for an approval (each with its
-	// call_id and prompt) when several wait at once.
-	Pending []resultPending `json:"pending,omitempty"`
-}
-
-type resultPending struct {
-	CallID string `json:"call_id"`
-	Prompt string `json:"prompt"`
-}
-
-type resultMetrics struct {
-	Iterations int         `json:"iterations"`
-	DurationMS int64       `json:"duration_ms"`
-	StartTime  time.Time   `json:"start_time"`
-	EndTime    time.Time   `json:"end_time"`
-	Usage      resultUsage `json:"usage"`
-}
-
-type resultUsage struct {
-	TotalCostUSD float64              `json:"total_cost_usd"`
-	InputTokens  int64                `json:"input_tokens"`
-	OutputTokens int64                `json:"output_tokens"`
-	ModelUsage   map[string]llm.Usage `json:"model_usage"`
-}
-
-type resultRunDescriptor struct {
-	AgentName     string `json:"agent_name"`
-	WorkspacePath string `json:"workspace_path"`
-}
-
-// newRunResult assembles the RunResult of an outcome. The cost comes from
-// the price table of lib/llm, or the agent's llm.price.
-func newRunResult(o driveOpts, out engine.Outcome, start, end time.Time) RunResult {
-	r := RunResult{SchemaVersion: "2.0", RunID: o.meta.RunID, Status: out.Status,
-		Metrics: resultMetrics{Iterations: out.Iterations, DurationMS: end.Sub(start).Milliseconds(), StartTime: start, EndTime: end,
-			Usage: resultUsage{InputTokens: out.Usage.InputTokens, OutputTokens: out.Usage.OutputTokens, ModelUsage: out.ModelUsage}},
-		Metadata: resultRunDescriptor{AgentName: o.agent.Name, WorkspacePath: o.meta.WorkDir}}
+// newRunResult assembles the --format json document (runs.Result) of an
+// outcome. The cost comes from the price table of lib/llm, or the agent's
+// llm.price.
+func newRunResult(o driveOpts, out engine.Outcome, start, end time.Time) runs.Result {
+	r := runs.Result{SchemaVersion: runs.ResultSchema, RunID: o.meta.RunID, Status: runs.Status(out.Status),
+		Metrics: runs.ResultMetrics{Iterations: out.Iterations, DurationMS: end.Sub(start).Milliseconds(), StartTime: start, EndTime: end,
+			Usage: runs.ResultUsage{InputTokens: out.Usage.InputTokens, OutputTokens: out.Usage.OutputTokens, ModelUsage: out.ModelUsage}},
+		Metadata: runs.ResultRun{AgentName: o.agent.Name, WorkspacePath: o.meta.WorkDir}}
 	if r.Metrics.Usage.ModelUsage == nil {
 		r.Metrics.Usage.ModelUsage = map[string]llm.Usage{}
 	}
@@ -74,15 +29,15 @@ func newRunResult(o driveOpts, out engine.Outcome, start, end time.Time) RunResu
 		r.Result = out.Result
 	case engine.StatusWaiting:
 		if q := out.Interaction; q != nil {
-			r.Interaction = &resultInteraction{Prompt: q.Prompt, InputType: q.InputType, Sensitive: q.Sensitive, CallID: q.CallID}
+			r.Interaction = &runs.Request{Prompt: q.Prompt, InputType: q.InputType, Sensitive: q.Sensitive, CallID: q.CallID}
 			for _, p := range q.Pending {
-				r.Interaction.Pending = append(r.Interaction.Pending, resultPending{CallID: p.CallID, Prompt: p.Prompt})
+				r.Interaction.Pending = append(r.Interaction.Pending, runs.PendingCall{CallID: p.CallID, Prompt: p.Prompt})
 			}
 		}
 	default:
-		r.Error = out.Error
+		r.Error = (*runs.ResultError)(out.Error)
 		if r.Error == nil {
-			r.Error = &engine.RunError{Type: strings.ToLower(out.Status), Message: "run " + strings.ToLower(out.Status)}
+			r.Error = &runs.ResultError{Type: strings.ToLower(string(out.Status)), Message: "run " + strings.ToLower(string(out.Status))}
 		}
 	}
 	return r

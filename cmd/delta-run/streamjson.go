@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/deltakit/delta/lib/journal"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // StreamSchema is the schema_version of every stream-json line.
@@ -18,9 +19,9 @@ type streamLine struct {
 	Event         *journal.Event `json:"event,omitempty"`
 	// A delta line: a piece of the model's answer as it streams in, of
 	// the iteration under way; the THOUGHT event that follows holds it all.
-	Iteration int        `json:"iteration,omitempty"`
-	Text      string     `json:"text,omitempty"`
-	Result    *RunResult `json:"result,omitempty"`
+	Iteration int          `json:"iteration,omitempty"`
+	Text      string       `json:"text,omitempty"`
+	Result    *runs.Result `json:"result,omitempty"`
 }
 
 func streamEvent(ev journal.Event) streamLine {

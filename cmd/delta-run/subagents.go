@@ -11,12 +11,13 @@ import (
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/runs"
-	"github.com/deltakit/delta/lib/subagent"
-	"github.com/deltakit/delta/workflow/shared"
+	"github.com/deltakit/delta/lib/tool"
+	"github.com/deltakit/delta/subagent"
+	"github.com/deltakit/delta/workflow/board"
 )
 
 // subagentFlags are the hidden flags with which a run's spawn_agent starts
-// a child run (lib/subagent): its parent and its place in the tree,
+// a child run (package subagent): its parent and its place in the tree,
 // recorded in its metadata.json so that continue keeps them.
 type subagentFlags struct {
 	ParentRunID string `name:"parent-run-id" hidden:"" help:"Set by spawn_agent, not for direct use: the run that spawned this one." placeholder:"ID"`
@@ -66,7 +67,7 @@ func subagentTools(ctx context.Context, o driveOpts, local engine.Toolbox) (engi
 	if err != nil {
 		return nil, fmt.Errorf("subagents: find delta-run: %w", err)
 	}
-	for _, name := range subagent.Names {
+	for _, name := range tool.SubagentNames {
 		if local.Has(name) {
 			fmt.Fprintf(o.std.Err, "delta-run: warning: the agent's tool %s hides the subagents tool of that name; rename it\n", name)
 		}
@@ -78,7 +79,7 @@ func subagentTools(ctx context.Context, o driveOpts, local engine.Toolbox) (engi
 	// A workflow agent's children are its helpers, not the agent: they do
 	// not speak on the workflow's channel in its name.
 	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
-		return strings.HasPrefix(kv, shared.EnvDir+"=") || strings.HasPrefix(kv, shared.EnvAgent+"=")
+		return strings.HasPrefix(kv, board.EnvDir+"=") || strings.HasPrefix(kv, board.EnvAgent+"=")
 	})
 	return subagent.New(ctx, subagent.Options{Config: o.agent.Subagents, Run: o.meta, RunDir: o.runDir,
 		Binary: bin, Env: env, LLM: o.meta.LLM}), nil

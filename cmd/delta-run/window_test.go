@@ -8,6 +8,7 @@ import (
 
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm/llmtest"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // TestContextOverflowRun: an endpoint's "maximum context length" refusal
@@ -23,7 +24,7 @@ func TestContextOverflowRun(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s", code, stderr)
 	}
-	var res RunResult
+	var res runs.Result
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatalf("stdout is not a RunResult: %v\n%s", err, stdout)
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/runs"
-	"github.com/deltakit/delta/workflow/shared"
+	"github.com/deltakit/delta/workflow/board"
 )
 
 // workflowTools returns the workflow's agent tools when the run is a
@@ -18,7 +18,7 @@ import (
 // say) still gives it its tools. The identity comes from there alone:
 // every call is made as that agent, whatever the model asks.
 func workflowTools(runDir string, meta *runs.Metadata) (engine.Toolbox, error) {
-	dir, name := os.Getenv(shared.EnvDir), os.Getenv(shared.EnvAgent)
+	dir, name := os.Getenv(board.EnvDir), os.Getenv(board.EnvAgent)
 	switch {
 	case dir == "" && name == "":
 		if meta.Workflow == nil {
@@ -26,17 +26,17 @@ func workflowTools(runDir string, meta *runs.Metadata) (engine.Toolbox, error) {
 		}
 		dir, name = meta.Workflow.Dir, meta.Workflow.Agent
 	case dir == "" || name == "":
-		return nil, cli.Errorf(cli.ExitConfig, "the workflow runner sets both", "%s and %s go together: got only one", shared.EnvDir, shared.EnvAgent)
+		return nil, cli.Errorf(cli.ExitConfig, "the workflow runner sets both", "%s and %s go together: got only one", board.EnvDir, board.EnvAgent)
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("workflow context: %w", err)
 	}
-	p, err := shared.OpenFile(abs, shared.Config{})
+	p, err := board.OpenFile(abs, board.Config{})
 	if err != nil {
 		return nil, cli.WithCode(cli.ExitConfig, "start the workflow with delta workflow run/start, which creates its context", fmt.Errorf("workflow agent %s: %w", name, err))
 	}
-	if !shared.ValidName(name) {
+	if !board.ValidName(name) {
 		p.Close()
 		return nil, cli.Errorf(cli.ExitConfig, "", "workflow agent name %q: use a letter, then letters, digits, _ or -", name)
 	}
@@ -47,5 +47,5 @@ func workflowTools(runDir string, meta *runs.Metadata) (engine.Toolbox, error) {
 			return nil, err
 		}
 	}
-	return shared.Toolbox(p, name), nil
+	return board.Toolbox(p, name), nil
 }

@@ -16,14 +16,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/deltakit/delta/lib/cli"
-	"github.com/deltakit/delta/workflow/shared"
-	"github.com/deltakit/delta/workflow/shared/mcpserver"
+	"github.com/deltakit/delta/workflow/board"
+	"github.com/deltakit/delta/workflow/board/mcpserver"
 )
 
 // ContextCmds are the shared-context subcommands: the agent tools
 // (channel_send, inbox_check, document_write, vote, …) for scripts and
 // people, and the MCP server of the same tools. Each calls the one
-// implementation, shared.Tools, with the caller's identity.
+// implementation, board.Tools, with the caller's identity.
 type ContextCmds struct {
 	Channel  ChannelCmds  `cmd:"" help:"Send to and read the instance's channel (channel_send, channel_read, channel_peek)."`
 	Inbox    InboxCmds    `cmd:"" help:"An agent's inbox: its unread messages that @mention it (inbox_check, inbox_ack)."`
@@ -83,7 +83,7 @@ func (w where) call(std cli.Stdio, tool string, args map[string]any) error {
 
 // result runs one workflow tool as w.As and returns its text.
 func (w where) result(tool string, args map[string]any) (string, error) {
-	if !shared.ValidName(w.As) {
+	if !board.ValidName(w.As) {
 		return "", cli.Errorf(cli.ExitUsage, "", "invalid --as %q: a letter, then letters, digits, _ or -", w.As)
 	}
 	dir, err := instanceDir(w.Dir, w.Instance)
@@ -99,8 +99,8 @@ func (w where) result(tool string, args map[string]any) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	text, err := shared.NewTools(p).Call(context.Background(), w.As, tool, raw)
-	var te *shared.ToolError
+	text, err := board.NewTools(p).Call(context.Background(), w.As, tool, raw)
+	var te *board.ToolError
 	if errors.As(err, &te) {
 		return "", cli.WithCode(cli.ExitFailed, refusalHint(err, tool), te)
 	}
@@ -109,9 +109,9 @@ func (w where) result(tool string, args map[string]any) (string, error) {
 
 func refusalHint(err error, tool string) string {
 	switch {
-	case errors.Is(err, shared.ErrNotOwner):
+	case errors.Is(err, board.ErrNotOwner):
 		return `suggest it instead: delta workflow document suggest "…" --file FILE`
-	case errors.Is(err, shared.ErrElection):
+	case errors.Is(err, board.ErrElection):
 		return "vote with: delta workflow proposal vote ID CHOICE; delta workflow proposal status shows the election"
 	}
 	return ""
@@ -367,10 +367,10 @@ func (c *ProposalCreateCmd) Run(std cli.Stdio) error {
 		args["description"] = c.Description
 	}
 	if len(c.Option) > 0 {
-		var opts []shared.Option
+		var opts []board.Option
 		for _, o := range c.Option {
 			id, label, _ := strings.Cut(o, "=")
-			opts = append(opts, shared.Option{ID: id, Label: label})
+			opts = append(opts, board.Option{ID: id, Label: label})
 		}
 		args["options"] = opts
 	}
@@ -436,7 +436,7 @@ type MCPCmd struct {
 
 // Run serves until the client closes stdin or a signal arrives.
 func (c *MCPCmd) Run(std cli.Stdio) error {
-	if !shared.ValidName(c.As) {
+	if !board.ValidName(c.As) {
 		return cli.Errorf(cli.ExitUsage, "", "invalid --as %q: a letter, then letters, digits, _ or -", c.As)
 	}
 	dir, err := instanceDir(c.Dir, c.Instance)
@@ -450,7 +450,7 @@ func (c *MCPCmd) Run(std cli.Stdio) error {
 	defer p.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	s := mcpserver.New(shared.NewTools(p), c.As, cli.Version())
+	s := mcpserver.New(board.NewTools(p), c.As, cli.Version())
 	err = s.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(std.In), Writer: nopWriteCloser{std.Out}})
 	if err != nil && (ctx.Err() != nil || errors.Is(err, io.EOF)) {
 		return nil // the client went away, or we were told to stop

@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/deltakit/delta/lib/clitest"
-	"github.com/deltakit/delta/workflow/shared"
+	"github.com/deltakit/delta/workflow/board"
 )
 
 // An agent that is another program reaches the workflow tools through
@@ -20,15 +20,17 @@ import (
 // lists the tools and calls them, every call made as the --as agent.
 func TestMCPServer(t *testing.T) {
 	dir := t.TempDir()
-	p, err := shared.OpenFile(dir, shared.Config{Agents: []string{"reviewer", "coder"}, DocumentOwner: "reviewer"})
+	p, err := board.OpenFile(dir, board.Config{Agents: []string{"reviewer", "coder"}, DocumentOwner: "reviewer"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
+	// The binaries are built first: on a loaded machine that alone can
+	// take longer than the session is given.
+	bin := filepath.Join(clitest.BinDir(t), "delta-workflow")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	bin := filepath.Join(clitest.BinDir(t), "delta-workflow")
 	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil)
 	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(bin, "mcp", "--dir", dir, "--as", "coder")}, nil)
 	if err != nil {
@@ -44,7 +46,7 @@ func TestMCPServer(t *testing.T) {
 	for _, tl := range tools.Tools {
 		names = append(names, tl.Name)
 	}
-	want := slices.Sorted(slices.Values(shared.ToolNames)) // the SDK lists them by name
+	want := slices.Sorted(slices.Values(board.ToolNames)) // the SDK lists them by name
 	if slices.Sort(names); !slices.Equal(names, want) {
 		t.Errorf("tools = %v, want %v", names, want)
 	}
@@ -66,7 +68,7 @@ func TestMCPServer(t *testing.T) {
 	if out, isErr := call("channel_send", map[string]any{"message": "@reviewer fixed"}); isErr || out != "sent (seq 1)" {
 		t.Errorf("channel_send = %q, error %v", out, isErr)
 	}
-	entries, err := p.Read(ctx, shared.ReadOptions{})
+	entries, err := p.Read(ctx, board.ReadOptions{})
 	if err != nil || len(entries) != 1 || entries[0].From != "coder" || !slices.Equal(entries[0].Mentions, []string{"reviewer"}) {
 		t.Fatalf("channel = %+v, %v; want one entry from coder mentioning reviewer", entries, err)
 	}

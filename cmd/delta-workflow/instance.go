@@ -8,7 +8,7 @@ import (
 
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/workflow"
-	"github.com/deltakit/delta/workflow/shared"
+	"github.com/deltakit/delta/workflow/board"
 )
 
 // instanceDir is where instance's files are: dir when given (--dir), else
@@ -33,7 +33,7 @@ func instanceDir(dir, instance string) (string, error) {
 	if d := workflow.FindInstance(wd, instance); d != "" {
 		return d, nil
 	}
-	return shared.InstanceDir(wd, instance), nil
+	return board.InstanceDir(wd, instance), nil
 }
 
 // target is agent@instance, @instance or agent (instance default).
@@ -52,7 +52,7 @@ func parseTarget(s, def string) (target, error) {
 	if inst == "" {
 		inst = "default"
 	}
-	if agent != "" && !shared.ValidName(agent) {
+	if agent != "" && !board.ValidName(agent) {
 		return target{}, cli.Errorf(cli.ExitUsage, "a target is AGENT@INSTANCE, @INSTANCE or AGENT (instance default)", "invalid agent name %q in %q", agent, s)
 	}
 	if err := workflow.ValidateInstance(inst); err != nil {
@@ -68,13 +68,13 @@ func noInstance(dir string) error {
 }
 
 // openInstance opens an existing instance's shared context.
-func openInstance(dir string) (shared.Provider, error) {
+func openInstance(dir string) (board.Provider, error) {
 	if _, err := os.Stat(filepath.Join(dir, workflow.RunnerDir, workflow.StateFile)); err != nil {
-		if _, err2 := os.Stat(filepath.Join(dir, shared.ConfigFile)); err2 != nil {
+		if _, err2 := os.Stat(filepath.Join(dir, board.ConfigFile)); err2 != nil {
 			return nil, noInstance(dir)
 		}
 	}
-	p, err := shared.OpenFile(dir, shared.Config{})
+	p, err := board.OpenFile(dir, board.Config{})
 	if err != nil {
 		return nil, fmt.Errorf("open instance %s: %w", dir, err)
 	}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/workflow"
-	"github.com/deltakit/delta/workflow/shared"
+	"github.com/deltakit/delta/workflow/board"
 )
 
 // exitNotRunning is stop's exit status when nothing was running.
@@ -35,34 +35,7 @@ func (c *StopCmd) Run(std cli.Stdio) error {
 		return cli.Errorf(cli.ExitUsage, "delta workflow stop AGENT@INSTANCE, stop @INSTANCE, or stop --all", "give a target or --all")
 	}
 	if c.All {
-		wd, err := os.Getwd()
-		if err != nil {
-			return err
-		}
-		dirs, err := workflow.AllInstances(wd)
-		if err != nil {
-			return err
-		}
-		stopped := 0
-		var errs []error
-		for _, dir := range dirs {
-			ok, err := workflow.StopRunner(dir, c.Timeout)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", dir, err))
-				continue
-			}
-			if ok {
-				stopped++
-				fmt.Fprintf(std.Out, "stopped @%s (%s)\n", instanceName(dir), dir)
-			}
-		}
-		if len(errs) > 0 {
-			return errors.Join(errs...)
-		}
-		if stopped == 0 {
-			return cli.Errorf(exitNotRunning, "", "no instance is running")
-		}
-		return nil
+		return c.stopAll(std)
 	}
 	t, err := parseTarget(c.Target, "default")
 	if err != nil {
@@ -75,17 +48,55 @@ func (c *StopCmd) Run(std cli.Stdio) error {
 	if _, err := workflow.ReadState(dir); err != nil {
 		return noInstance(dir)
 	}
-	if t.Agent == "" {
+	if t.Agent != "" {
+		return c.stopAgent(std, dir, t)
+	}
+	ok, err := workflow.StopRunner(dir, c.Timeout)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return cli.Errorf(exitNotRunning, "", "instance %s is not running", t.Instance)
+	}
+	fmt.Fprintf(std.Out, "stopped @%s\n", t.Instance)
+	return nil
+}
+
+// stopAll stops the runner of every instance running.
+func (c *StopCmd) stopAll(std cli.Stdio) error {
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	dirs, err := workflow.AllInstances(wd)
+	if err != nil {
+		return err
+	}
+	stopped := 0
+	var errs []error
+	for _, dir := range dirs {
 		ok, err := workflow.StopRunner(dir, c.Timeout)
 		if err != nil {
-			return err
+			errs = append(errs, fmt.Errorf("%s: %w", dir, err))
+			continue
 		}
-		if !ok {
-			return cli.Errorf(exitNotRunning, "", "instance %s is not running", t.Instance)
+		if ok {
+			stopped++
+			fmt.Fprintf(std.Out, "stopped @%s (%s)\n", instanceName(dir), dir)
 		}
-		fmt.Fprintf(std.Out, "stopped @%s\n", t.Instance)
-		return nil
 	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	if stopped == 0 {
+		return cli.Errorf(exitNotRunning, "", "no instance is running")
+	}
+	return nil
+}
+
+// stopAgent asks the runner of the instance in dir to stop one agent and
+// waits until it has.
+func (c *StopCmd) stopAgent(std cli.Stdio, dir string, t target) error {
 	st, err := workflow.ReadAgentStatus(dir, t.Agent)
 	if err != nil {
 		return err
@@ -192,7 +203,7 @@ func listInstance(dir string) ([]listed, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := shared.OpenFile(dir, shared.Config{})
+	p, err := board.OpenFile(dir, board.Config{})
 	if err != nil {
 		return nil, err
 	}
@@ -252,7 +263,7 @@ func (c *SendCmd) Run(std cli.Stdio) error {
 	if strings.TrimSpace(msg) == "" {
 		return cli.Errorf(cli.ExitUsage, "", "the message is empty")
 	}
-	if !shared.ValidName(c.From) {
+	if !board.ValidName(c.From) {
 		return cli.Errorf(cli.ExitUsage, "", "invalid --from %q: a letter, then letters, digits, _ or -", c.From)
 	}
 	dir, err := instanceDir(c.Dir, t.Instance)
@@ -265,7 +276,7 @@ func (c *SendCmd) Run(std cli.Stdio) error {
 	}
 	defer p.Close()
 	agents := p.Config().Agents
-	if c.To == "" && len(shared.Mentions(msg, agents)) == 0 {
+	if c.To == "" && len(board.Mentions(msg, agents)) == 0 {
 		// No agent named, neither by --to nor in the message: the only
 		// agent, when there is one; else saying which is the user's to do
 		// (explicit over implicit: no agent is silently chosen).
@@ -280,7 +291,7 @@ func (c *SendCmd) Run(std cli.Stdio) error {
 		if !slices.Contains(agents, t.Agent) {
 			return cli.Errorf(cli.ExitFailed, "its agents: "+strings.Join(agents, ", "), "instance %s has no agent %s", t.Instance, t.Agent)
 		}
-		if !slices.Contains(shared.Mentions(msg, agents), t.Agent) {
+		if !slices.Contains(board.Mentions(msg, agents), t.Agent) {
 			msg = "@" + t.Agent + " " + msg
 		}
 	}
@@ -332,12 +343,12 @@ func (c *PeekCmd) Run(std cli.Stdio) error {
 	}
 	defer p.Close()
 	ctx := context.Background()
-	entries, err := p.Read(ctx, shared.ReadOptions{Limit: c.Limit})
+	entries, err := p.Read(ctx, board.ReadOptions{Limit: c.Limit})
 	if err != nil {
 		return err
 	}
 	out := map[string]any{"channel": entries}
-	var inbox []shared.InboxMessage
+	var inbox []board.InboxMessage
 	var status *workflow.AgentStatus
 	if t.Agent != "" {
 		if !slices.Contains(p.Config().Agents, t.Agent) {

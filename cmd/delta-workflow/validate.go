@@ -9,7 +9,7 @@ import (
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/workflow"
-	"github.com/deltakit/delta/workflow/shared"
+	"github.com/deltakit/delta/workflow/board"
 )
 
 // ValidateCmd checks a workflow file.
@@ -65,7 +65,7 @@ func (c *ValidateCmd) Run(std cli.Stdio) error {
 	}
 	var mentions []string
 	if f.Kickoff.S != "" {
-		mentions = shared.Mentions(f.Kickoff.S, f.AgentNames())
+		mentions = board.Mentions(f.Kickoff.S, f.AgentNames())
 	}
 	fmt.Fprintf(std.Out, "%s: ok: workflow %s, %d %s (%s)", c.File, f.Name, len(f.Agents), plural(len(f.Agents), "agent", "agents"), strings.Join(f.AgentNames(), ", "))
 	if len(f.Setup) > 0 {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deltakit/delta/lib/jsonl"
 	"github.com/deltakit/delta/lib/llm"
 )
 
@@ -28,7 +29,7 @@ func BenchmarkReadFile10k(b *testing.B) {
 			e = Event{Type: ActionResult, Iteration: i, CallID: "call_1", ToolName: "shell", ObservationContent: strings.Repeat("file.txt\n", 30), ExitCode: &code}
 		}
 		e.Seq, e.Timestamp = int64(i+1), time.Now().UTC()
-		line, err := encodeLine(&e)
+		line, err := jsonl.Encode(&e)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/deltakit/delta/lib/jsonl"
 	"github.com/deltakit/delta/lib/llm"
 )
 
@@ -41,7 +42,7 @@ func TestDecodeEventTakesWriterLines(t *testing.T) {
 		"small": {Type: UserMessage, Seq: 1, Timestamp: time.Unix(0, 0).UTC(), Content: "hi"},
 		"empty": {Type: EngineEnd},
 	} {
-		line, err := encodeLine(&ev)
+		line, err := jsonl.Encode(&ev)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,7 +88,7 @@ func FuzzDecodeEvent(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	full := fullEvent()
-	line, _ := encodeLine(&full)
+	line, _ := jsonl.Encode(&full)
 	f.Add(line)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var fast Event

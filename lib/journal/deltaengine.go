@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/deltakit/delta/lib/jsonl"
 	"github.com/deltakit/delta/lib/llm"
 )
 
@@ -118,7 +119,7 @@ func requestedTool(events []Event, callID string) string {
 func Encode(events []Event) ([]byte, error) {
 	var b bytes.Buffer
 	for i := range events {
-		line, err := encodeLine(&events[i])
+		line, err := jsonl.Encode(&events[i])
 		if err != nil {
 			return nil, err
 		}

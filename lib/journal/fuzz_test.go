@@ -3,6 +3,8 @@ package journal
 import (
 	"bytes"
 	"testing"
+
+	"github.com/deltakit/delta/lib/jsonl"
 )
 
 // FuzzParse feeds arbitrary journal files to the parser: it must never
@@ -26,7 +28,7 @@ func FuzzParse(f *testing.F) {
 		}
 		var buf bytes.Buffer
 		for i := range events {
-			line, err := encodeLine(&events[i])
+			line, err := jsonl.Encode(&events[i])
 			if err != nil {
 				t.Fatalf("re-encode event %d: %v", i, err)
 			}

@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"time"
+
+	"github.com/deltakit/delta/lib/jsonl"
 )
 
 // ErrCorrupt marks a journal line that is not a valid event and is not the
@@ -59,7 +59,8 @@ func Check(path string) (torn []byte, err error) {
 
 // Repair cuts a torn final line off the journal, saving the bytes it cut
 // to journal.jsonl.torn-<UTC timestamp> beside it so nothing is ever lost,
-// and returns that file's path. A clean journal is left alone ("", nil).
+// and returns that file's path (see jsonl.Cut). A clean journal is left
+// alone ("", nil).
 func Repair(path string) (savedTo string, err error) {
 	_, torn, err := scanFile(path)
 	if err != nil || len(torn) == 0 {
@@ -69,14 +70,7 @@ func Repair(path string) (savedTo string, err error) {
 	if err != nil {
 		return "", fmt.Errorf("repair journal: %w", err)
 	}
-	savedTo = path + ".torn-" + time.Now().UTC().Format("20060102T150405.000000000Z")
-	if err := writeSynced(savedTo, torn); err != nil {
-		return "", fmt.Errorf("repair journal: save torn tail: %w", err)
-	}
-	if err := truncateSynced(path, fi.Size()-int64(len(torn))); err != nil {
-		return "", fmt.Errorf("repair journal: %w", err)
-	}
-	return savedTo, nil
+	return jsonl.Cut(path, fi.Size()-int64(len(torn)))
 }
 
 // scanFile parses the journal at path into events and its torn tail.
@@ -132,44 +126,4 @@ func parse(data []byte) ([]Event, []byte, error) {
 // isLastLine reports whether nothing but blank space follows.
 func isLastLine(after []byte) bool {
 	return len(bytes.TrimSpace(after)) == 0
-}
-
-func writeSynced(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return syncDir(filepath.Dir(path))
-}
-
-func truncateSynced(path string, size int64) error {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if err := f.Truncate(size); err != nil {
-		return err
-	}
-	return f.Sync()
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }

@@ -18,15 +18,16 @@ const (
 // InputApproval is the input_type of a request for a tool call's approval.
 const InputApproval = "approval"
 
-// Request is what interaction/request.json says a paused run waits for.
+// Request is what interaction/request.json says a paused run waits for;
+// a Result of a WAITING_FOR_INPUT run carries it too.
 type Request struct {
 	Prompt    string `json:"prompt"`
 	InputType string `json:"input_type"`
 	Sensitive bool   `json:"sensitive"`
-	CallID    string `json:"call_id"`
+	CallID    string `json:"call_id,omitempty"`
 	// Pending lists every call waiting for an approval (the first is the
 	// one above); it is empty for a question.
-	Pending []PendingCall `json:"pending"`
+	Pending []PendingCall `json:"pending,omitempty"`
 }
 
 // PendingCall is a call waiting for an approval.

@@ -2,7 +2,10 @@
 // workspace's .delta/<run_id>/ folders, their metadata.json, run IDs,
 // sequential workspaces, process identity and the janitor that turns the
 // RUNNING status of a crashed engine, or of a killed delta mcp serve
-// session, into INTERRUPTED (§2.1.5).
+// session, into INTERRUPTED (§2.1.5). It also holds the protocol between
+// a program and the delta-run it starts as a child (a subagent, a workflow
+// agent's turn, a chat turn): StartChild to start, signal and wait for
+// it, the exit-code table, and the Result it prints.
 //
 // Everything here is safe with several engines working in one workspace at
 // once: run directories and workspaces are reserved with a single mkdir,

@@ -20,6 +20,9 @@ import (
 const createEnv = "DELTA_RUNS_TEST_CREATE"
 
 func TestMain(m *testing.M) {
+	if mode := os.Getenv(childEnv); mode != "" {
+		os.Exit(fakeDeltaRun(mode))
+	}
 	if v := os.Getenv(createEnv); v != "" {
 		dir, id, _ := strings.Cut(v, "|")
 		if _, err := Create(dir, &Metadata{RunID: id}); err == nil {

@@ -5,7 +5,7 @@ import (
 	"strconv"
 )
 
-// The built-in subagent tools (agent.yaml subagents:), run by lib/subagent.
+// The built-in subagent tools (agent.yaml subagents:), run by package subagent.
 const (
 	SpawnAgentName = "spawn_agent"
 	SendInputName  = "send_input"
