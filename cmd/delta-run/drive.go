@@ -118,7 +118,7 @@ func drive(o driveOpts) error {
 	if len(o.agent.MCPServers) > 0 {
 		mtools, err := mcp.Start(ctx, o.agent.MCPServers, mcp.AgentOptions(o.agent, os.Environ(), o.meta.ToolDir(), o.std.Err, o.verbose))
 		if err != nil {
-			return cli.WithCode(cli.ExitConfig, mcp.Hint, err)
+			return mcp.StartFailed(err)
 		}
 		defer mtools.Close()
 		for _, w := range append(mtools.Warnings(), mtools.Shadow(tools)...) {

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log"
 	"time"
 
 	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/approval"
 	"github.com/deltakit/delta/lib/redact"
 
 	"github.com/deltakit/delta/lib/journal"
@@ -81,12 +81,15 @@ type Engine struct {
 	// OnText, when set, gets the model's text as it streams in (display
 	// only: the THOUGHT still holds the whole answer).
 	OnText func(delta string)
-	// Approve is the approval policy (nil allows every call); Approvals is
-	// what a call that needs a human gets (ApprovalsAsk, the default, or
-	// ApprovalsDeny); ApprovedBy names who answers approvals in this
-	// invocation, for the journal.
-	Approve    ApprovalPolicy
+	// Approve is the agent's approval rules (nil allows every call);
+	// Approvals is what a call that needs a human, by a rule or by a
+	// pre_tool_execution hook, gets: approval.ModeAsk ("" too) or
+	// approval.ModeDeny, refused at once; NoHuman says why nobody can
+	// answer in ModeDeny ("" says --approvals deny). ApprovedBy names who
+	// answers approvals in this invocation, for the journal.
+	Approve    *approval.Policy
 	Approvals  string
+	NoHuman    string
 	ApprovedBy string
 	// ApprovalTimeout, when positive, makes a call that needs approval
 	// wait that long for interaction/response.txt instead of pausing the
@@ -112,12 +115,7 @@ type Engine struct {
 // error is only for failures to write the run's own files; everything else
 // is in the Outcome.
 func (e *Engine) Start(ctx context.Context, config json.RawMessage) (Outcome, error) {
-	if e.Log == nil {
-		e.Log = log.New(io.Discard, "", 0)
-	}
-	if e.Run.Records == nil {
-		e.Run.Records = &Records{runDir: e.Run.RunDir, redact: e.Redact, log: e.Log}
-	}
+	e.setup()
 	defer e.Run.Records.Wait() // every record is written when the run stops
 	if e.Run.Events == nil {
 		// The context builder reads the events the journal keeps instead
