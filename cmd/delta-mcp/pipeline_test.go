@@ -64,7 +64,10 @@ func serveSession(t *testing.T, agentDir, ws string, opts *sdk.ClientOptions) *s
 	cmd.Env = append(os.Environ(), "QA_API_KEY=sk-serve-secret-987654321")
 	cmd.Stderr = os.Stderr
 	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, opts)
-	session, err := client.Connect(context.Background(), &sdk.CommandTransport{Command: cmd}, nil)
+	// The protocol version the TypeScript SDK and the inspector speak:
+	// elicitation inside a call (the newest version, 2026-07-28, replaces
+	// it by multi-round-trip input requests, which serve does not offer).
+	session, err := client.Connect(context.Background(), &sdk.CommandTransport{Command: cmd}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
@@ -137,8 +140,10 @@ func TestServeTakesEveryStep(t *testing.T) {
 	if n := journalHas(t, ws, `"hook_name":"post_tool_execution"`); n != 4 {
 		t.Errorf("%d post_tool_execution HOOK_EXECUTION events, want 4 (one per call)", n)
 	}
-	if n := journalHas(t, ws, "sk-serve-secret"); n != 0 {
-		t.Errorf("the journal holds the secret in %d events", n)
+	// The client sent the secret (ACTION_REQUEST keeps what was asked);
+	// no result gives it back.
+	if n := journalHas(t, ws, `"type":"ACTION_RESULT"`, "sk-serve-secret"); n != 0 {
+		t.Errorf("%d ACTION_RESULT events hold the secret", n)
 	}
 
 	// A client that can elicit is asked, and its answer decides.

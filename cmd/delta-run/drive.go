@@ -234,7 +234,7 @@ func exitFor(o driveOpts, out engine.Outcome) error {
 		if o.frontEnd {
 			return &cli.Error{Code: cli.ExitWaiting, Silent: true, Err: fmt.Errorf("run %s is waiting for input", id)}
 		}
-		if q := out.Interaction; q != nil && q.InputType == engine.InputApproval {
+		if q := out.Interaction; q != nil && q.InputType == runs.InputApproval {
 			approvalBanner(o.std.Err, q, id, ws, filepath.Join(ws, rel))
 			return &cli.Error{Code: cli.ExitWaiting, Silent: true, Err: fmt.Errorf("run %s is waiting for an approval", id)}
 		}

@@ -17,9 +17,6 @@ import (
 	"github.com/deltakit/delta/lib/runs"
 )
 
-// InputApproval is the input_type of an approval's HUMAN_INPUT_REQUEST.
-const InputApproval = runs.InputApproval
-
 // deniedObservation is what the model sees of a call the policy or a
 // human denied.
 func deniedObservation(tool, by, reason string) string {
@@ -157,7 +154,7 @@ func (e *Engine) interruptedWaiting() *Outcome {
 
 // question is the Interaction that asks for the call's approval.
 func (a asking) question() Interaction {
-	return Interaction{Prompt: a.prompt, InputType: InputApproval, CallID: a.call.ID}
+	return Interaction{Prompt: a.prompt, InputType: runs.InputApproval, CallID: a.call.ID}
 }
 
 // askApproval journals the HUMAN_INPUT_REQUEST of a call (once).
@@ -166,7 +163,7 @@ func (e *Engine) askApproval(it int, a asking, st callState) error {
 		return nil
 	}
 	if err := e.append(&journal.Event{Type: journal.HumanInputRequest, Iteration: it, CallID: a.call.ID, ToolName: a.call.Name,
-		ToolArgs: a.call.args, Prompt: a.prompt, InputType: InputApproval, Rule: a.v.Rule}); err != nil {
+		ToolArgs: a.call.args, Prompt: a.prompt, InputType: runs.InputApproval, Rule: a.v.Rule}); err != nil {
 		return err
 	}
 	st.asked[a.call.ID] = true
@@ -277,7 +274,7 @@ func (e *Engine) receive(it int, call llm.ToolCall, answer string, st callState)
 		decision = "approved"
 	}
 	if err := e.append(&journal.Event{Type: journal.HumanInputReceived, Iteration: it, CallID: call.ID, ToolName: call.Name,
-		Response: answer, InputType: InputApproval, Decision: decision, By: e.ApprovedBy}); err != nil {
+		Response: answer, InputType: runs.InputApproval, Decision: decision, By: e.ApprovedBy}); err != nil {
 		return err
 	}
 	st.received[call.ID] = answer
