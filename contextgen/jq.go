@@ -145,6 +145,5 @@ func CheckJQ(a *agent.Agent) []agent.Problem {
 				Msg: fmt.Sprintf("source #%d: %v", s.Index+1, err), Hint: "check the program with: jq -n 'PROGRAM'", Err: ErrJQ})
 		}
 	}
-	_, approval := ApprovalJQ(a)
-	return append(problems, approval...)
+	return problems
 }

@@ -9,8 +9,8 @@ import (
 )
 
 // CheckJQCmd is the hidden `delta-context check-jq AGENT`: it compiles the
-// agent's jq generators, for delta-tool-expand --check, which does not link
-// jq itself.
+// jq generators of the agent's context.yaml, for delta-tool-expand
+// --check, which does not link the context generators.
 type CheckJQCmd struct {
 	Agent string `arg:"" help:"Agent directory." type:"path"`
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -12,8 +13,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/deltakit/delta/contextgen"
+	"github.com/deltakit/delta/hooks"
 	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/approval"
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/redact"
@@ -56,30 +58,23 @@ func (c *ServeCmd) Run(std cli.Stdio) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 
-	tools, closeTools, err := agentTools(ctx, a, ws, std, c.Verbose)
+	tools, host, closeTools, err := agentTools(ctx, a, ws, std, c.Verbose)
 	if err != nil {
 		return err
 	}
 	defer closeTools()
-	var jq agent.ArgsMatcher
-	if a.ApprovalHasJQ() {
-		var problems []agent.Problem
-		if jq, problems = contextgen.ApprovalJQ(a); len(problems) > 0 {
-			return cli.WithCode(cli.ExitConfig, problems[0].Hint, errors.New(problems[0].String()))
-		}
-	}
-	session, err := mcp.NewSession(a, ws, tools, jq)
+	session, err := newSession(a, ws, tools, host)
 	if err != nil {
 		return err
 	}
-	// Secret values of Delta's environment are redacted from what a call
-	// returns, as in a run.
-	session.Redact = redact.FromEnv(os.Environ())
-	server := session.Server()
+	server := session.Server(cli.Version())
 	if c.HTTP == "" {
+		if cli.IsTerminal(std.In) {
+			fmt.Fprintf(std.Err, "delta-mcp: this is an MCP server: it reads JSON-RPC on stdin for an MCP client that starts it (claude mcp add delta -- delta mcp serve --agent DIR -w DIR; see man delta-mcp); Ctrl-D or Ctrl-C stops it\n")
+		}
 		fmt.Fprintf(std.Err, "delta-mcp: serving %d tools of agent %s over stdio; calls will be recorded in %s\n", len(tools.Specs()), a.Name, session.RunDir())
-		err = server.Run(ctx, &sdk.StdioTransport{})
-		if errors.Is(err, context.Canceled) || ctx.Err() != nil {
+		err = server.Run(ctx, mcp.StdioTransport(std.In, std.Out))
+		if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || ctx.Err() != nil {
 			err = nil
 		}
 	} else {
@@ -91,9 +86,38 @@ func (c *ServeCmd) Run(std cli.Stdio) error {
 	return err
 }
 
+// newSession is the serve session of a's tools: every call through the
+// agent's hooks (and hook plugins of host), approval rules and redaction.
+// A call that needs a human is asked of the client's user (MCP
+// elicitation), unless DELTA_APPROVALS=deny.
+func newSession(a *agent.Agent, ws string, tools engine.Toolbox, host *pluginhost.Host) (*mcp.Session, error) {
+	policy, problems := approval.Compile(a)
+	if len(problems) > 0 {
+		return nil, cli.WithCode(cli.ExitConfig, problems[0].Hint, errors.New(problems[0].String()))
+	}
+	mode := approval.ModeAsk
+	switch m := os.Getenv("DELTA_APPROVALS"); m {
+	case "", approval.ModeAsk:
+	case approval.ModeDeny:
+		mode = approval.ModeDeny
+	default:
+		return nil, cli.Errorf(cli.ExitConfig, "DELTA_APPROVALS=ask or DELTA_APPROVALS=deny (or unset it)", "DELTA_APPROVALS must be ask or deny, not %q", m)
+	}
+	var plugin hooks.PluginFunc
+	if host != nil {
+		plugin = host.Hook
+	}
+	return mcp.NewSession(a, ws, tools, mcp.SessionOptions{
+		Hooks: hooks.New(a, hooks.Options{Plugin: plugin}), Policy: policy, Approvals: mode,
+		// Secret values of Delta's environment are redacted from what a
+		// call returns, as in a run.
+		Redact: redact.FromEnv(os.Environ()),
+	}), nil
+}
+
 // agentTools is the toolbox a run of a would have: its command tools,
 // then its plugins' tools, then its MCP servers' (local tools win).
-func agentTools(ctx context.Context, a *agent.Agent, ws string, std cli.Stdio, verbose bool) (engine.Toolbox, func(), error) {
+func agentTools(ctx context.Context, a *agent.Agent, ws string, std cli.Stdio, verbose bool) (engine.Toolbox, *pluginhost.Host, func(), error) {
 	var closers []func() error
 	closeAll := func() {
 		for i := len(closers) - 1; i >= 0; i-- {
@@ -101,16 +125,18 @@ func agentTools(ctx context.Context, a *agent.Agent, ws string, std cli.Stdio, v
 		}
 	}
 	tools := engine.Toolbox(engine.NewCommandTools(a, os.Environ()))
+	var host *pluginhost.Host
 	if len(a.Plugins) > 0 {
 		h, err := pluginhost.New(a.Plugins, pluginhost.Options{Stderr: std.Err, Verbose: verbose, Env: agent.FilterEnv(os.Environ(), a.Env), ExecWrapper: a.ExecWrapper})
 		if err != nil {
-			return nil, nil, cli.WithCode(cli.ExitConfig, pluginhost.Hint(err), err)
+			return nil, nil, nil, cli.WithCode(cli.ExitConfig, pluginhost.Hint(err), err)
 		}
 		closers = append(closers, h.Close)
+		host = h
 		ptools, err := h.Toolbox(ctx)
 		if err != nil {
 			closeAll()
-			return nil, nil, cli.WithCode(cli.ExitConfig, pluginhost.Hint(err), err)
+			return nil, nil, nil, cli.WithCode(cli.ExitConfig, pluginhost.Hint(err), err)
 		}
 		tools = engine.Merge(tools, ptools)
 	}
@@ -118,7 +144,7 @@ func agentTools(ctx context.Context, a *agent.Agent, ws string, std cli.Stdio, v
 		mtools, err := mcp.Start(ctx, a.MCPServers, mcp.AgentOptions(a, os.Environ(), ws, std.Err, verbose))
 		if err != nil {
 			closeAll()
-			return nil, nil, cli.WithCode(cli.ExitConfig, mcp.Hint, err)
+			return nil, nil, nil, mcp.StartFailed(err)
 		}
 		closers = append(closers, mtools.Close)
 		for _, w := range append(mtools.Warnings(), mtools.Shadow(tools)...) {
@@ -126,7 +152,7 @@ func agentTools(ctx context.Context, a *agent.Agent, ws string, std cli.Stdio, v
 		}
 		tools = engine.Merge(tools, mtools)
 	}
-	return tools, closeAll, nil
+	return tools, host, closeAll, nil
 }
 
 // serveHTTP serves server over streamable HTTP at addr until ctx ends.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,8 +12,8 @@ import (
 
 	"github.com/alecthomas/kong"
 
-	"github.com/deltakit/delta/contextgen"
 	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/approval"
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/runs"
@@ -29,24 +28,12 @@ type approvalFlags struct {
 
 // approver is the agent's approval policy as the engine asks it; a rule's
 // jq expression that does not compile is a configuration error.
-func approver(a *agent.Agent) (engine.ApprovalPolicy, error) {
-	if len(a.Approval) == 0 {
-		return nil, nil
+func approver(a *agent.Agent) (*approval.Policy, error) {
+	p, problems := approval.Compile(a)
+	if len(problems) > 0 {
+		return nil, cli.WithCode(cli.ExitConfig, problems[0].Hint, errors.New(problems[0].String()))
 	}
-	var jq agent.ArgsMatcher
-	if a.ApprovalHasJQ() {
-		var problems []agent.Problem
-		if jq, problems = contextgen.ApprovalJQ(a); len(problems) > 0 {
-			return nil, cli.WithCode(cli.ExitConfig, problems[0].Hint, errors.New(problems[0].String()))
-		}
-	}
-	return func(tool string, args json.RawMessage, command string) engine.Verdict {
-		r := a.Approve(tool, command, args, jq)
-		if r == nil {
-			return engine.Verdict{Decision: engine.DecisionAllow}
-		}
-		return engine.Verdict{Decision: r.Decision, Reason: r.Reason, Rule: r.Name()}
-	}, nil
+	return p, nil
 }
 
 // mode is --approvals, else $DELTA_APPROVALS, else ask.
@@ -60,9 +47,9 @@ func (f approvalFlags) mode() (string, error) {
 	}
 	switch m := os.Getenv("DELTA_APPROVALS"); m {
 	case "", "ask":
-		return engine.ApprovalsAsk, nil
+		return approval.ModeAsk, nil
 	case "deny":
-		return engine.ApprovalsDeny, nil
+		return approval.ModeDeny, nil
 	default:
 		return "", cli.Errorf(cli.ExitConfig, "DELTA_APPROVALS=ask or DELTA_APPROVALS=deny (or unset it)", "DELTA_APPROVALS must be ask or deny, not %q", m)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/deltakit/delta/contextgen"
 	"github.com/deltakit/delta/hooks"
 	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/approval"
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/llm"
@@ -185,7 +186,7 @@ func (o driveOpts) limit(e *engine.Engine) {
 // answering sets how the run's questions are answered: the message of
 // this invocation, ask_human on the terminal with -i, and the approval
 // policy with its mode, answerer and timeout.
-func (o driveOpts) answering(e *engine.Engine, approve engine.ApprovalPolicy, show *display) error {
+func (o driveOpts) answering(e *engine.Engine, approve *approval.Policy, show *display) error {
 	e.Interactive, e.Message = o.interactive, o.message
 	if o.interactive {
 		e.Asker = &terminalAsker{in: o.std.In, out: o.std.Err, shown: show.showed}
@@ -262,7 +263,7 @@ func exitFor(o driveOpts, out engine.Outcome) error {
 		if o.frontEnd {
 			return &cli.Error{Code: cli.ExitWaiting, Silent: true, Err: fmt.Errorf("run %s is waiting for input", id)}
 		}
-		if q := out.Interaction; q != nil && q.InputType == engine.InputApproval {
+		if q := out.Interaction; q != nil && q.InputType == runs.InputApproval {
 			approvalBanner(o.std.Err, q, id, ws, filepath.Join(ws, rel))
 			return &cli.Error{Code: cli.ExitWaiting, Silent: true, Err: fmt.Errorf("run %s is waiting for an approval", id)}
 		}

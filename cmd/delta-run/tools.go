@@ -86,7 +86,7 @@ func (t *runTools) addSources(o driveOpts) error {
 	if len(o.agent.MCPServers) > 0 {
 		mtools, err := mcp.Start(ctx, o.agent.MCPServers, mcp.AgentOptions(o.agent, os.Environ(), o.meta.ToolDir(), o.std.Err, o.verbose))
 		if err != nil {
-			return cli.WithCode(cli.ExitConfig, mcp.Hint, err)
+			return mcp.StartFailed(err)
 		}
 		t.stops = append(t.stops, mtools.Close)
 		for _, w := range append(mtools.Warnings(), mtools.Shadow(t.box)...) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/approval"
 )
 
 // showApproval prints the agent's approval policy for --check: each rule
@@ -26,7 +27,7 @@ func showApproval(w io.Writer, a *agent.Agent, plugin []pluginTool) {
 	for _, r := range a.Approval {
 		var tools []string
 		for _, n := range names {
-			if r.MatchesTool(n) {
+			if approval.MatchesTool(r, n) {
 				tools = append(tools, n)
 			}
 		}

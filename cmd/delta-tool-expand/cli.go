@@ -12,6 +12,7 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/approval"
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/tool"
@@ -155,10 +156,21 @@ func lint(a *agent.Agent, stderr io.Writer) error {
 	return nil
 }
 
-// checkJQ has delta-context compile the agent's jq generators, when it has
-// any: jq is linked by delta-context, not by this command.
+// checkJQ compiles the jq expressions of the agent's approval rules
+// (lib/approval) and has delta-context compile its jq generators, when it
+// has any: the context generators' jq is linked by delta-context.
 func checkJQ(a *agent.Agent, stderr io.Writer) error {
-	if !a.Context.HasJQ() && !a.ApprovalHasJQ() {
+	failed := fmt.Sprintf("agent %s would fail when it runs: a jq expression (context generator or approval rule) does not compile", a.Home)
+	if _, problems := approval.Compile(a); len(problems) > 0 {
+		for _, p := range problems {
+			fmt.Fprintln(stderr, p.String())
+			if p.Hint != "" {
+				fmt.Fprintf(stderr, "  hint: %s\n", p.Hint)
+			}
+		}
+		return cli.Errorf(cli.ExitConfig, "", "%s", failed)
+	}
+	if !a.Context.HasJQ() {
 		return nil
 	}
 	bin, err := cli.FindCommand("delta-context")
@@ -171,7 +183,7 @@ func checkJQ(a *agent.Agent, stderr io.Writer) error {
 	if err := cmd.Run(); err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) && ee.ExitCode() == cli.ExitConfig {
-			return cli.Errorf(cli.ExitConfig, "", "agent %s would fail when it runs: a jq expression (context generator or approval rule) does not compile", a.Home)
+			return cli.Errorf(cli.ExitConfig, "", "%s", failed)
 		}
 		return cli.WithCode(cli.ExitConfig, "", fmt.Errorf("check the jq generators with %s: %w", bin, err))
 	}

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"fmt"
 	"path"
 	"regexp"
 )
@@ -13,67 +12,22 @@ const (
 	ApproveAsk   = "ask"
 )
 
-// ApprovalRule is one rule of agent.yaml's approval list: calls of a tool
-// whose name matches Tool (a glob; "" matches every tool) and, when
-// Command is set, whose resolved command line matches it (a regular
-// expression), get Decision, with Reason for the model and the human.
+// ApprovalRule is one rule of agent.yaml's approval list as read (lib/approval
+// applies the rules): calls of a tool whose name matches Tool (a glob; ""
+// matches every tool) and, when Command is set, whose resolved command
+// line matches it (a regular expression), get Decision, with Reason for
+// the model and the human.
 type ApprovalRule struct {
 	Tool    string
 	Command *regexp.Regexp
 	// JQ, when set, is a jq expression over the call's arguments that must
-	// be true for the rule to apply; jq is not linked here, so whoever
-	// applies the policy passes an ArgsMatcher (see Approve).
+	// be true for the rule to apply (lib/approval compiles and applies the
+	// rules; jq is not linked here).
 	JQ       string
 	Decision string
 	Reason   string
 	// Line is the rule's line in agent.yaml, to name it in the journal.
 	Line int
-}
-
-// Matches reports whether the rule applies to a call of tool whose
-// command line is command ("" for a tool that is not a command).
-func (r ApprovalRule) Matches(tool, command string) bool {
-	return r.MatchesTool(tool) && (r.Command == nil || r.Command.MatchString(command))
-}
-
-// MatchesTool reports whether the rule's tool glob matches tool.
-func (r ApprovalRule) MatchesTool(tool string) bool {
-	if r.Tool == "" {
-		return true
-	}
-	ok, _ := path.Match(r.Tool, tool)
-	return ok
-}
-
-// Name names the rule for messages and the journal.
-func (r ApprovalRule) Name() string {
-	return fmt.Sprintf("agent.yaml approval rule at line %d", r.Line)
-}
-
-// ArgsMatcher reports whether the jq expression of rule i (of
-// Agent.Approval) holds for a call's arguments.
-type ArgsMatcher func(i int, tool, command string, args []byte) bool
-
-// Approve returns the first rule matching a call, or nil: no rule allows.
-// jq applies the rules' jq expressions (nil: rules with one never match).
-func (a *Agent) Approve(tool, command string, args []byte, jq ArgsMatcher) *ApprovalRule {
-	for i := range a.Approval {
-		r := &a.Approval[i]
-		if r.Matches(tool, command) && (r.JQ == "" || jq != nil && jq(i, tool, command, args)) {
-			return r
-		}
-	}
-	return nil
-}
-
-// ApprovalHasJQ reports whether an approval rule has a jq expression.
-func (a *Agent) ApprovalHasJQ() bool {
-	for _, r := range a.Approval {
-		if r.JQ != "" {
-			return true
-		}
-	}
-	return false
 }
 
 var approvalKeys = []string{"tool", "command", "jq", "decision", "reason"}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,61 +10,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/approval"
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/runs"
 )
-
-// Approval decisions (agent.yaml approval rules).
-const (
-	DecisionAllow = "allow"
-	DecisionDeny  = "deny"
-	DecisionAsk   = "ask"
-)
-
-// What a call that needs a human gets (--approvals).
-const (
-	ApprovalsAsk  = "ask"  // pause (or ask on the terminal with -i)
-	ApprovalsDeny = "deny" // refuse at once: nobody will answer
-)
-
-// InputApproval is the input_type of an approval's HUMAN_INPUT_REQUEST.
-const InputApproval = runs.InputApproval
-
-// Verdict is the approval policy's answer for one call.
-type Verdict struct {
-	Decision string // DecisionAllow, DecisionDeny or DecisionAsk
-	Reason   string
-	Rule     string // what decided, for the journal
-}
-
-// ApprovalPolicy decides a call from its tool name, arguments and
-// resolved command line ("" for a tool that is not a command).
-type ApprovalPolicy func(tool string, args json.RawMessage, command string) Verdict
-
-// verdict applies the policy to call; with --approvals deny an ask is a
-// deny.
-func (e *Engine) verdict(call llm.ToolCall) Verdict {
-	if e.Approve == nil || call.Name == AskHumanName {
-		return Verdict{Decision: DecisionAllow}
-	}
-	args := argsJSON(call.Arguments)
-	v := e.Approve(call.Name, args, e.commandOf(call.Name, args))
-	if v.Decision == DecisionAsk && e.Approvals == ApprovalsDeny {
-		v.Decision = DecisionDeny
-		v.Reason = strings.TrimSpace(v.Reason + " (it needs a human's approval, and approvals are off: --approvals deny)")
-	}
-	return v
-}
-
-// commandOf is the command line a call runs, as hooks see it.
-func (e *Engine) commandOf(tool string, args json.RawMessage) string {
-	if r, ok := e.Tools.(Resolver); ok {
-		s, _ := r.Resolve(tool, args)
-		return s
-	}
-	return ""
-}
 
 // deniedObservation is what the model sees of a call the policy or a
 // human denied.
@@ -79,21 +29,18 @@ func deniedObservation(tool, by, reason string) string {
 // asking is a call waiting for a human's approval, why, and what is shown
 // of it: its command line (resolved once) and the question.
 type asking struct {
-	call    llm.ToolCall
-	v       Verdict
-	args    json.RawMessage
-	command string
-	prompt  string
+	call   toolCall
+	v      approval.Verdict
+	prompt string
 }
 
 // newAsking resolves what a call waiting for an approval shows: the tool,
 // its command line (or arguments) and the reason.
-func (e *Engine) newAsking(call llm.ToolCall, v Verdict) asking {
-	a := asking{call: call, v: v, args: argsJSON(call.Arguments)}
-	a.command = e.commandOf(call.Name, a.args)
-	a.prompt = fmt.Sprintf("approve %s %s", call.Name, string(a.args))
-	if a.command != "" {
-		a.prompt = fmt.Sprintf("approve %s: %s", call.Name, a.command)
+func newAsking(call toolCall, v approval.Verdict) asking {
+	a := asking{call: call, v: v}
+	a.prompt = fmt.Sprintf("approve %s %s", call.Name, string(call.args))
+	if call.command != "" {
+		a.prompt = fmt.Sprintf("approve %s: %s", call.Name, call.command)
 	}
 	if v.Reason != "" {
 		a.prompt += " (" + v.Reason + ")"
@@ -101,18 +48,18 @@ func (e *Engine) newAsking(call llm.ToolCall, v Verdict) asking {
 	return a
 }
 
-// approval handles calls[0], which waits for a human's approval (v). The
+// waitApproval handles calls[0], which waits for a human's approval (v). The
 // later calls of the turn the policy also has wait are asked with it, so
 // that one pause shows every call waiting. The answer comes on the
 // terminal (-i), within --approval-timeout, or after a pause
 // (WAITING_FOR_INPUT) from continue; an approved call runs, a denied one
 // gets an error observation with the reason.
-func (e *Engine) approval(ctx context.Context, it int, calls []llm.ToolCall, v Verdict, st callState) (*Outcome, error) {
+func (e *Engine) waitApproval(ctx context.Context, it int, calls []toolCall, v approval.Verdict, st callState) (*Outcome, error) {
 	call := calls[0]
 	if answer, ok := st.received[call.ID]; ok {
 		return e.decided(ctx, it, call, answer)
 	}
-	group := append([]asking{e.newAsking(call, v)}, e.alsoWaiting(calls[1:], st)...)
+	group := append([]asking{newAsking(call, v)}, alsoWaiting(calls[1:], st)...)
 	if err := e.takeAnswers(it, group, st); err != nil {
 		return nil, err
 	}
@@ -137,7 +84,7 @@ func (e *Engine) approval(ctx context.Context, it int, calls []llm.ToolCall, v V
 			}
 			answer = "denied: no answer could be read (" + err.Error() + ")"
 		}
-		if err := e.receive(it, call, answer, st); err != nil {
+		if err := e.receive(it, call.ToolCall, answer, st); err != nil {
 			return nil, err
 		}
 		return e.decided(ctx, it, call, answer)
@@ -164,7 +111,7 @@ func (e *Engine) approval(ctx context.Context, it int, calls []llm.ToolCall, v V
 		}
 	}
 	for _, a := range unanswered(group, st) {
-		if err := e.receive(it, a.call, fmt.Sprintf("denied: no answer within %s (--approval-timeout)", e.ApprovalTimeout), st); err != nil {
+		if err := e.receive(it, a.call.ToolCall, fmt.Sprintf("denied: no answer within %s (--approval-timeout)", e.ApprovalTimeout), st); err != nil {
 			return nil, err
 		}
 	}
@@ -173,7 +120,7 @@ func (e *Engine) approval(ctx context.Context, it int, calls []llm.ToolCall, v V
 
 // alsoWaiting returns the calls the policy has wait for a human (or that
 // were asked already) and that have no answer yet.
-func (e *Engine) alsoWaiting(calls []llm.ToolCall, st callState) []asking {
+func alsoWaiting(calls []toolCall, st callState) []asking {
 	var out []asking
 	for _, c := range calls {
 		if c.Name == AskHumanName || st.resolved[c.ID] || st.requested[c.ID] {
@@ -182,8 +129,8 @@ func (e *Engine) alsoWaiting(calls []llm.ToolCall, st callState) []asking {
 		if _, ok := st.received[c.ID]; ok {
 			continue
 		}
-		if v := e.verdict(c); v.Decision == DecisionAsk || st.asked[c.ID] {
-			out = append(out, e.newAsking(c, v))
+		if c.policy.Decision == agent.ApproveAsk || st.asked[c.ID] {
+			out = append(out, newAsking(c, c.policy))
 		}
 	}
 	return out
@@ -207,7 +154,7 @@ func (e *Engine) interruptedWaiting() *Outcome {
 
 // question is the Interaction that asks for the call's approval.
 func (a asking) question() Interaction {
-	return Interaction{Prompt: a.prompt, InputType: InputApproval, CallID: a.call.ID}
+	return Interaction{Prompt: a.prompt, InputType: runs.InputApproval, CallID: a.call.ID}
 }
 
 // askApproval journals the HUMAN_INPUT_REQUEST of a call (once).
@@ -216,7 +163,7 @@ func (e *Engine) askApproval(it int, a asking, st callState) error {
 		return nil
 	}
 	if err := e.append(&journal.Event{Type: journal.HumanInputRequest, Iteration: it, CallID: a.call.ID, ToolName: a.call.Name,
-		ToolArgs: a.args, Prompt: a.prompt, InputType: InputApproval, Rule: a.v.Rule}); err != nil {
+		ToolArgs: a.call.args, Prompt: a.prompt, InputType: runs.InputApproval, Rule: a.v.Rule}); err != nil {
 		return err
 	}
 	st.asked[a.call.ID] = true
@@ -230,15 +177,15 @@ func (e *Engine) writeApprovalRequest(group []asking) (Interaction, error) {
 	pending := make([]map[string]any, len(group))
 	q := group[0].question()
 	for i, a := range group {
-		pending[i] = map[string]any{"call_id": a.call.ID, "tool_name": a.call.Name, "tool_args": a.args,
-			"command": a.command, "reason": a.v.Reason, "rule": a.v.Rule, "prompt": a.prompt}
+		pending[i] = map[string]any{"call_id": a.call.ID, "tool_name": a.call.Name, "tool_args": a.call.args,
+			"command": a.call.command, "reason": a.v.Reason, "rule": a.v.Rule, "prompt": a.prompt}
 		q.Pending = append(q.Pending, a.question())
 	}
 	extra := map[string]any{"pending": pending}
 	for _, k := range []string{"tool_name", "tool_args", "command", "reason", "rule"} {
 		extra[k] = pending[0][k]
 	}
-	return e.writeRequest(group[0].call, q, extra)
+	return e.writeRequest(group[0].call.ToolCall, q, extra)
 }
 
 // takeAnswers journals the answers response.txt holds for the calls of
@@ -271,7 +218,7 @@ func (e *Engine) takeAnswers(it int, group []asking, st callState) error {
 		if _, done := st.received[a.call.ID]; !ok || done {
 			continue
 		}
-		if err := e.receive(it, a.call, answer, st); err != nil {
+		if err := e.receive(it, a.call.ToolCall, answer, st); err != nil {
 			return err
 		}
 	}
@@ -321,13 +268,13 @@ func Answers(text string, ids []string) (answers map[string]string, ignored []st
 
 // receive journals a human's answer to an approval.
 func (e *Engine) receive(it int, call llm.ToolCall, answer string, st callState) error {
-	approved, _ := ParseApproval(answer)
+	approved, _ := approval.ParseAnswer(answer)
 	decision := "denied"
 	if approved {
 		decision = "approved"
 	}
 	if err := e.append(&journal.Event{Type: journal.HumanInputReceived, Iteration: it, CallID: call.ID, ToolName: call.Name,
-		Response: answer, InputType: InputApproval, Decision: decision, By: e.ApprovedBy}); err != nil {
+		Response: answer, InputType: runs.InputApproval, Decision: decision, By: e.ApprovedBy}); err != nil {
 		return err
 	}
 	st.received[call.ID] = answer
@@ -359,57 +306,44 @@ func (e *Engine) waitResponse(ctx context.Context, d time.Duration) (string, boo
 	}
 }
 
-// hookAsked asks for the approval a pre-tool hook wanted for calls[0];
-// once it is decided (on the terminal, or within --approval-timeout) the
-// rest of the calls go on.
-func (e *Engine) hookAsked(ctx context.Context, it int, calls []llm.ToolCall, v Verdict, st callState) (*Outcome, error) {
-	if out, err := e.approval(ctx, it, calls, v, st); err != nil || out != nil {
+// askFirst asks for the approval p waits for (p.ask); once it is decided
+// (on the terminal, or within --approval-timeout) the calls of rest go on.
+func (e *Engine) askFirst(ctx context.Context, it int, p preparedCall, rest []toolCall, st callState) (*Outcome, error) {
+	calls := append([]toolCall{p.call}, rest...)
+	if out, err := e.waitApproval(ctx, it, calls, *p.ask, st); err != nil || out != nil {
 		return out, err
 	}
-	return e.actBatch(ctx, it, calls[1:], st)
+	return e.actBatch(ctx, it, rest, st)
 }
 
-// ParseApproval reads an answer to an approval: "approved" (or approve,
-// yes, y) approves; anything else denies, "denied: REASON" with that
-// reason.
-func ParseApproval(answer string) (approved bool, reason string) {
-	a := strings.TrimSpace(answer)
-	switch strings.ToLower(a) {
-	case "approved", "approve", "yes", "y":
-		return true, ""
-	case "denied", "deny", "no", "n", "":
-		return false, ""
-	}
-	for _, p := range []string{"denied:", "deny:", "no:"} {
-		if len(a) >= len(p) && strings.EqualFold(a[:len(p)], p) {
-			return false, strings.TrimSpace(a[len(p):])
-		}
-	}
-	return false, a
-}
-
-// decided acts on a human's journaled answer: an approved call runs, a
-// denied one is answered with the reason.
-func (e *Engine) decided(ctx context.Context, it int, call llm.ToolCall, answer string) (*Outcome, error) {
-	approved, reason := ParseApproval(answer)
+// decided acts on a human's journaled answer: an approved call runs
+// (unless its pre_tool_execution hook now blocks it), a denied one is
+// answered with the reason.
+func (e *Engine) decided(ctx context.Context, it int, call toolCall, answer string) (*Outcome, error) {
+	approved, reason := approval.ParseAnswer(answer)
 	if err := e.clearInteraction(); err != nil {
 		return nil, err
 	}
-	p, err := e.prepare(ctx, it, call, true, true)
+	p, err := e.prepare(ctx, call, true)
 	if err != nil {
 		return nil, err
 	}
-	p.denied = "" // the human decides, not the policy
 	if !approved {
-		by := "a human"
-		if e.ApprovedBy != "" {
-			by = e.ApprovedBy
-		}
-		p.denied = deniedObservation(call.Name, by, reason)
+		p.refused = deniedObservation(call.Name, e.answerer(), reason)
 	}
-	p.approved = approved
+	if err := e.request(it, p, true); err != nil {
+		return nil, err
+	}
 	res, started := e.execute(ctx, it, p)
-	return e.finishCall(ctx, it, p, res, started)
+	return e.finishCall(ctx, it, p, &res, started)
+}
+
+// answerer names who answers approvals, for a denial's observation.
+func (e *Engine) answerer() string {
+	if e.ApprovedBy != "" {
+		return e.ApprovedBy
+	}
+	return "a human"
 }
 
 // clearInteraction removes the interaction files once an answer is

@@ -5,11 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log"
 	"time"
 
-	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/approval"
 	"github.com/deltakit/delta/lib/redact"
 
 	"github.com/deltakit/delta/lib/journal"
@@ -81,12 +80,15 @@ type Engine struct {
 	// OnText, when set, gets the model's text as it streams in (display
 	// only: the THOUGHT still holds the whole answer).
 	OnText func(delta string)
-	// Approve is the approval policy (nil allows every call); Approvals is
-	// what a call that needs a human gets (ApprovalsAsk, the default, or
-	// ApprovalsDeny); ApprovedBy names who answers approvals in this
-	// invocation, for the journal.
-	Approve    ApprovalPolicy
+	// Approve is the agent's approval rules (nil allows every call);
+	// Approvals is what a call that needs a human, by a rule or by a
+	// pre_tool_execution hook, gets: approval.ModeAsk ("" too) or
+	// approval.ModeDeny, refused at once; NoHuman says why nobody can
+	// answer in ModeDeny ("" says --approvals deny). ApprovedBy names who
+	// answers approvals in this invocation, for the journal.
+	Approve    *approval.Policy
 	Approvals  string
+	NoHuman    string
 	ApprovedBy string
 	// ApprovalTimeout, when positive, makes a call that needs approval
 	// wait that long for interaction/response.txt instead of pausing the
@@ -112,12 +114,7 @@ type Engine struct {
 // error is only for failures to write the run's own files; everything else
 // is in the Outcome.
 func (e *Engine) Start(ctx context.Context, config json.RawMessage) (Outcome, error) {
-	if e.Log == nil {
-		e.Log = log.New(io.Discard, "", 0)
-	}
-	if e.Run.Records == nil {
-		e.Run.Records = &Records{runDir: e.Run.RunDir, redact: e.Redact, log: e.Log}
-	}
+	e.setup()
 	defer e.Run.Records.Wait() // every record is written when the run stops
 	if e.Run.Events == nil {
 		// The context builder reads the events the journal keeps instead
@@ -255,94 +252,6 @@ func (e *Engine) iterate(ctx context.Context, events []journal.Event) (*Outcome,
 	return nil, nil
 }
 
-// think builds the context, asks the model and journals its THOUGHT.
-func (e *Engine) think(ctx context.Context, it int, events []journal.Event) (llm.Response, *Outcome, error) {
-	// The results the model is about to see go to the disk while the
-	// request is built: the Sync before the call then waits for less.
-	if j, ok := e.Journal.(syncAheader); ok {
-		j.SyncAhead()
-	}
-	msgs, err := e.Context.Build(ctx, e.Run)
-	if err != nil {
-		if ctx.Err() != nil {
-			out := e.outcome(StatusInterrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted by signal"})
-			return llm.Response{}, &out, nil
-		}
-		out, jerr := e.fail(ctx, it, ErrTypeContext, fmt.Errorf("build context: %w", err))
-		return llm.Response{}, out, jerr
-	}
-	for i := range msgs {
-		// A context file or generator may hold a secret the journal never
-		// did: the model, the hooks and the record get it redacted.
-		msgs[i].Content = e.Redact.String(msgs[i].Content)
-	}
-	req := llm.Request{Params: e.Params, Messages: msgs, Tools: e.toolSpecs(), Turn: it - 1, OnText: e.OnText}
-	if err := e.checkContextUsage(events, req, it); err != nil {
-		return llm.Response{}, nil, err
-	}
-	// With a pre_llm_request hook the request is encoded here, once for
-	// the hook and the io/invocations record; without, the record encodes
-	// it behind the engine.
-	var encoded json.RawMessage
-	if e.hookConfigured(agent.PreLLMRequest) {
-		if encoded, err = json.Marshal(req); err != nil {
-			return llm.Response{}, nil, fmt.Errorf("encode model request: %w", err)
-		}
-		dec, err := e.hookApply(ctx, HookRequest{Name: agent.PreLLMRequest, Payload: encoded},
-			func(p json.RawMessage) error { return mergeRequest(&req, p) })
-		if err != nil {
-			return llm.Response{}, nil, err
-		}
-		if dec.Action == HookModify { // the hook's request is what is sent
-			if encoded, err = json.Marshal(req); err != nil {
-				return llm.Response{}, nil, fmt.Errorf("encode model request: %w", err)
-			}
-		}
-	}
-	// The model answers what the journal holds (the last results): it is
-	// made durable before the model sees it.
-	if err := e.Journal.Sync(); err != nil {
-		return llm.Response{}, nil, fmt.Errorf("sync journal: %w", err)
-	}
-	e.Run.Records.Wait() // the model may be shown a path into a record
-	started := time.Now()
-	resp, callErr := e.Provider.Complete(ctx, req)
-	ref := e.Run.Records.invocation(it, started, time.Since(started), req, encoded, resp, callErr)
-	if callErr != nil {
-		if ctx.Err() != nil {
-			out := e.outcome(StatusInterrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted by signal"})
-			return llm.Response{}, &out, nil
-		}
-		if errors.Is(callErr, llm.ErrContextOverflow) {
-			out, jerr := e.failDetails(ctx, it, ErrTypeContextOverflow, fmt.Errorf("model request: %w", callErr), e.overflowHint(req))
-			return llm.Response{}, out, jerr
-		}
-		out, jerr := e.fail(ctx, it, ErrTypeLLM, fmt.Errorf("model request: %w", callErr))
-		return llm.Response{}, out, jerr
-	}
-	e.Log.Printf("iteration %d: model %s answered in %s: %d tool calls, %d+%d tokens", it, resp.Model,
-		time.Since(started).Round(time.Microsecond), len(resp.ToolCalls), resp.Usage.InputTokens, resp.Usage.OutputTokens)
-	// The hook may rewrite what the model said before it is journaled and
-	// acted on; io/invocations keeps the model's own answer.
-	if e.hookConfigured(agent.PostLLMResponse) {
-		respPayload, _ := json.Marshal(resp)
-		if _, err := e.hookApply(ctx, HookRequest{Name: agent.PostLLMResponse, Payload: respPayload},
-			func(p json.RawMessage) error { return mergeResponse(&resp, p) }); err != nil {
-			return llm.Response{}, nil, err
-		}
-	}
-	usage := resp.Usage
-	model := resp.Model
-	if model == "" {
-		model = req.Params.Model
-	}
-	resp.ToolCalls = normalizeCalls(resp.ToolCalls, it)
-	err = e.append(&journal.Event{Type: journal.Thought, Iteration: it, Content: resp.Content,
-		ToolCalls: resp.ToolCalls, Usage: &usage, Model: model, InvocationRef: ref,
-		ResponseID: resp.ID, Reasoning: resp.Reasoning})
-	return resp, nil, err
-}
-
 // fail journals an ERROR, runs on_error and returns a FAILED outcome.
 func (e *Engine) fail(ctx context.Context, it int, typ string, cause error) (*Outcome, error) {
 	return e.failDetails(ctx, it, typ, cause, "")
@@ -447,85 +356,6 @@ func actedOnAtOnce(t journal.Type) bool {
 	return false
 }
 
-// hook runs one lifecycle hook and journals HOOK_EXECUTION when it ran. A
-// hook's own failure never stops the run; only a failed journal write does.
-// A modify decision is only meaningful through hookApply.
-func (e *Engine) hook(ctx context.Context, req HookRequest) (HookDecision, error) {
-	return e.hookApply(ctx, req, nil)
-}
-
-// hookApply is hook for the hooks that may modify: a modify decision is
-// handed to apply before it is journaled, and when apply rejects the
-// payload (or there is no apply) the engine goes on unchanged and the
-// HOOK_EXECUTION event records decision continue with the reason.
-// FailedHook is the decision of a hook that could not give a verdict
-// (it failed, timed out, was interrupted, or answered something unusable):
-// the one fail-closed rule. A failing pre_tool_execution hook is a policy
-// that could not decide, so the call is blocked; any other failing hook
-// never breaks the run. The hook runner and the engine both use it.
-func FailedHook(name agent.HookName, ref, failure string) HookDecision {
-	d := HookDecision{Action: HookContinue, Ref: ref, Failure: failure}
-	if name == agent.PreToolExecution {
-		d.Action = HookBlock
-		d.Reason = "policy hook failed (fail-closed): " + failure
-	}
-	return d
-}
-
-// hookConfigured reports whether the agent may have a hook for name (true
-// when the engine does not know the agent).
-func (e *Engine) hookConfigured(name agent.HookName) bool {
-	if e.Run.Agent == nil {
-		return true
-	}
-	_, ok := e.Run.Agent.Hooks[name]
-	return ok
-}
-
-func (e *Engine) hookApply(ctx context.Context, req HookRequest, apply func(json.RawMessage) error) (HookDecision, error) {
-	if e.Hooks == nil {
-		return HookDecision{Action: HookContinue}, nil
-	}
-	req.Run = e.Run
-	if e.hookConfigured(req.Name) {
-		// A hook may read the run's records: they are all on disk.
-		e.Run.Records.Wait()
-	}
-	dec, err := e.Hooks.RunHook(ctx, req)
-	if err != nil {
-		e.Log.Printf("hook %s: %v", req.Name, err)
-		failure := dec.Failure
-		if failure == "" {
-			failure = err.Error()
-		}
-		reason, ran := dec.Reason, dec.Ran
-		dec = FailedHook(req.Name, dec.Ref, failure)
-		dec.Ran = ran
-		if reason != "" && dec.Action == HookBlock {
-			dec.Reason = reason
-		}
-	}
-	if dec.Action == "" {
-		dec.Action = HookContinue
-	}
-	if dec.Action == HookModify {
-		if err := applyModify(apply, dec.Payload); err != nil {
-			e.Log.Printf("hook %s: final payload ignored: %v", req.Name, err)
-			ran := dec.Ran
-			dec = FailedHook(req.Name, dec.Ref, "final_payload.json ignored: "+err.Error())
-			dec.Ran = ran
-		}
-	}
-	if dec.Ran {
-		ev := &journal.Event{Type: journal.HookExecution, Iteration: e.Run.Iteration, HookName: string(req.Name),
-			Decision: dec.Action, HookRef: dec.Ref, ErrorMessage: dec.Failure, Content: dec.Reason}
-		if err := e.append(ev); err != nil {
-			return dec, err
-		}
-	}
-	return dec, nil
-}
-
 // toolSpecs is what the model is offered: the toolbox and ask_human.
 func (e *Engine) toolSpecs() []llm.ToolSpec {
 	var specs []llm.ToolSpec
@@ -571,15 +401,4 @@ func SumUsage(events []journal.Event) (llm.Usage, map[string]llm.Usage) {
 		per[ev.Model] = per[ev.Model].Add(*ev.Usage)
 	}
 	return total, per
-}
-
-// applyModify hands a hook's modified payload to apply.
-func applyModify(apply func(json.RawMessage) error, payload json.RawMessage) error {
-	switch {
-	case apply == nil:
-		return fmt.Errorf("this hook has nothing to replace")
-	case len(payload) == 0:
-		return fmt.Errorf("no payload")
-	}
-	return apply(payload)
 }

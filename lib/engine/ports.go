@@ -2,6 +2,14 @@
 // §2.1): rebuild the context from the run's files, call the model, journal
 // its thought, run the tools it asked for, and repeat.
 //
+// It is also the one home of the tool-call pipeline (step.go): every tool
+// call — the model's in the loop, an MCP client's through delta mcp serve
+// (Caller), a subagent's or a workflow agent's in its own run — goes
+// pre_tool_execution hook → approval (lib/approval) → ACTION_REQUEST → the
+// toolbox → redaction → post_tool_execution hook → ACTION_RESULT, its
+// arguments validated and resolved once. Toolboxes (command tools,
+// plugins, MCP servers, the subagent and workflow tools) only execute.
+//
 // The engine depends only on lib. The pieces that live above lib — context
 // composition (contextgen), lifecycle hooks (hooks) and plugin tools
 // (plugins) — reach it through the interfaces in this file, wired together

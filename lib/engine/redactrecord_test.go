@@ -10,17 +10,17 @@ import (
 	"github.com/deltakit/delta/lib/redact"
 )
 
-// TestRedactRecord: a secret is replaced in a call's record and in every
-// output file kept beside it, a command's logs and an MCP tool's
-// output.txt and result.json alike (a secret holding a quote included,
-// which result.json escapes).
-func TestRedactRecord(t *testing.T) {
+// TestRedactOutputFiles: a secret is replaced in every output file kept
+// beside a call's record, a command's logs and an MCP tool's output.txt
+// and result.json alike (a secret holding a quote included, which
+// result.json escapes). The record itself is redacted as it is written
+// (Records).
+func TestRedactOutputFiles(t *testing.T) {
 	secret := `s3cret"value-123`
 	r := redact.FromEnv([]string{"QA_API_KEY=" + secret})
 	runDir := t.TempDir()
 	rec := filepath.Join("io", "tool_executions", "T_tool_c1.json")
 	files := map[string]string{
-		rec: `{"tool_name":"tool","result":{"content":[{"type":"text","text":"s3cret\"value-123"}]}}`,
 		"io/tool_executions/T_tool_c1/output.txt":  "key: " + secret + "\n",
 		"io/tool_executions/T_tool_c1/result.json": `{"content":[{"type":"text","text":"key: s3cret\"value-123"}]}`,
 		"io/tool_executions/T_tool_c1/stdout.log":  secret,
@@ -33,7 +33,7 @@ func TestRedactRecord(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	engine.RedactRecord(r, runDir, rec)
+	engine.RedactOutputFiles(r, runDir, rec)
 	for name := range files {
 		data, err := os.ReadFile(filepath.Join(runDir, name))
 		if err != nil {

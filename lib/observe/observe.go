@@ -171,10 +171,14 @@ func (c Command) Text() string {
 		b.WriteString("]")
 	}
 	if b.Len() == 0 {
-		return "(no output)"
+		return NoOutput
 	}
 	return b.String()
 }
+
+// NoOutput is the observation of a call that printed nothing, so that the
+// model reads that it ran and was silent.
+const NoOutput = "(no output)"
 
 // ParamTimeoutNote is the timeout note of a tool whose calls set their own
 // time limit in parameter param (seeds/001 §5.4's message): the command and

@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/deltakit/delta/lib/observe"
+
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Render is the text the model reads of a tool result: its text content
 // as is, a line describing each image, audio clip or resource it cannot
 // read, and the structured content as JSON when there is no text. An
-// empty result reads "(no output)", as a silent command's does.
+// empty result reads observe.NoOutput, as a silent command's does.
 func Render(res *sdk.CallToolResult) string {
 	var parts []string
 	for _, c := range res.Content {
@@ -45,7 +47,7 @@ func Render(res *sdk.CallToolResult) string {
 	}
 	text := strings.Join(parts, "\n")
 	if text == "" {
-		return "(no output)"
+		return observe.NoOutput
 	}
 	return text
 }

@@ -4,55 +4,83 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log"
 	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/approval"
 	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/journal"
+	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/redact"
 	"github.com/deltakit/delta/lib/runs"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Session serves an agent's tools to MCP clients and records every call
-// the way a run records its tool calls: it is a run directory of its own
-// under <workspace>/.delta/ (metadata.json, a journal of ACTION_REQUEST
-// and ACTION_RESULT events, io/tool_executions records), so delta
-// list-runs and delta log show it. One Session serves any number of
-// client connections (stdio has one; HTTP may have several).
+// Session serves an agent's tools to MCP clients. It is an adapter over
+// the engine's tool-call pipeline (engine.Caller): every call takes
+// the steps a call of a run takes — the agent's pre_tool_execution hook,
+// its approval rules, the toolbox, redaction, the post_tool_execution hook
+// — and is recorded the same way, in a run directory of its own under
+// <workspace>/.delta/ (metadata.json, a journal of ACTION_REQUEST and
+// ACTION_RESULT events, io/tool_executions records), so delta list-runs
+// and delta log show it. One Session serves any number of client
+// connections (stdio has one; HTTP may have several).
 type Session struct {
-	tools engine.Toolbox
-	run   engine.RunInfo
-	meta  *runs.Metadata
-	jq    agent.ArgsMatcher // the approval rules' jq conditions
-	// Redact replaces secret values (redact.FromEnv of Delta's own
-	// environment) in what a call returns: in the journal, the call's
-	// record and what the client gets, as a run does.
-	Redact *redact.Redactor
+	engine *engine.Engine
+	caller *engine.Caller
+	meta   *runs.Metadata
 
-	mu    sync.Mutex // the journal and the call counter
+	mu    sync.Mutex // opening the run directory and the call counter
 	j     *engine.FileJournal
 	calls int
+}
+
+// SessionOptions are what a Session's calls go through besides the tools.
+type SessionOptions struct {
+	// Hooks runs the agent's pre_tool_execution and post_tool_execution
+	// hooks (nil: none).
+	Hooks engine.HookRunner
+	// Policy is the agent's approval rules (approval.Compile).
+	Policy *approval.Policy
+	// Approvals is approval.ModeAsk (a call that needs a human is asked
+	// of the client's user through MCP elicitation, when the client can
+	// elicit) or approval.ModeDeny (such a call is always denied).
+	Approvals string
+	// Redact replaces secret values (redact.FromEnv of Delta's own
+	// environment) in what a call returns: in the journal, the record and
+	// what the client gets, as a run does.
+	Redact *redact.Redactor
+	// Log is the session's log (nil discards).
+	Log *log.Logger
 }
 
 // ServeRunPrefix starts the run ID of a serve session, so that list-runs
 // tells them from the agent's own runs.
 const ServeRunPrefix = "mcp-"
 
+// noElicitation is why a call that needs a human is denied when the MCP
+// client cannot be asked.
+const noElicitation = "the MCP client cannot be asked: it does not support elicitation"
+
 // NewSession prepares a session of a's tools in workDir; its run
 // directory is created at the first call, so that a client that only
 // lists the tools (delta tool expand does) leaves nothing behind. tools is
-// what the session offers (the agent's command, plugin and MCP tools); jq
-// applies the jq conditions of its approval rules (contextgen.ApprovalJQ;
-// nil when no rule has one). Close ends the session.
-func NewSession(a *agent.Agent, workDir string, tools engine.Toolbox, jq agent.ArgsMatcher) (*Session, error) {
+// what the session offers (the agent's command, plugin and MCP tools).
+// Close ends the session.
+func NewSession(a *agent.Agent, workDir string, tools engine.Toolbox, o SessionOptions) *Session {
 	meta := &runs.Metadata{RunID: ServeRunPrefix + runs.NewID(), WorkspaceID: filepath.Base(workDir), AgentName: a.Name, Status: runs.Running,
 		InitialMessage: "(delta mcp serve: tool calls from an MCP client)", AgentHome: a.Home, WorkDir: workDir, MCPServe: true}
 	dir := meta.Dir()
-	return &Session{tools: tools, meta: meta, jq: jq,
-		run: engine.RunInfo{RunID: meta.RunID, RunDir: dir, JournalPath: filepath.Join(dir, runs.JournalFile), AgentHome: a.Home, WorkDir: workDir, Agent: a, Iteration: 1}}, nil
+	run := engine.RunInfo{RunID: meta.RunID, RunDir: dir, JournalPath: filepath.Join(dir, runs.JournalFile), AgentHome: a.Home, WorkDir: workDir, Agent: a, Iteration: 1}
+	e := &engine.Engine{Run: run, Hooks: o.Hooks, Tools: tools, Redact: o.Redact, Log: o.Log,
+		Approve: o.Policy, Approvals: o.Approvals, NoHuman: noElicitation, ApprovedBy: "the MCP client's user"}
+	if o.Approvals == approval.ModeDeny {
+		e.NoHuman = "approvals are off: DELTA_APPROVALS=deny"
+	}
+	return &Session{engine: e, caller: engine.NewCaller(e), meta: meta}
 }
 
 // open creates the session's run directory and journals its start, once.
@@ -64,20 +92,20 @@ func (s *Session) open() error {
 	now := time.Now().UTC()
 	s.meta.CreatedAt, s.meta.UpdatedAt = now, now
 	s.meta.SetProcess(runs.Self())
-	if _, err := runs.Create(s.run.WorkDir, s.meta); err != nil {
+	if _, err := runs.Create(s.meta.WorkDir, s.meta); err != nil {
 		return fmt.Errorf("record the serve session: %w", err)
 	}
-	j, err := engine.OpenFileJournal(s.run.JournalPath)
+	j, err := engine.OpenFileJournal(s.engine.Run.JournalPath)
 	if err != nil {
 		return err
 	}
-	s.j = j
+	s.j, s.engine.Journal = j, j
 	config, _ := json.Marshal(map[string]any{"agent_name": s.meta.AgentName, "mode": "mcp serve"})
-	return s.append(&journal.Event{Type: journal.EngineStart, RunID: s.meta.RunID, AgentHome: s.run.AgentHome, WorkDir: s.run.WorkDir, Config: config})
+	return s.append(&journal.Event{Type: journal.EngineStart, RunID: s.meta.RunID, AgentHome: s.meta.AgentHome, WorkDir: s.meta.WorkDir, Config: config})
 }
 
 // RunDir is the session's run directory (created at the first call).
-func (s *Session) RunDir() string { return s.run.RunDir }
+func (s *Session) RunDir() string { return s.engine.Run.RunDir }
 
 // append journals ev and syncs it.
 func (s *Session) append(ev *journal.Event) error {
@@ -87,25 +115,22 @@ func (s *Session) append(ev *journal.Event) error {
 	return s.j.Sync()
 }
 
-// Server is an MCP server offering the session's tools: each tool with its
-// description and JSON schema, each call run with the toolbox's rules and
-// journaled.
-func (s *Session) Server() *sdk.Server {
-	srv := sdk.NewServer(&sdk.Implementation{Name: "delta", Title: "Delta agent " + s.meta.AgentName, Version: Version}, nil)
-	for _, spec := range s.tools.Specs() {
+// Server is an MCP server offering the session's tools, each with its
+// description and JSON schema, announcing Delta's version.
+func (s *Session) Server(version string) *sdk.Server {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "delta", Title: "Delta agent " + s.meta.AgentName, Version: version}, nil)
+	for _, spec := range s.engine.Tools.Specs() {
 		name := spec.Name
 		srv.AddTool(&sdk.Tool{Name: name, Description: spec.Description, InputSchema: json.RawMessage(spec.Parameters)},
 			func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-				return s.call(ctx, name, req.Params.Arguments)
+				return s.call(ctx, req.Session, name, req.Params.Arguments)
 			})
 	}
 	return srv
 }
 
-// call runs one tool call: approval rules first (deny refuses; ask refuses
-// too, as nobody here can answer: the MCP client asks its own user), then
-// the toolbox, journaled as ACTION_REQUEST and ACTION_RESULT.
-func (s *Session) call(ctx context.Context, name string, args json.RawMessage) (*sdk.CallToolResult, error) {
+// call runs one call of a client through the pipeline.
+func (s *Session) call(ctx context.Context, ss *sdk.ServerSession, name string, args json.RawMessage) (*sdk.CallToolResult, error) {
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
@@ -113,64 +138,19 @@ func (s *Session) call(ctx context.Context, name string, args json.RawMessage) (
 	s.calls++
 	id := fmt.Sprintf("mcp_%d", s.calls)
 	err := s.open()
-	if err == nil {
-		err = s.append(&journal.Event{Type: journal.ActionRequest, Iteration: 1, CallID: id, ToolName: name, ToolArgs: args})
-	}
 	s.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.approved(name, args)
-	if err == nil && out == nil {
-		var res engine.ToolOutcome
-		res, err = s.tools.Call(ctx, s.run, id, name, args)
-		out = &res
+	var ask engine.Asker
+	if canElicit(ss) {
+		ask = elicitAsker{ss}
 	}
+	out, err := s.caller.Call(ctx, llm.ToolCall{ID: id, Name: name, Arguments: string(args)}, ask)
 	if err != nil {
 		return nil, err
 	}
-	// A tool may print a secret it found (a file, a config): the journal,
-	// the record and the client get it redacted.
-	out.Observation = s.Redact.String(out.Observation)
-	engine.RedactRecord(s.Redact, s.run.RunDir, out.RecordPath)
-	code := out.ExitCode
-	s.mu.Lock()
-	err = s.append(&journal.Event{Type: journal.ActionResult, Iteration: 1, CallID: id, ToolName: name,
-		ObservationContent: out.Observation, ExitCode: &code, IsError: out.IsError, DurationMS: out.DurationMS, ExecutionRef: out.RecordPath})
-	s.mu.Unlock()
-	if err != nil {
-		return nil, err
-	}
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: out.Observation}}, IsError: out.IsError}, nil
-}
-
-// approved applies agent.yaml's approval rules: nil when the call may run,
-// else the refusal. Without a jq matcher a rule with a jq condition holds
-// when it denies or asks and not when it allows, so that nothing runs
-// that a rule might have refused.
-func (s *Session) approved(name string, args json.RawMessage) (*engine.ToolOutcome, error) {
-	a := s.run.Agent
-	command := ""
-	if r, ok := s.tools.(engine.Resolver); ok {
-		command, _ = r.Resolve(name, args)
-	}
-	jq := s.jq
-	if jq == nil {
-		jq = func(i int, _, _ string, _ []byte) bool { return a.Approval[i].Decision != agent.ApproveAllow }
-	}
-	rule := a.Approve(name, command, args, jq)
-	if rule == nil || rule.Decision == agent.ApproveAllow {
-		return nil, nil
-	}
-	why := rule.Reason
-	if why == "" {
-		why = "no reason given"
-	}
-	msg := fmt.Sprintf("error: the call to %s was denied by the approval policy (%s): %s", name, rule.Name(), why)
-	if rule.Decision == agent.ApproveAsk {
-		msg = fmt.Sprintf("error: %s needs a human's approval (the %s: %s), and delta mcp serve has nobody to ask; the call did not run", name, rule.Name(), why)
-	}
-	return &engine.ToolOutcome{Observation: msg, IsError: true, ExitCode: -1}, nil
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: clientText(out)}}, IsError: out.IsError}, nil
 }
 
 // Close journals the end of the session and marks it COMPLETED (FAILED
@@ -191,7 +171,7 @@ func (s *Session) Close(cause error) error {
 	s.j.Close()
 	end := time.Now().UTC()
 	s.meta.Status, s.meta.EndTime, s.meta.UpdatedAt, s.meta.Iterations = status, &end, end, 1
-	if werr := runs.WriteMetadata(s.run.RunDir, s.meta); err == nil {
+	if werr := runs.WriteMetadata(s.meta.Dir(), s.meta); err == nil {
 		err = werr
 	}
 	return err

@@ -33,12 +33,10 @@ import (
 	"time"
 
 	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/execute"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// Version is the client and server version Delta announces.
-const Version = "1"
 
 // stopWait is how long a stdio server may take to exit once its stdin is
 // closed, before it is sent SIGTERM.
@@ -60,7 +58,7 @@ type server struct {
 // MCP session.
 func connect(ctx context.Context, cfg agent.MCPServer, opts Options) (*server, error) {
 	s := &server{cfg: cfg}
-	client := sdk.NewClient(&sdk.Implementation{Name: "delta", Version: Version}, nil)
+	client := sdk.NewClient(&sdk.Implementation{Name: "delta", Version: cli.Version()}, nil)
 	transport := opts.transports[cfg.Name]
 	switch {
 	case transport != nil:
@@ -85,11 +83,28 @@ func connect(ctx context.Context, cfg agent.MCPServer, opts Options) (*server, e
 		s.proc = proc
 		transport = &sdk.IOTransport{Reader: proc.Stdout, Writer: stopper{proc}}
 	}
+	// timeout_ms bounds the start and the MCP handshake too: a server
+	// that never answers fails the run instead of holding it.
+	wait := opts.StartTimeout
+	if cfg.TimeoutMS > 0 {
+		wait = time.Duration(cfg.TimeoutMS) * time.Millisecond
+	}
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	stopNotice := waitNotice(opts.Stderr, cfg, wait)
 	session, err := client.Connect(ctx, transport, nil)
+	stopNotice()
 	if err != nil {
 		// How the server ended is its own doing only when it ended before
 		// close stops it.
 		s.lost(err)
+		switch {
+		case parent.Err() != nil && errors.Is(parent.Err(), context.Canceled):
+			err = fmt.Errorf("interrupted while waiting for it to start: %w", context.Canceled)
+		case errors.Is(ctx.Err(), context.DeadlineExceeded) && parent.Err() == nil:
+			err = fmt.Errorf("no answer within %s (its timeout_ms, else the start limit): %w", wait, err)
+		}
 		err = s.explain(err)
 		if notJSON(err) {
 			err = fmt.Errorf("%w; a stdio MCP server must write only MCP messages on stdout (its logs go to stderr)", err)
@@ -99,6 +114,37 @@ func connect(ctx context.Context, cfg agent.MCPServer, opts Options) (*server, e
 	}
 	s.session = session
 	return s, nil
+}
+
+// noticeAfter is how long a server may take to start before the user is
+// told what the run waits for.
+const noticeAfter = time.Second
+
+// waitNotice tells w, once a server has taken noticeAfter to start and
+// answer, which server the command waits for and for how long at most;
+// the returned function cancels the notice.
+func waitNotice(w io.Writer, cfg agent.MCPServer, wait time.Duration) func() {
+	if w == nil {
+		return func() {}
+	}
+	what := cfg.URL
+	if what == "" {
+		what = strings.Join(append([]string{cfg.Command}, cfg.Args...), " ")
+	}
+	t := time.AfterFunc(noticeAfter, func() {
+		fmt.Fprintf(w, "waiting for mcp server %q (%s) to start and answer, at most %s (timeout_ms)...\n", cfg.Name, what, wait)
+	})
+	return func() { t.Stop() }
+}
+
+// StartFailed is the error of a command whose MCP servers did not start
+// (Start's error): an interrupt while it waited (exit 130, as any
+// interrupt), else a configuration error (126) with Hint.
+func StartFailed(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return &cli.Error{Code: cli.ExitInterrupted, Label: "interrupted", Err: err}
+	}
+	return cli.WithCode(cli.ExitConfig, Hint, err)
 }
 
 // explain adds to err how a stdio server ended, when it has, and what it
