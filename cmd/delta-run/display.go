@@ -8,9 +8,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/provider"
+	"github.com/deltakit/delta/lib/runs"
 	"golang.org/x/term"
 )
 
