@@ -85,13 +85,13 @@ func benchLoop(b *testing.B, toolName string, tools func(*agent.Agent) engine.To
 		if err != nil {
 			b.Fatal(err)
 		}
-		j, err := engine.OpenFileJournal(filepath.Join(runDir, engine.JournalFile))
+		j, err := engine.OpenFileJournal(filepath.Join(runDir, runs.JournalFile))
 		if err != nil {
 			b.Fatal(err)
 		}
 		meta := &runs.Metadata{RunID: id, Status: runs.Running, AgentHome: a.Home, WorkDir: ws, MaxIterations: iterations}
 		progress := &iterationUpdates{runDir: runDir, meta: meta}
-		e := &engine.Engine{Run: engine.RunInfo{RunID: id, RunDir: runDir, JournalPath: filepath.Join(runDir, engine.JournalFile),
+		e := &engine.Engine{Run: engine.RunInfo{RunID: id, RunDir: runDir, JournalPath: filepath.Join(runDir, runs.JournalFile),
 			AgentHome: a.Home, WorkDir: ws, Agent: a}, Journal: j, Provider: prov, Context: contextgen.New(),
 			Tools: tools(a), Params: provider.ParamsOf(a.LLM), MaxIterations: iterations, Message: "go", LoopWindow: -1,
 			OnIteration: func(it int) { _ = progress.update(it) }}
@@ -120,7 +120,7 @@ func BenchmarkContextFrom10kEvents(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	path := filepath.Join(runDir, engine.JournalFile)
+	path := filepath.Join(runDir, runs.JournalFile)
 	j, err := engine.OpenFileJournal(path)
 	if err != nil {
 		b.Fatal(err)

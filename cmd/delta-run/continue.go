@@ -85,7 +85,7 @@ func (c *ContinueCmd) Run(std cli.Stdio) error {
 	if err := c.checkState(runDir, meta, std.Err); err != nil {
 		return err
 	}
-	if repaired, err := engine.RepairJournal(filepath.Join(runDir, engine.JournalFile)); err != nil {
+	if repaired, err := engine.RepairJournal(filepath.Join(runDir, runs.JournalFile)); err != nil {
 		return err
 	} else if repaired != "" {
 		fmt.Fprintf(std.Err, "delta-run: warning: the journal's last line was torn (a crash mid-write); cut it off, its bytes are kept in %s\n", repaired)
@@ -193,7 +193,7 @@ func (c *ContinueCmd) checkState(runDir string, meta *runs.Metadata, stderr io.W
 		}
 	case runs.Interrupted:
 	case runs.WaitingForInput:
-		resp := filepath.Join(runDir, engine.InteractionDir, engine.ResponseFile)
+		resp := filepath.Join(runDir, runs.InteractionDir, runs.ResponseFile)
 		waiting := pendingCalls(runDir)
 		approval := len(waiting) > 0
 		answer, err := c.approvalAnswer(waiting, runDir)

@@ -8,9 +8,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/provider"
+	"github.com/deltakit/delta/lib/runs"
 	"golang.org/x/term"
 )
 
@@ -182,17 +182,17 @@ func (d *display) event(ev journal.Event) {
 		}
 		d.asked[ev.CallID] = true
 		label := "? ask_human:"
-		if ev.InputType == engine.InputApproval {
+		if ev.InputType == runs.InputApproval {
 			label = "? approval needed:"
 		}
 		fmt.Fprintf(d.w, "%s %s\n", d.paint("1;33", label), safe(ev.Prompt))
-		if ev.InputType == engine.InputApproval && len(ev.ToolArgs) > 0 {
+		if ev.InputType == runs.InputApproval && len(ev.ToolArgs) > 0 {
 			// The prompt shows the command line; the arguments are what
 			// the model asked for.
 			fmt.Fprintf(d.w, "  %s %s\n", d.paint("2", "arguments:"), d.abbreviate(string(ev.ToolArgs), 1, 160))
 		}
 	case journal.HumanInputReceived:
-		if ev.InputType == engine.InputApproval {
+		if ev.InputType == runs.InputApproval {
 			fmt.Fprintf(d.w, "%s\n", d.paint("1;33", fmt.Sprintf("? %s by %s", ev.Decision, safe(ev.By))))
 			break
 		}

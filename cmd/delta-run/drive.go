@@ -72,14 +72,14 @@ func drive(o driveOpts) error {
 		o.std.Out = &liveStream{w: o.std.Out} // a stream too: its reader may leave
 	}
 
-	logFile, err := os.OpenFile(filepath.Join(o.runDir, engine.EngineLog), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	logFile, err := os.OpenFile(filepath.Join(o.runDir, runs.EngineLogFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("open engine.log: %w", err)
 	}
 	defer logFile.Close()
 	logger := log.New(logFile, "", log.LstdFlags|log.Lmicroseconds|log.LUTC)
 
-	j, err := engine.OpenFileJournal(filepath.Join(o.runDir, engine.JournalFile))
+	j, err := engine.OpenFileJournal(filepath.Join(o.runDir, runs.JournalFile))
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func drive(o driveOpts) error {
 	// talks to: --llm and DELTA_MODEL applied, an alias resolved.
 	runAgent := *o.agent
 	runAgent.LLM = o.llmConfig
-	run := engine.RunInfo{RunID: o.meta.RunID, RunDir: o.runDir, JournalPath: filepath.Join(o.runDir, engine.JournalFile),
+	run := engine.RunInfo{RunID: o.meta.RunID, RunDir: o.runDir, JournalPath: filepath.Join(o.runDir, runs.JournalFile),
 		AgentHome: o.agent.Home, WorkDir: o.meta.ToolDir(), Agent: &runAgent}
 	// Secret values of the environment and of the provider's settings
 	// (.env files) are redacted from what the run writes and sends.
@@ -230,11 +230,11 @@ func exitFor(o driveOpts, out engine.Outcome) error {
 	case engine.StatusCompleted:
 		return nil
 	case engine.StatusWaiting:
-		rel := filepath.Join(runs.ControlDir, id, engine.InteractionDir, engine.ResponseFile)
+		rel := filepath.Join(runs.ControlDir, id, runs.InteractionDir, runs.ResponseFile)
 		if o.frontEnd {
 			return &cli.Error{Code: cli.ExitWaiting, Silent: true, Err: fmt.Errorf("run %s is waiting for input", id)}
 		}
-		if q := out.Interaction; q != nil && q.InputType == engine.InputApproval {
+		if q := out.Interaction; q != nil && q.InputType == runs.InputApproval {
 			approvalBanner(o.std.Err, q, id, ws, filepath.Join(ws, rel))
 			return &cli.Error{Code: cli.ExitWaiting, Silent: true, Err: fmt.Errorf("run %s is waiting for an approval", id)}
 		}
@@ -256,7 +256,7 @@ func exitFor(o driveOpts, out engine.Outcome) error {
 			msg = out.Error.Type + " (the error is shown above)"
 		}
 		return cli.Errorf(cli.ExitFailed, fmt.Sprintf("see %s; retry with: delta continue --run-id %s -w %s -m \"…\"",
-			filepath.Join(ws, runs.ControlDir, id, engine.JournalFile), id, ws), "run %s failed: %s", id, msg)
+			filepath.Join(ws, runs.ControlDir, id, runs.JournalFile), id, ws), "run %s failed: %s", id, msg)
 	}
 }
 

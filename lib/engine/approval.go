@@ -29,9 +29,6 @@ const (
 	ApprovalsDeny = "deny" // refuse at once: nobody will answer
 )
 
-// InputApproval is the input_type of an approval's HUMAN_INPUT_REQUEST.
-const InputApproval = runs.InputApproval
-
 // Verdict is the approval policy's answer for one call.
 type Verdict struct {
 	Decision string // DecisionAllow, DecisionDeny or DecisionAsk
@@ -207,7 +204,7 @@ func (e *Engine) interruptedWaiting() *Outcome {
 
 // question is the Interaction that asks for the call's approval.
 func (a asking) question() Interaction {
-	return Interaction{Prompt: a.prompt, InputType: InputApproval, CallID: a.call.ID}
+	return Interaction{Prompt: a.prompt, InputType: runs.InputApproval, CallID: a.call.ID}
 }
 
 // askApproval journals the HUMAN_INPUT_REQUEST of a call (once).
@@ -216,7 +213,7 @@ func (e *Engine) askApproval(it int, a asking, st callState) error {
 		return nil
 	}
 	if err := e.append(&journal.Event{Type: journal.HumanInputRequest, Iteration: it, CallID: a.call.ID, ToolName: a.call.Name,
-		ToolArgs: a.args, Prompt: a.prompt, InputType: InputApproval, Rule: a.v.Rule}); err != nil {
+		ToolArgs: a.args, Prompt: a.prompt, InputType: runs.InputApproval, Rule: a.v.Rule}); err != nil {
 		return err
 	}
 	st.asked[a.call.ID] = true
@@ -275,7 +272,7 @@ func (e *Engine) takeAnswers(it int, group []asking, st callState) error {
 			return err
 		}
 	}
-	if err := os.Remove(filepath.Join(e.Run.RunDir, InteractionDir, ResponseFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(filepath.Join(e.Run.RunDir, runs.InteractionDir, runs.ResponseFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove interaction response: %w", err)
 	}
 	return nil
@@ -327,7 +324,7 @@ func (e *Engine) receive(it int, call llm.ToolCall, answer string, st callState)
 		decision = "approved"
 	}
 	if err := e.append(&journal.Event{Type: journal.HumanInputReceived, Iteration: it, CallID: call.ID, ToolName: call.Name,
-		Response: answer, InputType: InputApproval, Decision: decision, By: e.ApprovedBy}); err != nil {
+		Response: answer, InputType: runs.InputApproval, Decision: decision, By: e.ApprovedBy}); err != nil {
 		return err
 	}
 	st.received[call.ID] = answer
@@ -415,8 +412,8 @@ func (e *Engine) decided(ctx context.Context, it int, call llm.ToolCall, answer 
 // clearInteraction removes the interaction files once an answer is
 // journaled.
 func (e *Engine) clearInteraction() error {
-	dir := filepath.Join(e.Run.RunDir, InteractionDir)
-	for _, name := range []string{ResponseFile, RequestFile} {
+	dir := filepath.Join(e.Run.RunDir, runs.InteractionDir)
+	for _, name := range []string{runs.ResponseFile, runs.RequestFile} {
 		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove interaction file: %w", err)
 		}

@@ -23,14 +23,6 @@ import (
 // AskHumanName is the built-in tool every agent has (seeds/000 §2.5.1).
 const AskHumanName = "ask_human"
 
-// Interaction files under the run directory (seeds/000 §2.5.3); lib/runs
-// owns the layout.
-const (
-	InteractionDir = runs.InteractionDir
-	RequestFile    = runs.RequestFile
-	ResponseFile   = runs.ResponseFile
-)
-
 // AskHumanSpec is ask_human as the model sees it (tool.AskHumanSpec, the
 // one definition shared with delta-tool-expand).
 func AskHumanSpec() llm.ToolSpec { return tool.AskHumanSpec() }
@@ -134,7 +126,7 @@ func (e *Engine) pauseWith(it int, call llm.ToolCall, q Interaction, alreadyAske
 // and returns q with its request id.
 func (e *Engine) writeRequest(call llm.ToolCall, q Interaction, extra map[string]any) (Interaction, error) {
 	q.RequestID = newRequestID()
-	dir := filepath.Join(e.Run.RunDir, InteractionDir)
+	dir := filepath.Join(e.Run.RunDir, runs.InteractionDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return q, fmt.Errorf("create interaction directory: %w", err)
 	}
@@ -144,7 +136,7 @@ func (e *Engine) writeRequest(call llm.ToolCall, q Interaction, extra map[string
 		doc[k] = v
 	}
 	data, _ := json.MarshalIndent(doc, "", "  ")
-	if err := writeFileAtomic(filepath.Join(dir, RequestFile), append(data, '\n')); err != nil {
+	if err := writeFileAtomic(filepath.Join(dir, runs.RequestFile), append(data, '\n')); err != nil {
 		return q, fmt.Errorf("write interaction request: %w", err)
 	}
 	return q, nil
@@ -182,7 +174,7 @@ func (e *Engine) answerWithMessage(it int, call llm.ToolCall, a askArgs, asked b
 
 // readResponse reads interaction/response.txt; ok is false when absent.
 func (e *Engine) readResponse() (string, bool, error) {
-	data, err := os.ReadFile(filepath.Join(e.Run.RunDir, InteractionDir, ResponseFile))
+	data, err := os.ReadFile(filepath.Join(e.Run.RunDir, runs.InteractionDir, runs.ResponseFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", false, nil
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/deltakit/delta/lib/execute"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/observe"
+	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/lib/tool"
 )
 
@@ -157,7 +158,7 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 	}
 	started := time.Now().UTC()
 	base := ToolRecordBase(started, name, callID)
-	recDir := filepath.Join(run.RunDir, ToolExecutionsDir)
+	recDir := filepath.Join(run.RunDir, runs.ToolExecutionsDir)
 	// The run's variables (RunInfo.Env) and the call's: a tool finds its
 	// agent's files and can keep per-run or per-call state apart.
 	env := append(append(c.env[:len(c.env):len(c.env)], run.Env()...),
@@ -245,14 +246,14 @@ func (c *CommandTools) fullOutput(run RunInfo, base, text string, rec *execRecor
 		if rec.StdoutFile != "" {
 			parts = append(parts, rel(rec.StdoutFile)+" (stdout)")
 		} else if rec.Stdout != nil && *rec.Stdout != "" {
-			parts = append(parts, "the record "+rel(filepath.Join(ToolExecutionsDir, base+".json"))+" (stdout)")
+			parts = append(parts, "the record "+rel(filepath.Join(runs.ToolExecutionsDir, base+".json"))+" (stdout)")
 		}
 		if rec.StderrFile != "" {
 			parts = append(parts, rel(rec.StderrFile)+" (stderr)")
 		}
 		return strings.Join(parts, " and "), nil
 	}
-	rec.OutputFile = filepath.Join(ToolExecutionsDir, base, "output.txt")
+	rec.OutputFile = filepath.Join(runs.ToolExecutionsDir, base, "output.txt")
 	if err := writeRecordIn(run.RunDir, rec.OutputFile, []byte(text)); err != nil {
 		return "", fmt.Errorf("write full tool output: %w", err)
 	}
@@ -266,7 +267,7 @@ func recordOutput(captured, log, base string) (*string, string) {
 	if log == "" {
 		return &captured, ""
 	}
-	return nil, filepath.Join(ToolExecutionsDir, base, filepath.Base(log))
+	return nil, filepath.Join(runs.ToolExecutionsDir, base, filepath.Base(log))
 }
 
 // safeName keeps a name usable in a file name.

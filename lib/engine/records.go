@@ -16,12 +16,6 @@ import (
 	"github.com/deltakit/delta/lib/runs"
 )
 
-// Record directories under the run directory (lib/runs names them).
-const (
-	InvocationsDir    = runs.InvocationsDir
-	ToolExecutionsDir = runs.ToolExecutionsDir
-)
-
 // invocation is one io/invocations record: the exact request sent to the
 // model and its answer (or error). API keys are never part of a Request.
 // writeInvocation writes it field by field (see there); the struct is the
@@ -63,11 +57,11 @@ func invocationData(it int, now time.Time, d time.Duration, req llm.Request, enc
 // invocationPath is the record's path relative to the run directory
 // ("{timestamp}_{iteration}.json", seeds/000 §1.2).
 func invocationPath(it int, now time.Time) string {
-	return filepath.Join(InvocationsDir, fmt.Sprintf("%s_%d.json", now.Format("20060102T150405.000000000Z"), it))
+	return filepath.Join(runs.InvocationsDir, fmt.Sprintf("%s_%d.json", now.Format("20060102T150405.000000000Z"), it))
 }
 
 // ToolRecordBase names the record of one tool call, under
-// ToolExecutionsDir: the start time, the tool and the call id, so records
+// runs.ToolExecutionsDir: the start time, the tool and the call id, so records
 // sort in time and say what they hold. Command and plugin tools share it.
 func ToolRecordBase(started time.Time, tool, callID string) string {
 	return fmt.Sprintf("%s_%s_%s", started.UTC().Format("20060102T150405.000000000Z"), safeName(tool), safeName(callID))
@@ -79,7 +73,7 @@ func ToolRecordBase(started time.Time, tool, callID string) string {
 const RecordInlineMax = execute.DefaultMaxCapture
 
 // WriteToolRecord writes a tool call's record (rec as indented JSON) as
-// ToolExecutionsDir/BASE.json under run.RunDir and returns its path
+// runs.ToolExecutionsDir/BASE.json under run.RunDir and returns its path
 // relative to it. Under an engine (run.Records set) the record is redacted
 // and written behind (Records); otherwise, as for delta mcp serve, it is
 // written before WriteToolRecord returns. Command, plugin, MCP, subagent
@@ -89,7 +83,7 @@ func WriteToolRecord(run RunInfo, base string, rec any) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("encode tool execution record: %w", err)
 	}
-	rel := filepath.Join(ToolExecutionsDir, base+".json")
+	rel := filepath.Join(runs.ToolExecutionsDir, base+".json")
 	data = append(data, '\n')
 	if run.Records != nil {
 		run.Records.behind(rel, func() ([]byte, error) { return run.Records.redacted(data), nil })

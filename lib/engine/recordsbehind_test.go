@@ -15,6 +15,7 @@ import (
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/redact"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // recordingTools writes a tool record holding what the call printed, as
@@ -42,7 +43,7 @@ type recordCheckHooks struct {
 func (h *recordCheckHooks) RunHook(ctx context.Context, req HookRequest) (HookDecision, error) {
 	if req.Name == agent.PostToolExecution {
 		h.seen++
-		if _, err := os.Stat(filepath.Join(h.runDir, ToolExecutionsDir, "T_echo_c1.json")); err != nil {
+		if _, err := os.Stat(filepath.Join(h.runDir, runs.ToolExecutionsDir, "T_echo_c1.json")); err != nil {
 			h.t.Errorf("post_tool_execution ran before the call's record was written: %v", err)
 		}
 	}
@@ -77,7 +78,7 @@ func TestToolRecordsWrittenBehind(t *testing.T) {
 	if hooks.seen != 1 {
 		t.Fatalf("post_tool_execution ran %d times, want 1", hooks.seen)
 	}
-	data, err := os.ReadFile(filepath.Join(e.Run.RunDir, ToolExecutionsDir, "T_echo_c1.json"))
+	data, err := os.ReadFile(filepath.Join(e.Run.RunDir, runs.ToolExecutionsDir, "T_echo_c1.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -186,7 +186,7 @@ func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 	base := engine.ToolRecordBase(start, name, callID)
 	if r.full != "" {
 		// The whole result, which the observation shows cut.
-		rel := filepath.Join(engine.ToolExecutionsDir, base, "result.txt")
+		rel := filepath.Join(runs.ToolExecutionsDir, base, "result.txt")
 		if err := writeIn(run.RunDir, rel, r.full); err != nil {
 			return out, err
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/plugins/host"
 )
 
@@ -37,8 +38,8 @@ func callRecorded(t *testing.T, tool string) (engine.ToolOutcome, pluginRecord, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.RecordPath == "" || !strings.HasPrefix(out.RecordPath, engine.ToolExecutionsDir) {
-		t.Fatalf("RecordPath = %q, want a record under %s", out.RecordPath, engine.ToolExecutionsDir)
+	if out.RecordPath == "" || !strings.HasPrefix(out.RecordPath, runs.ToolExecutionsDir) {
+		t.Fatalf("RecordPath = %q, want a record under %s", out.RecordPath, runs.ToolExecutionsDir)
 	}
 	data, err := os.ReadFile(filepath.Join(runDir, out.RecordPath))
 	if err != nil {

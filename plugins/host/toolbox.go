@@ -14,6 +14,7 @@ import (
 	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/observe"
+	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/plugins/proto"
 )
 
@@ -173,7 +174,7 @@ func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 		case len(res.Output) <= engine.RecordInlineMax:
 			rec.Stdout = &res.Output
 		default:
-			rec.StdoutFile = filepath.Join(engine.ToolExecutionsDir, base, "stdout.log")
+			rec.StdoutFile = filepath.Join(runs.ToolExecutionsDir, base, "stdout.log")
 			if werr := writeOutput(filepath.Join(run.RunDir, rec.StdoutFile), res.Output); werr != nil {
 				return out, werr
 			}

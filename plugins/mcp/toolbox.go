@@ -17,6 +17,7 @@ import (
 	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/observe"
+	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/lib/tool"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -370,7 +371,7 @@ func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 	}
 	base := engine.ToolRecordBase(started, name, callID)
 	if len(rec.Result) > engine.RecordInlineMax {
-		rec.ResultFile = filepath.Join(engine.ToolExecutionsDir, base, "result.json")
+		rec.ResultFile = filepath.Join(runs.ToolExecutionsDir, base, "result.json")
 		if err := writeFile(run.RunDir, rec.ResultFile, rec.Result); err != nil {
 			return out, err
 		}
@@ -379,7 +380,7 @@ func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 	limits := outputLimits(t.opts.Output)
 	whole := observe.Whole{Bytes: int64(len(text)), Lines: lines(text)}
 	if !observe.Fits(text, limits, whole) {
-		rec.OutputFile = filepath.Join(engine.ToolExecutionsDir, base, "output.txt")
+		rec.OutputFile = filepath.Join(runs.ToolExecutionsDir, base, "output.txt")
 		if err := writeFile(run.RunDir, rec.OutputFile, []byte(text)); err != nil {
 			return out, err
 		}
