@@ -12,6 +12,7 @@ import (
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/redact"
+	"github.com/deltakit/delta/lib/tool"
 )
 
 // callState records, for the tool calls of the last THOUGHT, what the
@@ -122,7 +123,7 @@ func finalAnswer(events []journal.Event) (string, bool) {
 // (waiting for input or interrupted).
 func (e *Engine) act(ctx context.Context, it int, calls []llm.ToolCall, st callState) (*Outcome, error) {
 	for i := 0; i < len(calls); {
-		if calls[i].Name == AskHumanName {
+		if calls[i].Name == tool.AskHumanName {
 			if !st.resolved[calls[i].ID] {
 				out, err := e.askHuman(ctx, it, calls[i], st)
 				if err != nil || out != nil {
@@ -143,7 +144,7 @@ func (e *Engine) act(ctx context.Context, it int, calls []llm.ToolCall, st callS
 			continue
 		}
 		j := i + 1
-		for j < len(calls) && calls[j].Name != AskHumanName && e.verdict(calls[j]).Decision != DecisionAsk && !st.asked[calls[j].ID] {
+		for j < len(calls) && calls[j].Name != tool.AskHumanName && e.verdict(calls[j]).Decision != DecisionAsk && !st.asked[calls[j].ID] {
 			j++
 		}
 		if out, err := e.actBatch(ctx, it, calls[i:j], st); err != nil || out != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/runs"
+	"github.com/deltakit/delta/lib/tool"
 )
 
 // Approval decisions (agent.yaml approval rules).
@@ -43,7 +44,7 @@ type ApprovalPolicy func(tool string, args json.RawMessage, command string) Verd
 // verdict applies the policy to call; with --approvals deny an ask is a
 // deny.
 func (e *Engine) verdict(call llm.ToolCall) Verdict {
-	if e.Approve == nil || call.Name == AskHumanName {
+	if e.Approve == nil || call.Name == tool.AskHumanName {
 		return Verdict{Decision: DecisionAllow}
 	}
 	args := argsJSON(call.Arguments)
@@ -173,7 +174,7 @@ func (e *Engine) approval(ctx context.Context, it int, calls []llm.ToolCall, v V
 func (e *Engine) alsoWaiting(calls []llm.ToolCall, st callState) []asking {
 	var out []asking
 	for _, c := range calls {
-		if c.Name == AskHumanName || st.resolved[c.ID] || st.requested[c.ID] {
+		if c.Name == tool.AskHumanName || st.resolved[c.ID] || st.requested[c.ID] {
 			continue
 		}
 		if _, ok := st.received[c.ID]; ok {

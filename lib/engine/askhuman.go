@@ -17,15 +17,7 @@ import (
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/runs"
-	"github.com/deltakit/delta/lib/tool"
 )
-
-// AskHumanName is the built-in tool every agent has (seeds/000 §2.5.1).
-const AskHumanName = "ask_human"
-
-// AskHumanSpec is ask_human as the model sees it (tool.AskHumanSpec, the
-// one definition shared with delta-tool-expand).
-func AskHumanSpec() llm.ToolSpec { return tool.AskHumanSpec() }
 
 // askArgs are ask_human's arguments.
 type askArgs struct {

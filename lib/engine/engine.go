@@ -11,6 +11,7 @@ import (
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/redact"
+	"github.com/deltakit/delta/lib/tool"
 
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
@@ -532,7 +533,7 @@ func (e *Engine) toolSpecs() []llm.ToolSpec {
 	if e.Tools != nil {
 		specs = append(specs, e.Tools.Specs()...)
 	}
-	return append(specs, AskHumanSpec())
+	return append(specs, tool.AskHumanSpec())
 }
 
 // CountThoughts is the number of model turns (iterations) already
