@@ -182,20 +182,20 @@ func drive(o driveOpts) error {
 	}
 	if runErr != nil {
 		// The run's own files could not be written: record what we can.
-		out.Status = engine.StatusFailed
+		out.Status = runs.Failed
 		out.Error = &engine.RunError{Type: engine.ErrTypeEngine, Message: runErr.Error()}
 	}
 	ended := time.Now().UTC()
-	o.meta.Status = runs.Status(out.Status)
+	o.meta.Status = out.Status
 	o.meta.Iterations = out.Iterations
 	o.meta.Usage, o.meta.Model, o.meta.ModelUsage = out.Usage, o.llmConfig.Model, out.ModelUsage
 	o.meta.Error = nil
-	if out.Error != nil && out.Status == engine.StatusFailed {
+	if out.Error != nil && out.Status == runs.Failed {
 		msg := out.Error.Message
 		o.meta.Error = &msg
 	}
 	o.meta.EndTime = nil
-	if out.Status == engine.StatusCompleted || out.Status == engine.StatusFailed {
+	if out.Status == runs.Completed || out.Status == runs.Failed {
 		o.meta.EndTime = &ended
 	}
 	if err := writeMetadata(o.runDir, o.meta); err != nil {
@@ -227,9 +227,9 @@ func interruptedBeforeStart() error {
 func exitFor(o driveOpts, out engine.Outcome) error {
 	id, ws := o.meta.RunID, o.meta.WorkDir
 	switch out.Status {
-	case engine.StatusCompleted:
+	case runs.Completed:
 		return nil
-	case engine.StatusWaiting:
+	case runs.WaitingForInput:
 		rel := filepath.Join(runs.ControlDir, id, runs.InteractionDir, runs.ResponseFile)
 		if o.frontEnd {
 			return &cli.Error{Code: cli.ExitWaiting, Silent: true, Err: fmt.Errorf("run %s is waiting for input", id)}
@@ -242,7 +242,7 @@ func exitFor(o driveOpts, out engine.Outcome) error {
 			filepath.Join(ws, rel), id, ws)
 		// Waiting is not an error: the guidance above is all the user needs.
 		return &cli.Error{Code: cli.ExitWaiting, Silent: true, Err: fmt.Errorf("run %s is waiting for input", id)}
-	case engine.StatusInterrupted:
+	case runs.Interrupted:
 		return &cli.Error{Code: cli.ExitInterrupted, Label: "interrupted",
 			Err: fmt.Errorf("run %s stopped; resume with: delta continue --run-id %s -w %s", id, id, ws)}
 	default:

@@ -66,7 +66,7 @@ func TestStreamJSONLive(t *testing.T) {
 				t.Errorf("line %d carries seq %d", i+1, l.Event.Seq)
 			}
 		case l.Type == "result" && l.Result != nil && i == len(lines)-1:
-			types = append(types, "result:"+l.Result.Status)
+			types = append(types, "result:"+string(l.Result.Status))
 		default:
 			t.Errorf("line %d: %+v", i+1, l)
 		}

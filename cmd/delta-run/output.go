@@ -9,13 +9,14 @@ import (
 
 	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // RunResult is the --format json document (seeds/000 §2.6.6, v2.0).
 type RunResult struct {
 	SchemaVersion string              `json:"schema_version"`
 	RunID         string              `json:"run_id"`
-	Status        string              `json:"status"`
+	Status        runs.Status         `json:"status"`
 	Result        json.RawMessage     `json:"result,omitempty"`
 	Error         *engine.RunError    `json:"error,omitempty"`
 	Interaction   *resultInteraction  `json:"interaction,omitempty"`
@@ -70,9 +71,9 @@ func newRunResult(o driveOpts, out engine.Outcome, start, end time.Time) RunResu
 	}
 	r.Metrics.Usage.TotalCostUSD = llm.TotalCost(r.Metrics.Usage.ModelUsage, o.agent.LLM.Price)
 	switch out.Status {
-	case engine.StatusCompleted:
+	case runs.Completed:
 		r.Result = out.Result
-	case engine.StatusWaiting:
+	case runs.WaitingForInput:
 		if q := out.Interaction; q != nil {
 			r.Interaction = &resultInteraction{Prompt: q.Prompt, InputType: q.InputType, Sensitive: q.Sensitive, CallID: q.CallID}
 			for _, p := range q.Pending {
@@ -82,7 +83,7 @@ func newRunResult(o driveOpts, out engine.Outcome, start, end time.Time) RunResu
 	default:
 		r.Error = out.Error
 		if r.Error == nil {
-			r.Error = &engine.RunError{Type: strings.ToLower(out.Status), Message: "run " + strings.ToLower(out.Status)}
+			r.Error = &engine.RunError{Type: strings.ToLower(string(out.Status)), Message: "run " + strings.ToLower(string(out.Status))}
 		}
 	}
 	return r
@@ -104,7 +105,7 @@ func printResult(o driveOpts, out engine.Outcome, start, end time.Time) error {
 		_, err = fmt.Fprintf(o.std.Out, "%s\n", data)
 		return err
 	case "raw":
-		if out.Status != engine.StatusCompleted {
+		if out.Status != runs.Completed {
 			return nil
 		}
 		_, err := fmt.Fprintln(o.std.Out, rawResult(out))
@@ -141,7 +142,7 @@ func textSummary(o driveOpts, out engine.Outcome, d time.Duration) string {
 	fmt.Fprintf(&b, "Workspace:  %s\n", o.meta.WorkDir)
 	b.WriteString("-------------------\n")
 	switch out.Status {
-	case engine.StatusCompleted:
+	case runs.Completed:
 		b.WriteString("Result:\n")
 		var s string
 		if json.Unmarshal(out.Result, &s) == nil {
@@ -155,7 +156,7 @@ func textSummary(o driveOpts, out engine.Outcome, d time.Duration) string {
 			}
 		}
 		b.WriteString("\n")
-	case engine.StatusWaiting:
+	case runs.WaitingForInput:
 		b.WriteString("Waiting for input:\n")
 		if out.Interaction != nil {
 			b.WriteString(out.Interaction.Prompt + "\n")

@@ -12,6 +12,7 @@ import (
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/redact"
+	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/lib/tool"
 )
 
@@ -66,7 +67,7 @@ func (e *Engine) resume(ctx context.Context, events []journal.Event) (out Outcom
 		// The previous engine died after the model's final answer was
 		// journaled but before the run ended: the run is complete.
 		e.Log.Printf("resume: the last iteration already answered; the run ends")
-		out := e.outcome(StatusCompleted, nil)
+		out := e.outcome(runs.Completed, nil)
 		out.ResultText = answer
 		out.Result = ParseResult(answer)
 		return out, true, nil
@@ -104,7 +105,7 @@ func finalAnswer(events []journal.Event) (string, bool) {
 			continue
 		case journal.EngineEnd:
 			// Killed after ENGINE_END but before metadata.json said so.
-			if ev.Status != StatusCompleted {
+			if runs.Status(ev.Status) != runs.Completed {
 				return "", false
 			}
 		case journal.Thought:
@@ -375,7 +376,7 @@ func (e *Engine) finishCall(ctx context.Context, it int, p preparedCall, res Too
 		return nil, err
 	}
 	if interrupted {
-		out := e.outcome(StatusInterrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted by signal while " + call.Name + " ran"})
+		out := e.outcome(runs.Interrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted by signal while " + call.Name + " ran"})
 		return &out, nil
 	}
 	return nil, nil

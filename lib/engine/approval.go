@@ -146,7 +146,7 @@ func (e *Engine) approval(ctx context.Context, it int, calls []llm.ToolCall, v V
 	}
 	if e.ApprovalTimeout <= 0 {
 		e.Log.Printf("iteration %d: waiting for %d approval(s)", it, len(group))
-		out := e.outcome(StatusWaiting, nil)
+		out := e.outcome(runs.WaitingForInput, nil)
 		out.Interaction = &q
 		return &out, nil
 	}
@@ -199,7 +199,7 @@ func unanswered(group []asking, st callState) []asking {
 }
 
 func (e *Engine) interruptedWaiting() *Outcome {
-	out := e.outcome(StatusInterrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted while waiting for an approval"})
+	out := e.outcome(runs.Interrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted while waiting for an approval"})
 	return &out
 }
 

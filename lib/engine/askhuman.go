@@ -78,7 +78,7 @@ func (e *Engine) askHuman(ctx context.Context, it int, call llm.ToolCall, st cal
 		answer, err := e.Asker.Ask(ctx, q)
 		if err != nil {
 			if ctx.Err() != nil {
-				out := e.outcome(StatusInterrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted while waiting for the human's answer"})
+				out := e.outcome(runs.Interrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted while waiting for the human's answer"})
 				return &out, nil
 			}
 			// No answer can be read (stdin closed): the model learns so.
@@ -109,7 +109,7 @@ func (e *Engine) pauseWith(it int, call llm.ToolCall, q Interaction, alreadyAske
 		}
 	}
 	e.Log.Printf("iteration %d: waiting for human input (call %s)", it, call.ID)
-	out := e.outcome(StatusWaiting, nil)
+	out := e.outcome(runs.WaitingForInput, nil)
 	out.Interaction = &q
 	return &out, nil
 }
