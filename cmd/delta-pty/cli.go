@@ -61,7 +61,8 @@ func (c *CLI) BeforeReset(k *kong.Kong) error {
 
 func store() (*pty.Store, error) { return pty.NewStore(sessions.DefaultDir()) }
 
-// fail prints err as JSON for the agent and returns it for stderr.
+// fail prints err as JSON for the agent and returns it, silent, for the
+// exit code.
 func fail(w io.Writer, err error) error {
 	code, hint := cli.ExitFailed, ""
 	switch {
@@ -74,7 +75,8 @@ func fail(w io.Writer, err error) error {
 	case errors.Is(err, pty.ErrUnknownKey):
 		code = cli.ExitUsage
 	}
-	return jsonout.Fail(w, code, hint, err)
+	jsonout.Fail(w, hint, err)
+	return &cli.Error{Code: code, Err: err, Hint: hint, Silent: true}
 }
 
 type startCmd struct {
