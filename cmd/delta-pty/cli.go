@@ -68,7 +68,7 @@ func fail(w io.Writer, err error) error {
 	switch {
 	case errors.Is(err, pty.ErrUnknownSession), errors.Is(err, pty.ErrBadID):
 		hint = "list sessions with: delta-pty list"
-	case errors.Is(err, pty.ErrEnded), errors.Is(err, pty.ErrHolderDead):
+	case errors.Is(err, pty.ErrEnded), errors.Is(err, sessions.ErrHolderDead):
 		hint = "start a new session with: delta-pty start"
 	case errors.Is(err, sessions.ErrNoWorkDir):
 		hint = "create the directory or start the session with --cwd DIR"

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/deltakit/delta/lib/cli"
-	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/runs"
 )
 
@@ -85,7 +85,7 @@ func (c *ContinueCmd) Run(std cli.Stdio) error {
 	if err := c.checkState(runDir, meta, std.Err); err != nil {
 		return err
 	}
-	if repaired, err := engine.RepairJournal(filepath.Join(runDir, runs.JournalFile)); err != nil {
+	if repaired, err := journal.Repair(filepath.Join(runDir, runs.JournalFile)); err != nil {
 		return err
 	} else if repaired != "" {
 		fmt.Fprintf(std.Err, "delta-run: warning: the journal's last line was torn (a crash mid-write); cut it off, its bytes are kept in %s\n", repaired)
