@@ -4,6 +4,13 @@
 // RUNNING status of a crashed engine, or of a killed delta mcp serve
 // session, into INTERRUPTED (§2.1.5).
 //
+// It owns everything on disk and between processes: every file name under
+// a run directory, the run statuses (Status), the inbox and the
+// interaction files a human answers through. Nothing else spells them. It
+// sits below the agent configuration (a test keeps lib/agent, YAML and the
+// shell parser out of its dependencies), so any binary or plugin can find
+// and read a run cheaply.
+//
 // Everything here is safe with several engines working in one workspace at
 // once: run directories and workspaces are reserved with a single mkdir,
 // files are replaced atomically, and a run is held with an advisory lock.
