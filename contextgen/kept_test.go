@@ -15,6 +15,7 @@ import (
 	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // crashCheckProvider, at every model call, rebuilds the context the way a
@@ -90,7 +91,7 @@ func TestContextFromKeptEventsIsCrashIdentical(t *testing.T) {
 			}
 		}}
 	out, err := e.Start(context.Background(), nil)
-	if err != nil || out.Status != engine.StatusCompleted {
+	if err != nil || out.Status != runs.Completed {
 		t.Fatalf("Start() = %+v, %v", out, err)
 	}
 	if p.calls != len(turns) {

@@ -61,20 +61,22 @@ func (c *CLI) BeforeReset(k *kong.Kong) error {
 
 func store() (*pty.Store, error) { return pty.NewStore(sessions.DefaultDir()) }
 
-// fail prints err as JSON for the agent and returns it for stderr.
+// fail prints err as JSON for the agent and returns it, silent, for the
+// exit code.
 func fail(w io.Writer, err error) error {
 	code, hint := cli.ExitFailed, ""
 	switch {
 	case errors.Is(err, pty.ErrUnknownSession), errors.Is(err, pty.ErrBadID):
 		hint = "list sessions with: delta-pty list"
-	case errors.Is(err, pty.ErrEnded), errors.Is(err, pty.ErrHolderDead):
+	case errors.Is(err, pty.ErrEnded), errors.Is(err, sessions.ErrHolderDead):
 		hint = "start a new session with: delta-pty start"
 	case errors.Is(err, sessions.ErrNoWorkDir):
 		hint = "create the directory or start the session with --cwd DIR"
 	case errors.Is(err, pty.ErrUnknownKey):
 		code = cli.ExitUsage
 	}
-	return jsonout.Fail(w, code, hint, err)
+	jsonout.Fail(w, hint, err)
+	return &cli.Error{Code: code, Err: err, Hint: hint, Silent: true}
 }
 
 type startCmd struct {

@@ -10,5 +10,5 @@ import (
 )
 
 func main() {
-	os.Exit(cli.Run("delta-pty", &CLI{}, os.Args[1:], cli.OSStdio(), jsonout.ParseErrors("delta-pty")))
+	os.Exit(cli.Run("delta-pty", &CLI{}, os.Args[1:], cli.OSStdio(), cli.ParseErrorHook(jsonout.ParseErrors("delta-pty"))))
 }

@@ -153,7 +153,7 @@ func (c *ContinueCmd) approvalAnswer(ids []string, runDir string) (string, error
 		return "", cli.Errorf(cli.ExitUsage, "--approve CALL_ID --deny CALL_ID answers calls one by one", "give --approve or --deny for every call, not both")
 	}
 	if len(ids) == 0 {
-		return "", cli.Errorf(cli.ExitConfig, fmt.Sprintf("see what it waits for: cat %s", filepath.Join(runDir, engine.InteractionDir, engine.RequestFile)),
+		return "", cli.Errorf(cli.ExitConfig, fmt.Sprintf("see what it waits for: cat %s", filepath.Join(runDir, runs.InteractionDir, runs.RequestFile)),
 			"run %s does not wait for an approval", c.RunID)
 	}
 	if c.Message != "" && !c.Deny.set() {

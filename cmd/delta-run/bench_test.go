@@ -102,7 +102,7 @@ func benchLoop(b *testing.B, toolName string, tools func(*agent.Agent) engine.To
 		b.StopTimer()
 		syncs := j.Syncs()
 		j.Close()
-		if err != nil || out.Status != engine.StatusCompleted || out.Iterations != iterations {
+		if err != nil || out.Status != runs.Completed || out.Iterations != iterations {
 			b.Fatalf("run = %+v, %v", out, err)
 		}
 		b.ReportMetric(float64(elapsed.Microseconds())/iterations, "µs/iteration")

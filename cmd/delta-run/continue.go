@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/deltakit/delta/lib/cli"
-	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/runs"
 )
 
@@ -123,7 +123,7 @@ func (c *ContinueCmd) prepare(runDir string, stderr io.Writer) (*runs.Metadata, 
 	if err := c.checkState(runDir, meta, stderr); err != nil {
 		return nil, err
 	}
-	if repaired, err := engine.RepairJournal(filepath.Join(runDir, runs.JournalFile)); err != nil {
+	if repaired, err := journal.Repair(filepath.Join(runDir, runs.JournalFile)); err != nil {
 		return nil, err
 	} else if repaired != "" {
 		fmt.Fprintf(stderr, "delta-run: warning: the journal's last line was torn (a crash mid-write); cut it off, its bytes are kept in %s\n", repaired)
@@ -252,7 +252,7 @@ func (c *ContinueCmd) takeOver(runDir string, meta *runs.Metadata, stderr io.Wri
 // --approve or --deny for calls waiting for an approval, else -m. Without
 // one, an answer must already be there, or -i asks it on the terminal.
 func (c *ContinueCmd) answer(runDir string, stderr io.Writer) error {
-	resp := filepath.Join(runDir, engine.InteractionDir, engine.ResponseFile)
+	resp := filepath.Join(runDir, runs.InteractionDir, runs.ResponseFile)
 	waiting := pendingCalls(runDir)
 	approval := len(waiting) > 0
 	answer, err := c.approvalAnswer(waiting, runDir)

@@ -99,7 +99,7 @@ func drive(o driveOpts) error {
 // (the run's files could not be written), recorded as a failed run.
 func (o driveOpts) finish(out engine.Outcome, runErr error, started time.Time) error {
 	if runErr != nil {
-		out.Status = engine.StatusFailed
+		out.Status = runs.Failed
 		out.Error = &engine.RunError{Type: engine.ErrTypeEngine, Message: runErr.Error()}
 	}
 	ended := time.Now().UTC()
@@ -226,12 +226,12 @@ func recordOutcome(m *runs.Metadata, out engine.Outcome, model string, ended tim
 	m.Iterations = out.Iterations
 	m.Usage, m.Model, m.ModelUsage = out.Usage, model, out.ModelUsage
 	m.Error = nil
-	if out.Error != nil && out.Status == engine.StatusFailed {
+	if out.Error != nil && out.Status == runs.Failed {
 		msg := out.Error.Message
 		m.Error = &msg
 	}
 	m.EndTime = nil
-	if out.Status == engine.StatusCompleted || out.Status == engine.StatusFailed {
+	if out.Status == runs.Completed || out.Status == runs.Failed {
 		m.EndTime = &ended
 	}
 }
@@ -256,10 +256,10 @@ func interruptedBeforeStart() error {
 func exitFor(o driveOpts, out engine.Outcome) error {
 	id, ws := o.meta.RunID, o.meta.WorkDir
 	switch out.Status {
-	case engine.StatusCompleted:
+	case runs.Completed:
 		return nil
-	case engine.StatusWaiting:
-		rel := filepath.Join(runs.ControlDir, id, engine.InteractionDir, engine.ResponseFile)
+	case runs.WaitingForInput:
+		rel := filepath.Join(runs.ControlDir, id, runs.InteractionDir, runs.ResponseFile)
 		if o.frontEnd {
 			return &cli.Error{Code: cli.ExitWaiting, Silent: true, Err: fmt.Errorf("run %s is waiting for input", id)}
 		}
@@ -271,7 +271,7 @@ func exitFor(o driveOpts, out engine.Outcome) error {
 			filepath.Join(ws, rel), id, ws)
 		// Waiting is not an error: the guidance above is all the user needs.
 		return &cli.Error{Code: cli.ExitWaiting, Silent: true, Err: fmt.Errorf("run %s is waiting for input", id)}
-	case engine.StatusInterrupted:
+	case runs.Interrupted:
 		return &cli.Error{Code: cli.ExitInterrupted, Label: "interrupted",
 			Err: fmt.Errorf("run %s stopped; resume with: delta continue --run-id %s -w %s", id, id, ws)}
 	default:

@@ -20,7 +20,7 @@ type ForkCmd struct {
 // forkResult is what fork prints.
 type forkResult struct {
 	RunID      string           `json:"run_id"`
-	Status     string           `json:"status"`
+	Status     runs.Status      `json:"status"`
 	Workspace  string           `json:"workspace"`
 	ForkedFrom *runs.ForkOrigin `json:"forked_from"`
 }
@@ -47,7 +47,7 @@ func (c *ForkCmd) Run(std cli.Stdio) error {
 		return err
 	}
 	fmt.Fprintf(std.Err, "delta-run: forked %s at seq %d as %s; go on with: delta continue --run-id %s -w %s -m \"…\"\n", id, m.ForkedFrom.Seq, newID, newID, ws)
-	return printJSON(std, forkResult{RunID: m.RunID, Status: string(m.Status), Workspace: m.WorkDir, ForkedFrom: m.ForkedFrom})
+	return printJSON(std, forkResult{RunID: m.RunID, Status: m.Status, Workspace: m.WorkDir, ForkedFrom: m.ForkedFrom})
 }
 
 // freeForkID is the first of ID-fork1, ID-fork2 … the workspace does not

@@ -31,10 +31,10 @@ var allStatuses = []runs.Status{runs.Running, runs.WaitingForInput, runs.Complet
 
 // runSummary is one entry of the JSON output.
 type runSummary struct {
-	RunID       string    `json:"run_id"`
-	Status      string    `json:"status"`
-	TaskSummary string    `json:"task_summary"`
-	LastUpdated time.Time `json:"last_updated"`
+	RunID       string      `json:"run_id"`
+	Status      runs.Status `json:"status"`
+	TaskSummary string      `json:"task_summary"`
+	LastUpdated time.Time   `json:"last_updated"`
 	// WorkspacePath is the run's workspace (for -w of continue).
 	WorkspacePath string `json:"workspace_path"`
 	// Stale marks a RUNNING run whose process is gone (resumable).
@@ -84,7 +84,7 @@ func (c *ListRunsCmd) Run(std cli.Stdio) error {
 		if c.Resumable && (m.Status == runs.Running && !stale || !m.Resumable()) {
 			continue
 		}
-		out = append(out, runSummary{RunID: m.RunID, Status: string(m.Status), TaskSummary: summary(m.InitialMessage), LastUpdated: m.UpdatedAt,
+		out = append(out, runSummary{RunID: m.RunID, Status: m.Status, TaskSummary: summary(m.InitialMessage), LastUpdated: m.UpdatedAt,
 			WorkspacePath: m.WorkDir, Stale: stale, Corrupt: corruption(m), WaitingFor: waitingFor(m), ParentRunID: m.ParentRunID})
 		if c.First {
 			break
@@ -113,7 +113,7 @@ func (c *ListRunsCmd) Run(std cli.Stdio) error {
 	} else {
 		for _, n := range tree(out) {
 			r := n.run
-			status := r.Status
+			status := string(r.Status)
 			if r.Stale {
 				status += " (stale)"
 			}

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/deltakit/delta/lib/clitest"
-	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/llm/llmtest"
+	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/lib/tool"
 )
 
@@ -108,12 +108,12 @@ func timeDeltaRun(b *testing.B, bin, baseURL, agentDir string) (time.Duration, t
 		b.Fatalf("delta-run: %v\n%s", err, errb.String())
 	}
 	var res struct {
-		Status  string `json:"status"`
+		Status  runs.Status `json:"status"`
 		Metrics struct {
 			Iterations int `json:"iterations"`
 		} `json:"metrics"`
 	}
-	if err := json.Unmarshal(out.Bytes(), &res); err != nil || res.Status != engine.StatusCompleted {
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil || res.Status != runs.Completed {
 		b.Fatalf("delta-run result %s: %v", out.String(), err)
 	}
 	if res.Metrics.Iterations != loopIterations {

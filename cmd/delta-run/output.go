@@ -25,9 +25,9 @@ func newRunResult(o driveOpts, out engine.Outcome, start, end time.Time) runs.Re
 	}
 	r.Metrics.Usage.TotalCostUSD = llm.TotalCost(r.Metrics.Usage.ModelUsage, o.agent.LLM.Price)
 	switch out.Status {
-	case engine.StatusCompleted:
+	case runs.Completed:
 		r.Result = out.Result
-	case engine.StatusWaiting:
+	case runs.WaitingForInput:
 		if q := out.Interaction; q != nil {
 			r.Interaction = &runs.Request{Prompt: q.Prompt, InputType: q.InputType, Sensitive: q.Sensitive, CallID: q.CallID}
 			for _, p := range q.Pending {
@@ -59,7 +59,7 @@ func printResult(o driveOpts, out engine.Outcome, start, end time.Time) error {
 		_, err = fmt.Fprintf(o.std.Out, "%s\n", data)
 		return err
 	case "raw":
-		if out.Status != engine.StatusCompleted {
+		if out.Status != runs.Completed {
 			return nil
 		}
 		_, err := fmt.Fprintln(o.std.Out, rawResult(out))
@@ -96,7 +96,7 @@ func textSummary(o driveOpts, out engine.Outcome, d time.Duration) string {
 	fmt.Fprintf(&b, "Workspace:  %s\n", o.meta.WorkDir)
 	b.WriteString("-------------------\n")
 	switch out.Status {
-	case engine.StatusCompleted:
+	case runs.Completed:
 		b.WriteString("Result:\n")
 		var s string
 		if json.Unmarshal(out.Result, &s) == nil {
@@ -110,7 +110,7 @@ func textSummary(o driveOpts, out engine.Outcome, d time.Duration) string {
 			}
 		}
 		b.WriteString("\n")
-	case engine.StatusWaiting:
+	case runs.WaitingForInput:
 		b.WriteString("Waiting for input:\n")
 		if out.Interaction != nil {
 			b.WriteString(out.Interaction.Prompt + "\n")

@@ -23,11 +23,11 @@ type PruneCmd struct {
 
 // pruned is one run prune removed (or would remove).
 type pruned struct {
-	RunID     string    `json:"run_id"`
-	Status    string    `json:"status"`
-	UpdatedAt time.Time `json:"updated_at"`
-	Workspace string    `json:"workspace"`
-	Removed   bool      `json:"removed"`
+	RunID     string      `json:"run_id"`
+	Status    runs.Status `json:"status"`
+	UpdatedAt time.Time   `json:"updated_at"`
+	Workspace string      `json:"workspace"`
+	Removed   bool        `json:"removed"`
 }
 
 // prunable are the statuses prune may remove: never a running or waiting run.
@@ -62,7 +62,7 @@ func (c *PruneCmd) Run(std cli.Stdio) error {
 			if !chosen(&m) {
 				continue
 			}
-			p := pruned{RunID: m.RunID, Status: string(m.Status), UpdatedAt: m.UpdatedAt, Workspace: m.WorkDir}
+			p := pruned{RunID: m.RunID, Status: m.Status, UpdatedAt: m.UpdatedAt, Workspace: m.WorkDir}
 			if !c.DryRun {
 				runDir, err := runs.Find(d, m.RunID)
 				if err == nil {

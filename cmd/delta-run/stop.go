@@ -26,12 +26,12 @@ type StopCmd struct {
 
 // stopResult is what stop prints for each run, as JSON.
 type stopResult struct {
-	RunID     string `json:"run_id"`
-	Workspace string `json:"workspace"`
-	PID       int    `json:"pid"`
-	Status    string `json:"status"`
-	Signal    string `json:"signal"`
-	WaitedMS  int64  `json:"waited_ms"`
+	RunID     string      `json:"run_id"`
+	Workspace string      `json:"workspace"`
+	PID       int         `json:"pid"`
+	Status    runs.Status `json:"status"`
+	Signal    string      `json:"signal"`
+	WaitedMS  int64       `json:"waited_ms"`
 }
 
 // Run stops the run(s) and prints their outcome.
@@ -123,7 +123,7 @@ func (c *StopCmd) stop(meta *runs.Metadata, runDir string) (stopResult, error) {
 	}
 	res.WaitedMS = time.Since(started).Milliseconds()
 	if m, err := runs.ReadMetadata(runDir); err == nil {
-		res.Status = string(m.Status)
+		res.Status = m.Status
 	}
 	return res, nil
 }

@@ -68,23 +68,26 @@ func store() (*sessions.Store, error) {
 	return sessions.NewStore(sessions.DefaultDir())
 }
 
-// classify picks the exit code and hint for a sessions error.
+// classify picks the exit code and hint for a sessions error, prints it
+// as JSON for the agent and returns it, silent, for the exit code.
 func classify(w io.Writer, err error) error {
+	code, hint := cli.ExitFailed, ""
 	switch {
 	case errors.Is(err, sessions.ErrUnknownSession), errors.Is(err, sessions.ErrBadID):
-		return jsonout.Fail(w, cli.ExitFailed, "list sessions with: delta-sessions list", err)
+		hint = "list sessions with: delta-sessions list"
 	case errors.Is(err, sessions.ErrEnded):
-		return jsonout.Fail(w, cli.ExitFailed, "start a new session with: delta-sessions start", err)
+		hint = "start a new session with: delta-sessions start"
 	case errors.Is(err, sessions.ErrHolderDead):
-		return jsonout.Fail(w, cli.ExitFailed, "the interpreter and its state are gone; start a new session with: delta-sessions start", err)
+		hint = "the interpreter and its state are gone; start a new session with: delta-sessions start"
 	case errors.Is(err, sessions.ErrExists):
-		return jsonout.Fail(w, cli.ExitFailed, "ids are never reused, even after end: pick another --id or leave it out for a random one", err)
+		hint = "ids are never reused, even after end: pick another --id or leave it out for a random one"
 	case errors.Is(err, sessions.ErrNoWorkDir):
-		return jsonout.Fail(w, cli.ExitFailed, "create the directory or start the session with --cwd DIR", err)
+		hint = "create the directory or start the session with --cwd DIR"
 	case errors.Is(err, sessions.ErrUnsupported):
-		return jsonout.Fail(w, cli.ExitUsage, "supported: bash, sh, dash, python3, python, node", err)
+		code, hint = cli.ExitUsage, "supported: bash, sh, dash, python3, python, node"
 	}
-	return jsonout.Fail(w, cli.ExitFailed, "", err)
+	jsonout.Fail(w, hint, err)
+	return &cli.Error{Code: code, Err: err, Hint: hint, Silent: true}
 }
 
 type startCmd struct {

@@ -14,5 +14,5 @@ func main() {
 	if code, ok := fastExec(os.Args[1:], std); ok {
 		os.Exit(code)
 	}
-	os.Exit(cli.Run("delta-sessions", &CLI{}, os.Args[1:], std, jsonout.ParseErrors("delta-sessions")))
+	os.Exit(cli.Run("delta-sessions", &CLI{}, os.Args[1:], std, cli.ParseErrorHook(jsonout.ParseErrors("delta-sessions"))))
 }

@@ -7,6 +7,8 @@ import (
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/runs"
+	"github.com/deltakit/delta/lib/tool"
 )
 
 // callState records, for the tool calls of the last THOUGHT, what the
@@ -60,7 +62,7 @@ func (e *Engine) resume(ctx context.Context, events []journal.Event) (out Outcom
 		// The previous engine died after the model's final answer was
 		// journaled but before the run ended: the run is complete.
 		e.Log.Printf("resume: the last iteration already answered; the run ends")
-		out := e.outcome(StatusCompleted, nil)
+		out := e.outcome(runs.Completed, nil)
 		out.ResultText = answer
 		out.Result = ParseResult(answer)
 		return out, true, nil
@@ -98,7 +100,7 @@ func finalAnswer(events []journal.Event) (string, bool) {
 			continue
 		case journal.EngineEnd:
 			// Killed after ENGINE_END but before metadata.json said so.
-			if ev.Status != StatusCompleted {
+			if runs.Status(ev.Status) != runs.Completed {
 				return "", false
 			}
 		case journal.Thought:
@@ -120,11 +122,11 @@ func finalAnswer(events []journal.Event) (string, bool) {
 func (e *Engine) act(ctx context.Context, it int, model []llm.ToolCall, st callState) (*Outcome, error) {
 	calls := e.newCalls(model)
 	waits := func(c toolCall) bool {
-		return c.Name != AskHumanName && (c.policy.Decision == agent.ApproveAsk || st.asked[c.ID])
+		return c.Name != tool.AskHumanName && (c.policy.Decision == agent.ApproveAsk || st.asked[c.ID])
 	}
 	for i := 0; i < len(calls); {
 		c := calls[i]
-		if c.Name == AskHumanName {
+		if c.Name == tool.AskHumanName {
 			if !st.resolved[c.ID] {
 				out, err := e.askHuman(ctx, it, c.ToolCall, st)
 				if err != nil || out != nil {
@@ -145,7 +147,7 @@ func (e *Engine) act(ctx context.Context, it int, model []llm.ToolCall, st callS
 			continue
 		}
 		j := i + 1
-		for j < len(calls) && calls[j].Name != AskHumanName && !waits(calls[j]) {
+		for j < len(calls) && calls[j].Name != tool.AskHumanName && !waits(calls[j]) {
 			j++
 		}
 		if out, err := e.actBatch(ctx, it, calls[i:j], st); err != nil || out != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/runs"
+	"github.com/deltakit/delta/lib/tool"
 )
 
 // deniedObservation is what the model sees of a call the policy or a
@@ -95,7 +96,7 @@ func (e *Engine) waitApproval(ctx context.Context, it int, calls []toolCall, v a
 	}
 	if e.ApprovalTimeout <= 0 {
 		e.Log.Printf("iteration %d: waiting for %d approval(s)", it, len(group))
-		out := e.outcome(StatusWaiting, nil)
+		out := e.outcome(runs.WaitingForInput, nil)
 		out.Interaction = &q
 		return &out, nil
 	}
@@ -123,7 +124,7 @@ func (e *Engine) waitApproval(ctx context.Context, it int, calls []toolCall, v a
 func alsoWaiting(calls []toolCall, st callState) []asking {
 	var out []asking
 	for _, c := range calls {
-		if c.Name == AskHumanName || st.resolved[c.ID] || st.requested[c.ID] {
+		if c.Name == tool.AskHumanName || st.resolved[c.ID] || st.requested[c.ID] {
 			continue
 		}
 		if _, ok := st.received[c.ID]; ok {
@@ -148,7 +149,7 @@ func unanswered(group []asking, st callState) []asking {
 }
 
 func (e *Engine) interruptedWaiting() *Outcome {
-	out := e.outcome(StatusInterrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted while waiting for an approval"})
+	out := e.outcome(runs.Interrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted while waiting for an approval"})
 	return &out
 }
 
@@ -222,7 +223,7 @@ func (e *Engine) takeAnswers(it int, group []asking, st callState) error {
 			return err
 		}
 	}
-	if err := os.Remove(filepath.Join(e.Run.RunDir, InteractionDir, ResponseFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(filepath.Join(e.Run.RunDir, runs.InteractionDir, runs.ResponseFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove interaction response: %w", err)
 	}
 	return nil
@@ -349,8 +350,8 @@ func (e *Engine) answerer() string {
 // clearInteraction removes the interaction files once an answer is
 // journaled.
 func (e *Engine) clearInteraction() error {
-	dir := filepath.Join(e.Run.RunDir, InteractionDir)
-	for _, name := range []string{ResponseFile, RequestFile} {
+	dir := filepath.Join(e.Run.RunDir, runs.InteractionDir)
+	for _, name := range []string{runs.ResponseFile, runs.RequestFile} {
 		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove interaction file: %w", err)
 		}

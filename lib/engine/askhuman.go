@@ -17,23 +17,7 @@ import (
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/runs"
-	"github.com/deltakit/delta/lib/tool"
 )
-
-// AskHumanName is the built-in tool every agent has (seeds/000 §2.5.1).
-const AskHumanName = "ask_human"
-
-// Interaction files under the run directory (seeds/000 §2.5.3); lib/runs
-// owns the layout.
-const (
-	InteractionDir = runs.InteractionDir
-	RequestFile    = runs.RequestFile
-	ResponseFile   = runs.ResponseFile
-)
-
-// AskHumanSpec is ask_human as the model sees it (tool.AskHumanSpec, the
-// one definition shared with delta-tool-expand).
-func AskHumanSpec() llm.ToolSpec { return tool.AskHumanSpec() }
 
 // askArgs are ask_human's arguments.
 type askArgs struct {
@@ -94,7 +78,7 @@ func (e *Engine) askHuman(ctx context.Context, it int, call llm.ToolCall, st cal
 		answer, err := e.Asker.Ask(ctx, q)
 		if err != nil {
 			if ctx.Err() != nil {
-				out := e.outcome(StatusInterrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted while waiting for the human's answer"})
+				out := e.outcome(runs.Interrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted while waiting for the human's answer"})
 				return &out, nil
 			}
 			// No answer can be read (stdin closed): the model learns so.
@@ -125,7 +109,7 @@ func (e *Engine) pauseWith(it int, call llm.ToolCall, q Interaction, alreadyAske
 		}
 	}
 	e.Log.Printf("iteration %d: waiting for human input (call %s)", it, call.ID)
-	out := e.outcome(StatusWaiting, nil)
+	out := e.outcome(runs.WaitingForInput, nil)
 	out.Interaction = &q
 	return &out, nil
 }
@@ -134,7 +118,7 @@ func (e *Engine) pauseWith(it int, call llm.ToolCall, q Interaction, alreadyAske
 // and returns q with its request id.
 func (e *Engine) writeRequest(call llm.ToolCall, q Interaction, extra map[string]any) (Interaction, error) {
 	q.RequestID = newRequestID()
-	dir := filepath.Join(e.Run.RunDir, InteractionDir)
+	dir := filepath.Join(e.Run.RunDir, runs.InteractionDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return q, fmt.Errorf("create interaction directory: %w", err)
 	}
@@ -144,7 +128,7 @@ func (e *Engine) writeRequest(call llm.ToolCall, q Interaction, extra map[string
 		doc[k] = v
 	}
 	data, _ := json.MarshalIndent(doc, "", "  ")
-	if err := writeFileAtomic(filepath.Join(dir, RequestFile), append(data, '\n')); err != nil {
+	if err := writeFileAtomic(filepath.Join(dir, runs.RequestFile), append(data, '\n')); err != nil {
 		return q, fmt.Errorf("write interaction request: %w", err)
 	}
 	return q, nil
@@ -182,7 +166,7 @@ func (e *Engine) answerWithMessage(it int, call llm.ToolCall, a askArgs, asked b
 
 // readResponse reads interaction/response.txt; ok is false when absent.
 func (e *Engine) readResponse() (string, bool, error) {
-	data, err := os.ReadFile(filepath.Join(e.Run.RunDir, InteractionDir, ResponseFile))
+	data, err := os.ReadFile(filepath.Join(e.Run.RunDir, runs.InteractionDir, runs.ResponseFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", false, nil
 	}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/deltakit/delta/lib/approval"
 	"github.com/deltakit/delta/lib/redact"
+	"github.com/deltakit/delta/lib/runs"
+	"github.com/deltakit/delta/lib/tool"
 
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
@@ -171,7 +173,7 @@ func (e *Engine) loop(ctx context.Context) (Outcome, error) {
 		}
 		turn := CountThoughts(events)
 		if ctx.Err() != nil {
-			return e.outcome(StatusInterrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted by signal"}), nil
+			return e.outcome(runs.Interrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted by signal"}), nil
 		}
 		if e.MaxTurns > 0 && turn >= e.MaxTurns {
 			msg := fmt.Sprintf("the run reached max_turns (%d model turns over all its invocations) without a final answer", e.MaxTurns)
@@ -238,7 +240,7 @@ func (e *Engine) iterate(ctx context.Context, events []journal.Event) (*Outcome,
 		if n, err := e.takeMessages(true); err != nil || n > 0 {
 			return nil, err
 		}
-		out := e.outcome(StatusCompleted, nil)
+		out := e.outcome(runs.Completed, nil)
 		out.ResultText = resp.Content
 		out.Result = ParseResult(resp.Content)
 		return &out, nil
@@ -277,7 +279,7 @@ func (e *Engine) failDetails(ctx context.Context, it int, typ string, cause erro
 	if _, err := e.hook(ctx, HookRequest{Name: "on_error", Payload: payload, ErrorMessage: cause.Error()}); err != nil {
 		return nil, err
 	}
-	out := e.outcome(StatusFailed, &RunError{Type: typ, Message: cause.Error(), Details: hint})
+	out := e.outcome(runs.Failed, &RunError{Type: typ, Message: cause.Error(), Details: hint})
 	return &out, nil
 }
 
@@ -290,7 +292,7 @@ func (e *Engine) finish(out Outcome) (Outcome, error) {
 	if _, err := e.hook(ctx, HookRequest{Name: "on_run_end", Payload: payload}); err != nil {
 		return out, err
 	}
-	err := e.append(&journal.Event{Type: journal.EngineEnd, RunID: e.Run.RunID, Status: out.Status, FinalIteration: out.Iterations})
+	err := e.append(&journal.Event{Type: journal.EngineEnd, RunID: e.Run.RunID, Status: string(out.Status), FinalIteration: out.Iterations})
 	e.Log.Printf("engine end: status %s after iteration %d", out.Status, out.Iterations)
 	if err != nil {
 		return out, err
@@ -304,14 +306,14 @@ func (e *Engine) finish(out Outcome) (Outcome, error) {
 }
 
 // outcome returns an Outcome with the run's current iteration.
-func (e *Engine) outcome(status string, rerr *RunError) Outcome {
+func (e *Engine) outcome(status runs.Status, rerr *RunError) Outcome {
 	it := e.Run.Iteration
 	if events, err := e.Journal.Events(); err == nil {
 		it = CountThoughts(events)
 	}
 	// A failure inside an iteration (the model call of iteration 1 gets a
 	// 401) ends in that iteration, though it journaled no THOUGHT.
-	if status == StatusFailed && rerr != nil && rerr.Type != ErrTypeMaxIterations {
+	if status == runs.Failed && rerr != nil && rerr.Type != ErrTypeMaxIterations {
 		it = max(it, e.Run.Iteration)
 	}
 	return Outcome{Status: status, Error: rerr, Iterations: it}
@@ -362,7 +364,7 @@ func (e *Engine) toolSpecs() []llm.ToolSpec {
 	if e.Tools != nil {
 		specs = append(specs, e.Tools.Specs()...)
 	}
-	return append(specs, AskHumanSpec())
+	return append(specs, tool.AskHumanSpec())
 }
 
 // CountThoughts is the number of model turns (iterations) already

@@ -13,6 +13,7 @@ import (
 
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/runs"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -119,7 +120,7 @@ func TestLoopCompletesWithJSONResult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Status != StatusCompleted || string(out.Result) != `{"ok":true}` || out.Iterations != 2 {
+	if out.Status != runs.Completed || string(out.Result) != `{"ok":true}` || out.Iterations != 2 {
 		t.Fatalf("Start() = %+v", out)
 	}
 	if diff := cmp.Diff(llm.Usage{InputTokens: 30, OutputTokens: 5}, out.Usage); diff != "" {
@@ -160,7 +161,7 @@ func TestMaxIterationsFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Status != StatusFailed || out.Error == nil || out.Error.Type != ErrTypeMaxIterations || out.Error.Details == "" {
+	if out.Status != runs.Failed || out.Error == nil || out.Error.Type != ErrTypeMaxIterations || out.Error.Details == "" {
 		t.Fatalf("Start() = %+v, want FAILED max_iterations with details", out)
 	}
 	if n := len(hooks.ran); n < 2 || hooks.ran[n-2] != "on_error" {
@@ -197,7 +198,7 @@ func TestAskHumanAsyncThenResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Status != StatusWaiting || out.Interaction == nil || out.Interaction.Prompt != "name?" {
+	if out.Status != runs.WaitingForInput || out.Interaction == nil || out.Interaction.Prompt != "name?" {
 		t.Fatalf("Start() = %+v, want WAITING_FOR_INPUT", out)
 	}
 	req := filepath.Join(e.Run.RunDir, "interaction", "request.json")
@@ -213,7 +214,7 @@ func TestAskHumanAsyncThenResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Status != StatusCompleted || out.ResultText != "done" {
+	if out.Status != runs.Completed || out.ResultText != "done" {
 		t.Fatalf("resume = %+v", out)
 	}
 	if _, err := os.Stat(req); !os.IsNotExist(err) {
@@ -247,7 +248,7 @@ func TestResumeAfterCrashRecordsInterruptedCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Status != StatusCompleted {
+	if out.Status != runs.Completed {
 		t.Fatalf("Start() = %+v", out)
 	}
 	if tools.calls.Load() != 1 {
@@ -272,7 +273,7 @@ func TestLLMErrorFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Status != StatusFailed || out.Error.Type != ErrTypeLLM {
+	if out.Status != runs.Failed || out.Error.Type != ErrTypeLLM {
 		t.Fatalf("Start() = %+v", out)
 	}
 	// The run failed in iteration 1, not "after iteration 0".
@@ -290,7 +291,7 @@ func TestInterruptedBeforeModelCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Status != StatusInterrupted {
+	if out.Status != runs.Interrupted {
 		t.Fatalf("Start() = %+v", out)
 	}
 }
@@ -347,7 +348,7 @@ func TestHooksModifyAndBlock(t *testing.T) {
 	hooks := &fakeHooks{}
 	e.Hooks = hooks
 	out, err := e.Start(context.Background(), nil)
-	if err != nil || out.Status != StatusCompleted {
+	if err != nil || out.Status != runs.Completed {
 		t.Fatalf("Start() = %+v, %v", out, err)
 	}
 	if tools.calls.Load() != 0 {

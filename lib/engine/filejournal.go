@@ -36,7 +36,7 @@ type FileJournal struct {
 
 // OpenFileJournal opens (creating) the journal at path for appending; seq
 // continues after the last event. A torn final line must be repaired first
-// (RepairJournal).
+// (journal.Repair).
 func OpenFileJournal(path string) (*FileJournal, error) {
 	w, err := journal.Open(path)
 	if err != nil {
@@ -194,9 +194,3 @@ func sameState(a, b os.FileInfo) bool {
 
 // Close syncs and closes the file.
 func (j *FileJournal) Close() error { return j.w.Close() }
-
-// RepairJournal makes a journal whose last line was torn by a crash
-// appendable again: the torn bytes are saved to journal.jsonl.torn-<time>
-// and cut off. It returns the saved file's path, or "" when the journal was
-// intact.
-func RepairJournal(path string) (string, error) { return journal.Repair(path) }

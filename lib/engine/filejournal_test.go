@@ -11,6 +11,7 @@ import (
 
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/runs"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -84,7 +85,7 @@ func TestAtMostTwoSyncsPerIteration(t *testing.T) {
 	e.Provider = &watchedProvider{t: t, w: w, scriptProvider: scriptProvider{turns: turns}}
 	e.Tools = &watchedTools{t: t, w: w}
 	out, err := e.Start(context.Background(), nil)
-	if err != nil || out.Status != StatusCompleted || out.Iterations != iterations {
+	if err != nil || out.Status != runs.Completed || out.Iterations != iterations {
 		t.Fatalf("Start() = %+v, %v", out, err)
 	}
 	w.checkDurable(t, "end of run")
@@ -107,7 +108,7 @@ func TestKeptEventsMatchDisk(t *testing.T) {
 	if _, err := j.Events(); err != nil { // start keeping from the first event
 		t.Fatal(err)
 	}
-	if out, err := e.Start(context.Background(), json.RawMessage(`{ "model" : "m" }`)); err != nil || out.Status != StatusCompleted {
+	if out, err := e.Start(context.Background(), json.RawMessage(`{ "model" : "m" }`)); err != nil || out.Status != runs.Completed {
 		t.Fatalf("Start() = %+v, %v", out, err)
 	}
 	path := e.Run.JournalPath

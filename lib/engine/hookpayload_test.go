@@ -10,6 +10,7 @@ import (
 
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/runs"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -128,7 +129,7 @@ func TestPostHooksModify(t *testing.T) {
 	e, j, tools := newEngine(t, p)
 	e.Hooks = postHooks{}
 	out, err := e.Start(context.Background(), nil)
-	if err != nil || out.Status != StatusCompleted {
+	if err != nil || out.Status != runs.Completed {
 		t.Fatalf("Start() = %+v, %v", out, err)
 	}
 	if tools.calls.Load() != 1 {
@@ -188,7 +189,7 @@ func TestFailingPolicyHookFailsClosed(t *testing.T) {
 	e, j, tools := newEngine(t, p)
 	e.Hooks = failingHooks{}
 	out, err := e.Start(context.Background(), nil)
-	if err != nil || out.Status != StatusCompleted {
+	if err != nil || out.Status != runs.Completed {
 		t.Fatalf("Start() = %+v, %v", out, err)
 	}
 	if tools.calls.Load() != 0 {

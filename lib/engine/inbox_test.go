@@ -76,7 +76,7 @@ func TestSteeringLandsBeforeNextCall(t *testing.T) {
 	}}
 	e, j, _ := newEngine(t, p)
 	e.Tools = &sendingTools{send: sent(t, "use the other file", false)}
-	if out, err := e.Start(context.Background(), nil); err != nil || out.Status != StatusCompleted {
+	if out, err := e.Start(context.Background(), nil); err != nil || out.Status != runs.Completed {
 		t.Fatalf("Start() = %+v, %v", out, err)
 	}
 	if requestHas(p.reqs[0], "use the other file") || !requestHas(p.reqs[1], "use the other file") {
@@ -100,7 +100,7 @@ func TestFollowUpStartsNewCycle(t *testing.T) {
 	e, j, _ := newEngine(t, p)
 	e.Tools = &sendingTools{send: sent(t, "now translate it", true)}
 	out, err := e.Start(context.Background(), nil)
-	if err != nil || out.Status != StatusCompleted || out.ResultText != "second answer" {
+	if err != nil || out.Status != runs.Completed || out.ResultText != "second answer" {
 		t.Fatalf("Start() = %+v, %v; want COMPLETED with the second answer", out, err)
 	}
 	if requestHas(p.reqs[1], "now translate it") || !requestHas(p.reqs[2], "now translate it") {
@@ -127,7 +127,7 @@ func TestMessageNeverJournaledTwice(t *testing.T) {
 	if err := j.Append(&journal.Event{Type: journal.UserMessage, Content: "once", Source: runs.SourceSteer, MessageID: m.ID}); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := e.Start(context.Background(), nil); err != nil || out.Status != StatusCompleted {
+	if out, err := e.Start(context.Background(), nil); err != nil || out.Status != runs.Completed {
 		t.Fatalf("Start() = %+v, %v", out, err)
 	}
 	n := 0

@@ -7,6 +7,7 @@ import (
 
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // thoughts is a journal of THOUGHTs, one per string, each calling the
@@ -58,7 +59,7 @@ func TestLoopDetectedABAB(t *testing.T) {
 	p := &scriptProvider{turns: []llm.Response{a, b, a, b, a, b, a, b, a, b, {Content: "giving up"}}}
 	e, j, _ := newEngine(t, p)
 	out, err := e.Start(context.Background(), nil)
-	if err != nil || out.Status != StatusCompleted {
+	if err != nil || out.Status != runs.Completed {
 		t.Fatalf("Start() = %+v, %v", out, err)
 	}
 	events, _ := j.Events()
@@ -90,7 +91,7 @@ func TestLoopDetectionDisabled(t *testing.T) {
 	p := &scriptProvider{turns: append(turns, llm.Response{Content: "done"})}
 	e, j, _ := newEngine(t, p)
 	e.LoopWindow = -1
-	if out, err := e.Start(context.Background(), nil); err != nil || out.Status != StatusCompleted {
+	if out, err := e.Start(context.Background(), nil); err != nil || out.Status != runs.Completed {
 		t.Fatalf("Start() = %+v, %v", out, err)
 	}
 	events, _ := j.Events()
@@ -116,7 +117,7 @@ func TestMaxTurnsAcrossInvocations(t *testing.T) {
 	e2 := *e
 	e2.Message = "go on"
 	out, err = e2.Start(context.Background(), nil)
-	if err != nil || out.Status != StatusFailed || out.Error == nil || out.Error.Type != ErrTypeMaxTurns ||
+	if err != nil || out.Status != runs.Failed || out.Error == nil || out.Error.Type != ErrTypeMaxTurns ||
 		!strings.Contains(out.Error.Details, "raise max_turns") || out.Iterations != 3 {
 		t.Fatalf("second invocation = %+v (%+v), %v; want FAILED max_turns after turn 3", out, out.Error, err)
 	}

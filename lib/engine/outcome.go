@@ -4,16 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/deltakit/delta/lib/llm"
-)
-
-// Run statuses (seeds/000 §2.1.4). They are the values of metadata.json's
-// status field and of ENGINE_END's status.
-const (
-	StatusRunning     = "RUNNING"
-	StatusWaiting     = "WAITING_FOR_INPUT"
-	StatusCompleted   = "COMPLETED"
-	StatusFailed      = "FAILED"
-	StatusInterrupted = "INTERRUPTED"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // Error types reported in Outcome.Error and RunResult's error.type.
@@ -50,7 +41,10 @@ type Interaction struct {
 
 // Outcome is how one engine invocation ended.
 type Outcome struct {
-	Status string
+	// Status is how the run stands now (runs.Completed, runs.Failed,
+	// runs.Interrupted or runs.WaitingForInput), recorded in metadata.json
+	// and in ENGINE_END.
+	Status runs.Status
 	// Result is the final answer when COMPLETED: the model's text, or the
 	// JSON value it holds when the text is valid JSON.
 	Result      json.RawMessage

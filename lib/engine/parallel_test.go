@@ -13,6 +13,7 @@ import (
 
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // meetingTools has two tools: "signal" closes a channel; "await" waits
@@ -76,7 +77,7 @@ func TestParallelBatch(t *testing.T) {
 	tools := newMeetingTools()
 	hooks := &orderHooks{}
 	e.Tools, e.Hooks, e.Parallel = tools, hooks, 4
-	if out, err := e.Start(context.Background(), nil); err != nil || out.Status != StatusCompleted {
+	if out, err := e.Start(context.Background(), nil); err != nil || out.Status != runs.Completed {
 		t.Fatalf("Start() = %+v, %v", out, err)
 	}
 	events, _ := j.Events()
@@ -110,7 +111,7 @@ func TestSequentialWithoutParallel(t *testing.T) {
 	}}
 	e, j, _ := newEngine(t, p)
 	e.Parallel = 1
-	if out, err := e.Start(context.Background(), nil); err != nil || out.Status != StatusCompleted {
+	if out, err := e.Start(context.Background(), nil); err != nil || out.Status != runs.Completed {
 		t.Fatalf("Start() = %+v, %v", out, err)
 	}
 	want := []string{"ENGINE_START", "USER_MESSAGE", "THOUGHT", "ACTION_REQUEST", "ACTION_RESULT", "ACTION_REQUEST", "ACTION_RESULT", "THOUGHT", "ENGINE_END"}
@@ -131,7 +132,7 @@ func TestParallelAskHumanInOrder(t *testing.T) {
 	e, j, tools := newEngine(t, p)
 	e.Parallel = 4
 	out, err := e.Start(context.Background(), nil)
-	if err != nil || out.Status != StatusWaiting {
+	if err != nil || out.Status != runs.WaitingForInput {
 		t.Fatalf("Start() = %+v, %v; want WAITING_FOR_INPUT", out, err)
 	}
 	if tools.calls.Load() != 2 {
@@ -142,7 +143,7 @@ func TestParallelAskHumanInOrder(t *testing.T) {
 	}
 	e2 := *e
 	e2.Message = ""
-	if out, err := e2.Start(context.Background(), nil); err != nil || out.Status != StatusCompleted {
+	if out, err := e2.Start(context.Background(), nil); err != nil || out.Status != runs.Completed {
 		t.Fatalf("resume = %+v, %v", out, err)
 	}
 	if tools.calls.Load() != 3 {
@@ -198,7 +199,7 @@ func TestParallelInterrupt(t *testing.T) {
 	if err != nil && !errors.Is(err, context.Canceled) {
 		t.Fatal(err)
 	}
-	if out.Status != StatusInterrupted {
+	if out.Status != runs.Interrupted {
 		t.Fatalf("Start() = %+v, want INTERRUPTED", out)
 	}
 	events, _ := j.Events()

@@ -13,6 +13,7 @@ import (
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/redact"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // policyHooks records the tool hooks it runs (by call id) and answers the
@@ -146,7 +147,7 @@ func TestEveryPathTakesEveryStep(t *testing.T) {
 			e, j, hooks, tools := pipelineEngine(t, p)
 			e.Parallel = parallel
 			out, err := e.Start(context.Background(), nil)
-			if err != nil || out.Status != StatusCompleted {
+			if err != nil || out.Status != runs.Completed {
 				t.Fatalf("Start() = %+v, %v; want COMPLETED (a hook's ask is denied under --approvals deny)", out, err)
 			}
 			checkPipeline(t, j, hooks, tools)

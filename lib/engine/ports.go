@@ -14,6 +14,11 @@
 // composition (contextgen), lifecycle hooks (hooks) and plugin tools
 // (plugins) — reach it through the interfaces in this file, wired together
 // by cmd/delta-run.
+//
+// The engine owns the one tool-call pipeline: every way a tool is called
+// walks the same hooks, approvals, journal events, records and redaction
+// here. A Toolbox only executes a call; the run's files are named by
+// lib/runs and the model's vocabulary by lib/llm.
 package engine
 
 import (

@@ -80,7 +80,7 @@ func TestToolRecordsWrittenBehind(t *testing.T) {
 	time.AfterFunc(50*time.Millisecond, func() { close(hold) })
 	e.Run.Records = &Records{runDir: e.Run.RunDir, redact: e.Redact, log: log.New(io.Discard, "", 0), hold: hold}
 	out, err := e.Start(context.Background(), nil)
-	if err != nil || out.Status != StatusCompleted {
+	if err != nil || out.Status != runs.Completed {
 		t.Fatalf("Start() = %+v, %v", out, err)
 	}
 	if hooks.seen != 1 {
@@ -131,7 +131,7 @@ func TestInvocationRecordBehind(t *testing.T) {
 	time.AfterFunc(50*time.Millisecond, func() { close(hold) })
 	e.Run.Records = &Records{runDir: e.Run.RunDir, log: log.New(io.Discard, "", 0), hold: hold}
 	out, err := e.Start(context.Background(), nil)
-	if err != nil || out.Status != StatusCompleted {
+	if err != nil || out.Status != runs.Completed {
 		t.Fatalf("Start() = %+v, %v", out, err)
 	}
 	events, err := j.Events()

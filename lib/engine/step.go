@@ -9,6 +9,8 @@ import (
 	"github.com/deltakit/delta/lib/approval"
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/runs"
+	"github.com/deltakit/delta/lib/tool"
 )
 
 // The tool-call pipeline. Every tool call, whoever makes it (the model in
@@ -48,7 +50,7 @@ func (e *Engine) newCall(c llm.ToolCall) toolCall {
 	if r, ok := e.Tools.(Resolver); ok && tc.valid {
 		tc.command, _ = r.Resolve(c.Name, tc.args)
 	}
-	if c.Name != AskHumanName {
+	if c.Name != tool.AskHumanName {
 		tc.policy = e.Approve.Decide(c.Name, tc.args, tc.command).FailClosed(e.Approvals, e.noHuman())
 	}
 	return tc
@@ -192,7 +194,7 @@ func (e *Engine) finishCall(ctx context.Context, it int, p preparedCall, res *To
 		return nil, err
 	}
 	if interrupted {
-		out := e.outcome(StatusInterrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted by signal while " + call.Name + " ran"})
+		out := e.outcome(runs.Interrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted by signal while " + call.Name + " ran"})
 		return &out, nil
 	}
 	return nil, nil

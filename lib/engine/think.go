@@ -10,6 +10,7 @@ import (
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // think builds the context, asks the model and journals its THOUGHT.
@@ -34,7 +35,7 @@ func (e *Engine) think(ctx context.Context, it int, events []journal.Event) (llm
 	ref := e.Run.Records.invocation(it, started, time.Since(started), req, encoded, resp, callErr)
 	if callErr != nil {
 		if ctx.Err() != nil {
-			out := e.outcome(StatusInterrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted by signal"})
+			out := e.outcome(runs.Interrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted by signal"})
 			return llm.Response{}, &out, nil
 		}
 		if errors.Is(callErr, llm.ErrContextOverflow) {
@@ -75,7 +76,7 @@ func (e *Engine) modelRequest(ctx context.Context, it int, events []journal.Even
 	msgs, err := e.Context.Build(ctx, e.Run)
 	if err != nil {
 		if ctx.Err() != nil {
-			out := e.outcome(StatusInterrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted by signal"})
+			out := e.outcome(runs.Interrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted by signal"})
 			return llm.Request{}, nil, &out, nil
 		}
 		out, jerr := e.fail(ctx, it, ErrTypeContext, fmt.Errorf("build context: %w", err))

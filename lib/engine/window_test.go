@@ -8,6 +8,7 @@ import (
 
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 func kindCount(t *testing.T, j Journal, kind string) int {
@@ -35,7 +36,7 @@ func TestContextWindowWarning(t *testing.T) {
 	p := &scriptProvider{turns: []llm.Response{long, long, long, {Content: "done"}, {Content: "again"}}}
 	e, j, _ := newEngine(t, p)
 	e.ContextWindow = 300
-	if out, err := e.Start(context.Background(), nil); err != nil || out.Status != StatusCompleted {
+	if out, err := e.Start(context.Background(), nil); err != nil || out.Status != runs.Completed {
 		t.Fatalf("Start() = %+v, %v", out, err)
 	}
 	if n := kindCount(t, j, journal.KindContextWindow); n != 1 {
@@ -57,7 +58,7 @@ func TestContextWindowWarning(t *testing.T) {
 
 	e2 := *e
 	e2.Message = "more"
-	if out, err := e2.Start(context.Background(), nil); err != nil || out.Status != StatusCompleted {
+	if out, err := e2.Start(context.Background(), nil); err != nil || out.Status != runs.Completed {
 		t.Fatalf("continue = %+v, %v", out, err)
 	}
 	if n := kindCount(t, j, journal.KindContextWindow); n != 2 {
@@ -69,7 +70,7 @@ func TestContextWindowUnknownNoWarning(t *testing.T) {
 	long := llm.Response{ToolCalls: []llm.ToolCall{call("", "echo", fmt.Sprintf(`{"text":%q}`, strings.Repeat("x", 1000)))}}
 	p := &scriptProvider{turns: []llm.Response{long, {Content: "done"}}}
 	e, j, _ := newEngine(t, p)
-	if out, err := e.Start(context.Background(), nil); err != nil || out.Status != StatusCompleted {
+	if out, err := e.Start(context.Background(), nil); err != nil || out.Status != runs.Completed {
 		t.Fatalf("Start() = %+v, %v", out, err)
 	}
 	if n := kindCount(t, j, journal.KindContextWindow); n != 0 {
@@ -87,7 +88,7 @@ func TestContextOverflow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Status != StatusFailed || out.Error == nil || out.Error.Type != ErrTypeContextOverflow ||
+	if out.Status != runs.Failed || out.Error == nil || out.Error.Type != ErrTypeContextOverflow ||
 		!strings.Contains(out.Error.Details, "fold older turns") || !strings.Contains(out.Error.Details, "context window 128000") {
 		t.Fatalf("Start() = %+v, want FAILED context_overflow with a hint", out.Error)
 	}

@@ -11,9 +11,8 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
-
-	"github.com/deltakit/delta/lib/tool"
 )
 
 // Roles of a Message.
@@ -65,9 +64,13 @@ type ToolCall struct {
 }
 
 // ToolSpec is a tool as the model sees it: a name, a description and the
-// JSON Schema of its arguments object. It is defined in lib/tool (which
-// builds the schemas) so that lib/tool need not import lib/llm.
-type ToolSpec = tool.ModelSpec
+// JSON Schema of its arguments object. Every provider sends it as a
+// function; lib/tool builds it from a tool definition.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
 
 // Usage counts the tokens of one response (or a sum of many).
 type Usage struct {

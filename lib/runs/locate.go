@@ -3,12 +3,9 @@ package runs
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/deltakit/delta/lib/agent"
 )
 
 // Without -w, continue, list-runs and chat look where "delta run" put the runs.
@@ -19,16 +16,17 @@ import (
 // each of its workspaces too.
 
 // ImplicitWorkspaces returns the workspaces searched without -w: dir
-// itself, then, when dir holds agent.yaml, its workspaces newest first.
+// itself, then the sequential workspaces under it (workspaces/W001 …,
+// where "delta run" puts an agent's runs), newest first. The workspace
+// area is what marks an agent directory here, not agent.yaml: it is this
+// package's own name, and it also finds the runs of an agent whose file
+// is still the legacy config.yaml.
 func ImplicitWorkspaces(dir string) ([]string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
 	dirs := []string{abs}
-	if _, err := os.Stat(filepath.Join(abs, agent.AgentFile)); err != nil {
-		return dirs, nil
-	}
 	names, err := ListWorkspaces(abs)
 	if err != nil {
 		return dirs, err

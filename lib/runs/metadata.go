@@ -7,6 +7,13 @@
 // agent's turn, a chat turn): StartChild to start, signal and wait for
 // it, the exit-code table, and the Result it prints.
 //
+// It owns everything on disk and between processes: every file name under
+// a run directory, the run statuses (Status), the inbox and the
+// interaction files a human answers through. Nothing else spells them. It
+// sits below the agent configuration (a test keeps lib/agent, YAML and the
+// shell parser out of its dependencies), so any binary or plugin can find
+// and read a run cheaply.
+//
 // Everything here is safe with several engines working in one workspace at
 // once: run directories and workspaces are reserved with a single mkdir,
 // files are replaced atomically, and a run is held with an advisory lock.

@@ -4,16 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
-)
 
-// ModelSpec is a tool as the model sees it: a name, a description and the
-// JSON Schema of its arguments object. lib/llm names it ModelSpec (a
-// type alias); it lives here so this package does not import lib/llm.
-type ModelSpec struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Parameters  json.RawMessage `json:"parameters"`
-}
+	"github.com/deltakit/delta/lib/llm"
+)
 
 // AskHumanName is the name of the built-in ask_human tool.
 const AskHumanName = "ask_human"
@@ -41,14 +34,14 @@ func Schema(t Tool) json.RawMessage {
 }
 
 // Spec returns the tool as the model sees it.
-func Spec(t Tool) ModelSpec {
-	return ModelSpec{Name: t.Name, Description: t.Description, Parameters: Schema(t)}
+func Spec(t Tool) llm.ToolSpec {
+	return llm.ToolSpec{Name: t.Name, Description: t.Description, Parameters: Schema(t)}
 }
 
 // AskHumanSpec is the built-in ask_human tool of seeds/000 §2.5.1; the
 // engine offers exactly this spec to the model.
-func AskHumanSpec() ModelSpec {
-	return ModelSpec{
+func AskHumanSpec() llm.ToolSpec {
+	return llm.ToolSpec{
 		Name:        AskHumanName,
 		Description: "Request input from human user. Execution pauses until response received.",
 		Parameters: objectSchema([]property{

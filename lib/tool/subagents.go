@@ -3,6 +3,8 @@ package tool
 import (
 	"encoding/json"
 	"strconv"
+
+	"github.com/deltakit/delta/lib/llm"
 )
 
 // The built-in subagent tools (agent.yaml subagents:), run by package subagent.
@@ -19,7 +21,7 @@ var SubagentNames = []string{SpawnAgentName, SendInputName, WaitName, CloseAgent
 // SubagentSpecs describes the subagent tools to the model; agents are the
 // directories spawn_agent may name (subagents.agents), the first the
 // default. The engine offers exactly these specs.
-func SubagentSpecs(agents []string) []ModelSpec {
+func SubagentSpecs(agents []string) []llm.ToolSpec {
 	def := "."
 	if len(agents) > 0 {
 		def = agents[0]
@@ -29,7 +31,7 @@ func SubagentSpecs(agents []string) []ModelSpec {
 		agentProp["enum"] = agents
 	}
 	id := map[string]any{"type": "string", "description": "The agent_id spawn_agent returned."}
-	return []ModelSpec{
+	return []llm.ToolSpec{
 		{Name: SpawnAgentName, Description: "Spawn a subagent to handle a scoped task autonomously, in the background: its own run with its own conversation, sharing this workspace's files. Returns its agent_id at once; call wait to get its result. Spawn several before waiting to have them work in parallel.",
 			Parameters: subagentSchema(map[string]any{
 				"task":        map[string]any{"type": "string", "description": "What the subagent should do, with everything it needs to know: it does not see this conversation."},

@@ -2,7 +2,9 @@
 // delta-pty: both print results, session lists and errors as JSON on
 // stdout, because their reader is an agent. An error is printed once,
 // there: a tool's observation holds its stdout and stderr, so a second
-// copy on stderr would show the agent every error twice.
+// copy on stderr would show the agent every error twice (the binaries
+// return it to lib/cli silent, with its exit code; this package only
+// prints).
 package jsonout
 
 import (
@@ -13,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/sessions"
 )
 
@@ -25,9 +26,9 @@ func Print(w io.Writer, v any) error {
 }
 
 // Fail prints err as {"error": …, "hint": …}, with "status": "dead"
-// when the session's holder is gone, and returns err with its exit code,
-// silent: nothing more is printed.
-func Fail(w io.Writer, code int, hint string, err error) error {
+// when the session's holder is gone. What is printed is the agent's copy:
+// the caller returns err with its exit code and nothing more to print.
+func Fail(w io.Writer, hint string, err error) {
 	out := map[string]string{"error": err.Error()}
 	if hint != "" {
 		out["hint"] = hint
@@ -36,14 +37,14 @@ func Fail(w io.Writer, code int, hint string, err error) error {
 		out["status"] = sessions.StatusDead
 	}
 	_ = Print(w, out)
-	return &cli.Error{Code: code, Err: err, Hint: hint, Silent: true}
 }
 
-// ParseErrors is the cli.Run option that prints command-line errors (a
-// missing session id, a bad --timeout, an unknown subcommand) as
-// {"error": …, "hint": "see NAME --help"} on stdout too, so an agent
-// reading stdout learns what was wrong.
-func ParseErrors(name string) cli.ParseErrorHook {
+// ParseErrors returns the printer of command-line errors (a missing
+// session id, a bad --timeout, an unknown subcommand) as
+// {"error": …, "hint": "see NAME --help"} on stdout, so an agent reading
+// stdout learns what was wrong; the binaries give it to cli.Run as its
+// cli.ParseErrorHook.
+func ParseErrors(name string) func(stdout io.Writer, err error) {
 	return func(w io.Writer, err error) {
 		_ = Print(w, map[string]string{"error": err.Error(), "hint": "see " + name + " --help"})
 	}

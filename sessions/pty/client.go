@@ -156,7 +156,7 @@ func (s *Store) End(id string) (*Metadata, *int, error) {
 	}
 	var code *int
 	rep, err := call(dir, request{Op: "end"}, 30*time.Second)
-	if err != nil && !errors.Is(err, ErrHolderDead) {
+	if err != nil && !errors.Is(err, sessions.ErrHolderDead) {
 		return nil, nil, err
 	}
 	if rep != nil {
@@ -175,7 +175,7 @@ func (s *Store) Refresh(m *Metadata) {
 	dir := s.Path(m.SessionID)
 	rep, err := call(dir, request{Op: "status"}, 5*time.Second)
 	switch {
-	case errors.Is(err, ErrHolderDead):
+	case errors.Is(err, sessions.ErrHolderDead):
 		m.Status = StatusDead
 	case err == nil && rep.Exited:
 		m.Status = StatusExited

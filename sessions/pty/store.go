@@ -28,7 +28,6 @@ var (
 	ErrUnknownSession = errors.New("unknown pty session")
 	ErrBadID          = errors.New("malformed pty session id")
 	ErrEnded          = errors.New("pty session ended")
-	ErrHolderDead     = sessions.ErrHolderDead
 )
 
 // Metadata is metadata.json of a PTY session directory.
