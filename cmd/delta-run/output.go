@@ -47,10 +47,11 @@ type resultMetrics struct {
 }
 
 type resultUsage struct {
-	TotalCostUSD float64              `json:"total_cost_usd"`
-	InputTokens  int64                `json:"input_tokens"`
-	OutputTokens int64                `json:"output_tokens"`
-	ModelUsage   map[string]llm.Usage `json:"model_usage"`
+	TotalCostUSD float64 `json:"total_cost_usd"`
+	// Usage is the run's total: input and output tokens, and the cache
+	// and reasoning tokens when the provider reports them.
+	llm.Usage
+	ModelUsage map[string]llm.Usage `json:"model_usage"`
 }
 
 type resultRunDescriptor struct {
@@ -59,16 +60,16 @@ type resultRunDescriptor struct {
 }
 
 // newRunResult assembles the RunResult of an outcome. The cost comes from
-// the price table of lib/llm, or the agent's llm.price.
+// the agent's llm.prices or llm.price, else the price table of lib/llm.
 func newRunResult(o driveOpts, out engine.Outcome, start, end time.Time) RunResult {
 	r := RunResult{SchemaVersion: "2.0", RunID: o.meta.RunID, Status: out.Status,
 		Metrics: resultMetrics{Iterations: out.Iterations, DurationMS: end.Sub(start).Milliseconds(), StartTime: start, EndTime: end,
-			Usage: resultUsage{InputTokens: out.Usage.InputTokens, OutputTokens: out.Usage.OutputTokens, ModelUsage: out.ModelUsage}},
+			Usage: resultUsage{Usage: out.Usage, ModelUsage: out.ModelUsage}},
 		Metadata: resultRunDescriptor{AgentName: o.agent.Name, WorkspacePath: o.meta.WorkDir}}
 	if r.Metrics.Usage.ModelUsage == nil {
 		r.Metrics.Usage.ModelUsage = map[string]llm.Usage{}
 	}
-	r.Metrics.Usage.TotalCostUSD = llm.TotalCost(r.Metrics.Usage.ModelUsage, o.agent.LLM.Price)
+	r.Metrics.Usage.TotalCostUSD = o.agent.LLM.Pricing().Cost(r.Metrics.Usage.ModelUsage)
 	switch out.Status {
 	case engine.StatusCompleted:
 		r.Result = out.Result

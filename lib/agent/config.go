@@ -12,7 +12,7 @@ import (
 // Keys of agent.yaml and its blocks.
 var (
 	agentKeys  = []string{"name", "version", "description", "llm", "system_prompt", "max_iterations", "max_turns", "parallel_tool_calls", "max_parallel_tools", "tool_timeout_ms", "output", "exec_wrapper", "loop_detection", "approval", "env", "imports", "tools", "mcp_servers", "plugins", "lifecycle_hooks", "hooks", "subagents"}
-	llmKeys    = []string{"provider", "model", "base_url", "script", "temperature", "max_tokens", "top_p", "frequency_penalty", "presence_penalty", "stop", "seed", "price", "timeout_ms", "context_window", "reasoning_effort"}
+	llmKeys    = []string{"provider", "model", "base_url", "script", "temperature", "max_tokens", "top_p", "frequency_penalty", "presence_penalty", "stop", "seed", "price", "timeout_ms", "context_window", "reasoning_effort", "cache", "max_cost_usd", "prices"}
 	envKeys    = []string{"inherit", "passthrough", "deny", "inherit_secrets"}
 	loopKeys   = []string{"enabled", "window"}
 	pluginKeys = []string{"name", "path", "tools", "config", "allow_path"}
@@ -144,6 +144,7 @@ func (l *loader) decodeLLM(d *doc, fl field, a *Agent) {
 	}
 	a.LLM.Seed = d.intPtr(f["seed"], "llm.seed")
 	a.LLM.Price = decodePrice(d, f["price"])
+	decodeCost(d, f, &a.LLM)
 	a.LLM.TimeoutMS = d.intPtr(f["timeout_ms"], "llm.timeout_ms")
 	if t := a.LLM.TimeoutMS; t != nil && *t <= 0 {
 		d.problem(f["timeout_ms"].value, ErrInvalid, "for example  timeout_ms: 600000  (ten minutes)", "llm.timeout_ms must be a positive number of milliseconds")
