@@ -50,7 +50,7 @@ type iteration struct {
 	assistant llm.Message
 	calls     []llm.ToolCall
 	results   []*string
-	failed    []bool // the call's ACTION_RESULT says is_error
+	failed    []bool   // the call's ACTION_RESULT says is_error
 	human     []string // HUMAN_INPUT_RECEIVED responses, the fallback result
 	asked     []string // HUMAN_INPUT_REQUEST prompts still unanswered
 	final     bool     // every call has its ACTION_RESULT: nothing later changes it
