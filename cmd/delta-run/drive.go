@@ -151,6 +151,7 @@ func drive(o driveOpts) error {
 		MaxIterations: o.meta.MaxIterations, MaxTurns: o.agent.MaxTurns, Parallel: o.agent.ParallelTools, LoopWindow: o.agent.LoopWindow, ContextWindow: contextWindow(o.llmConfig), Interactive: o.interactive, Message: o.message,
 		Observe: observer(o, show), Log: logger, Redact: redactor, ParentRunID: o.meta.ParentRunID}
 	e.OnText = textSink(o, show)
+	e.Cost = engine.CostLimitOf(o.llmConfig)
 	e.Approve, e.ApprovedBy, e.ApprovalTimeout = approve, o.approvals.answerer(), o.approvals.Timeout
 	if e.Approvals, err = o.approvals.mode(); err != nil {
 		return err
