@@ -88,19 +88,27 @@ func legacyHooks(d *doc, f map[string]field) field {
 	return lh
 }
 
-// decodePrice reads llm.price: {input: USD, output: USD} per million
-// tokens.
+// decodePrice reads llm.price: {input: USD, output: USD, cache_read: USD,
+// cache_write: USD} per million tokens, the cache prices optional.
 func decodePrice(d *doc, fl field) *llm.Price {
 	if fl.value == nil {
 		return nil
 	}
-	f := d.fields(fl.value, "llm.price", []string{"input", "output"})
+	f := d.fields(fl.value, "llm.price", []string{"input", "output", "cache_read", "cache_write"})
 	in, out := d.floatPtr(f["input"], "llm.price.input"), d.floatPtr(f["output"], "llm.price.output")
-	if in == nil || out == nil || *in < 0 || *out < 0 {
-		d.problem(fl.value, ErrInvalid, "for example  price: {input: 2.5, output: 10}", "llm.price needs input and output, in US dollars per million tokens, 0 or more")
+	read, write := d.floatPtr(f["cache_read"], "llm.price.cache_read"), d.floatPtr(f["cache_write"], "llm.price.cache_write")
+	if in == nil || out == nil || *in < 0 || *out < 0 || (read != nil && *read < 0) || (write != nil && *write < 0) {
+		d.problem(fl.value, ErrInvalid, "for example  price: {input: 2.5, output: 10, cache_read: 0.25}", "llm.price needs input and output (cache_read and cache_write are optional), in US dollars per million tokens, 0 or more")
 		return nil
 	}
-	return &llm.Price{Input: *in, Output: *out}
+	p := &llm.Price{Input: *in, Output: *out}
+	if read != nil {
+		p.CacheRead = *read
+	}
+	if write != nil {
+		p.CacheWrite = *write
+	}
+	return p
 }
 
 // decodeLLM reads the llm block; keys other than the known ones pass
