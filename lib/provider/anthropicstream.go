@@ -128,10 +128,8 @@ func (p *anthropicProvider) readStream(body io.Reader, onText func(string)) (llm
 		}
 		if err := st.add(ev.Data); err != nil {
 			var ae *APIError
-			if errors.As(err, &ae) {
-				ae.Provider, ae.keyHint = p.ep.name, p.ep.newAPIError(ae.Status, nil, "").keyHint
-				ae.Message = p.ep.redact(ae.Message)
-				return st.response(), ae
+			if errors.As(err, &ae) { // an error event: made whole, key removed
+				return st.response(), p.ep.newAPIError(ae.Status, nil, ae.Message)
 			}
 			return st.response(), p.redacted(err)
 		}
@@ -143,7 +141,7 @@ func (p *anthropicProvider) readStream(body io.Reader, onText func(string)) (llm
 func (st *streamState) add(data string) error {
 	var ev anthropicEvent
 	if err := json.Unmarshal([]byte(data), &ev); err != nil {
-		return fmt.Errorf("the answer stream holds an event that is not JSON (%q): %w", clip(data), err)
+		return fmt.Errorf("the answer stream holds an event that is not JSON (%q): %w", clipEvent(data), err)
 	}
 	switch ev.Type {
 	case "message_start":
@@ -164,7 +162,7 @@ func (st *streamState) add(data string) error {
 		st.done = true
 	case "error":
 		if ev.Error == nil {
-			return fmt.Errorf("the answer stream reports an error without saying which: %s", clip(data))
+			return fmt.Errorf("the answer stream reports an error without saying which: %s", clipEvent(data))
 		}
 		status, ok := anthropicErrorStatus[ev.Error.Type]
 		if !ok {
@@ -232,8 +230,8 @@ func appendPtr(s *string, more string) *string {
 	return &v
 }
 
-// clip shortens an event quoted in an error.
-func clip(s string) string {
+// clipEvent shortens an event quoted in an error.
+func clipEvent(s string) string {
 	if len(s) > 200 {
 		return s[:200] + "…"
 	}

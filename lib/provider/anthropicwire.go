@@ -119,7 +119,7 @@ func anthropicBody(req llm.Request, cache bool) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return withExtra(b, sp.Extra)
+	return setExtra(b, sp.Extra)
 }
 
 // placeBreakpoints marks up to four cache breakpoints, the API's limit:
@@ -147,9 +147,9 @@ func placeBreakpoints(body *anthropicRequest) {
 	}
 }
 
-// withExtra sets llm.Params.Extra's keys at the top level of the encoded
+// setExtra sets llm.Params.Extra's keys at the top level of the encoded
 // body b.
-func withExtra(b []byte, extra map[string]any) ([]byte, error) {
+func setExtra(b []byte, extra map[string]any) ([]byte, error) {
 	if len(extra) == 0 {
 		return b, nil
 	}

@@ -158,7 +158,7 @@ func (a *geminiAnswer) readStream(p *geminiProvider, body io.Reader) (llm.Respon
 		}
 		var c geminiResponse
 		if err := json.Unmarshal([]byte(ev.Data), &c); err != nil {
-			return a.response(), p.redacted(fmt.Errorf("the answer stream holds an event that is not JSON (%q): %w", clip(ev.Data), err))
+			return a.response(), p.redacted(fmt.Errorf("the answer stream holds an event that is not JSON (%q): %w", clipEvent(ev.Data), err))
 		}
 		if err := a.add(p, &c); err != nil {
 			return a.response(), err

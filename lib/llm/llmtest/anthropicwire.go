@@ -82,19 +82,19 @@ func writeAnthropicStream(w http.ResponseWriter, msg map[string]any) {
 		switch b["type"] {
 		case "text":
 			event("content_block_start", map[string]any{"index": i, "content_block": map[string]any{"type": "text", "text": ""}})
-			for _, piece := range pieces(b["text"].(string), 4) {
+			for _, piece := range splitPieces(b["text"].(string), 4) {
 				delta(map[string]any{"type": "text_delta", "text": piece})
 			}
 		case "tool_use":
 			event("content_block_start", map[string]any{"index": i, "content_block": map[string]any{"type": "tool_use", "id": b["id"], "name": b["name"], "input": map[string]any{}}})
 			in, _ := json.Marshal(b["input"])
-			for _, piece := range pieces(string(in), max(1, (len(in)+1)/2)) {
+			for _, piece := range splitPieces(string(in), max(1, (len(in)+1)/2)) {
 				delta(map[string]any{"type": "input_json_delta", "partial_json": piece})
 			}
 		case "thinking":
 			event("content_block_start", map[string]any{"index": i, "content_block": map[string]any{"type": "thinking", "thinking": ""}})
 			text := b["thinking"].(string)
-			for _, piece := range pieces(text, max(1, (len(text)+1)/2)) {
+			for _, piece := range splitPieces(text, max(1, (len(text)+1)/2)) {
 				delta(map[string]any{"type": "thinking_delta", "thinking": piece})
 			}
 			delta(map[string]any{"type": "signature_delta", "signature": b["signature"]})
@@ -108,8 +108,8 @@ func writeAnthropicStream(w http.ResponseWriter, msg map[string]any) {
 	event("message_stop", map[string]any{})
 }
 
-// pieces cuts s into pieces of n bytes, never inside a UTF-8 sequence.
-func pieces(s string, n int) []string {
+// splitPieces cuts s into pieces of n bytes, never inside a UTF-8 sequence.
+func splitPieces(s string, n int) []string {
 	var out []string
 	for len(s) > 0 {
 		k := min(len(s), n)

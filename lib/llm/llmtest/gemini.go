@@ -196,7 +196,7 @@ func writeGeminiStream(w http.ResponseWriter, parts []map[string]any, usage map[
 			send(geminiChunk([]map[string]any{p}, "", nil, model, n))
 			continue
 		}
-		ps := pieces(text, 4)
+		ps := splitPieces(text, 4)
 		if len(ps) == 0 {
 			ps = []string{""}
 		}
