@@ -50,6 +50,7 @@ type iteration struct {
 	assistant llm.Message
 	calls     []llm.ToolCall
 	results   []*string
+	failed    []bool   // the call's ACTION_RESULT says is_error
 	human     []string // HUMAN_INPUT_RECEIVED responses, the fallback result
 	asked     []string // HUMAN_INPUT_REQUEST prompts still unanswered
 	final     bool     // every call has its ACTION_RESULT: nothing later changes it
@@ -121,6 +122,7 @@ func (r *rebuilder) add(ev *journal.Event) {
 		}
 		strs := make([]string, 2*n) // one allocation for both
 		it.human, it.asked = strs[:n:n], strs[n:]
+		it.failed = make([]bool, n)
 		it.assistant = llm.Message{Role: llm.RoleAssistant, Content: ev.Content, ToolCalls: it.calls, Reasoning: ev.Reasoning}
 		it.seg = &segment{block: r.blocks, it: it}
 		r.its = append(r.its, it)
@@ -130,6 +132,7 @@ func (r *rebuilder) add(ev *journal.Event) {
 		if it, i := find(r.its, r.byID, ev.CallID, ev.ToolName); it != nil && it.results[i] == nil {
 			content := ev.ObservationContent
 			it.results[i] = &content
+			it.failed[i] = ev.IsError
 		}
 	case journal.HumanInputRequest:
 		if it, i := find(r.its, r.byID, ev.CallID, "ask_human"); it != nil && ev.CallID != "" {
@@ -223,7 +226,7 @@ func (it *iteration) messages(waiting bool) []llm.Message {
 		case waiting && it.asked[i] != "":
 			content = PendingQuestionPrefix + it.asked[i]
 		}
-		msgs = append(msgs, llm.Message{Role: llm.RoleTool, Content: content, ToolCallID: tc.ID})
+		msgs = append(msgs, llm.Message{Role: llm.RoleTool, Content: content, ToolCallID: tc.ID, IsError: it.failed[i]})
 	}
 	return msgs
 }

@@ -75,6 +75,21 @@ func TestConversation(t *testing.T) {
 			},
 		},
 		{
+			name: "a failed call's result says so",
+			events: journalOf(
+				user("t"),
+				thought("", call("a", "x"), call("b", "y")),
+				journal.Event{Type: journal.ActionResult, CallID: "a", ToolName: "x", ObservationContent: "exit 2", IsError: true},
+				result("b", "y", "B"),
+			),
+			want: []llm.Message{
+				{Role: "user", Content: "t"},
+				{Role: "assistant", ToolCalls: []llm.ToolCall{call("a", "x"), call("b", "y")}},
+				{Role: "tool", Content: "exit 2", ToolCallID: "a", IsError: true},
+				{Role: "tool", Content: "B", ToolCallID: "b"},
+			},
+		},
+		{
 			name: "crash between thought and result",
 			events: journalOf(
 				user("t"),

@@ -181,6 +181,7 @@ func (o driveOpts) limit(e *engine.Engine) {
 	e.MaxIterations, e.MaxTurns = o.meta.MaxIterations, o.agent.MaxTurns
 	e.Parallel, e.LoopWindow = o.agent.ParallelTools, o.agent.LoopWindow
 	e.ContextWindow = contextWindow(o.llmConfig)
+	e.Cost = engine.CostLimitOf(o.llmConfig)
 }
 
 // answering sets how the run's questions are answered: the message of

@@ -18,12 +18,12 @@ import (
 func newRunResult(o driveOpts, out engine.Outcome, start, end time.Time) runs.Result {
 	r := runs.Result{SchemaVersion: runs.ResultSchema, RunID: o.meta.RunID, Status: runs.Status(out.Status),
 		Metrics: runs.ResultMetrics{Iterations: out.Iterations, DurationMS: end.Sub(start).Milliseconds(), StartTime: start, EndTime: end,
-			Usage: runs.ResultUsage{InputTokens: out.Usage.InputTokens, OutputTokens: out.Usage.OutputTokens, ModelUsage: out.ModelUsage}},
+			Usage: runs.ResultUsage{Usage: out.Usage, ModelUsage: out.ModelUsage}},
 		Metadata: runs.ResultRun{AgentName: o.agent.Name, WorkspacePath: o.meta.WorkDir}}
 	if r.Metrics.Usage.ModelUsage == nil {
 		r.Metrics.Usage.ModelUsage = map[string]llm.Usage{}
 	}
-	r.Metrics.Usage.TotalCostUSD = llm.TotalCost(r.Metrics.Usage.ModelUsage, o.agent.LLM.Price)
+	r.Metrics.Usage.TotalCostUSD = o.agent.LLM.Pricing().Cost(r.Metrics.Usage.ModelUsage)
 	switch out.Status {
 	case runs.Completed:
 		r.Result = out.Result

@@ -31,6 +31,9 @@ type RunCmd struct {
 	FrontEnd      bool   `name:"front-end" hidden:"" help:"Run under a front-end such as delta chat: the model's text streams into the live stream on stderr even when it is not a terminal, and a pause does not print how to answer it (the front-end asks)."`
 	LLM           string `name:"llm" help:"Override the agent's provider and model: PROVIDER:MODEL or PROVIDER/MODEL with PROVIDER openai (OpenAI's Responses API), openai-compatible (Chat Completions at DELTA_BASE_URL: Ollama, vLLM, OpenRouter …), anthropic or gemini (openai/gpt-4o, anthropic:claude-sonnet-4-5, openai-compatible:llama3; a colon keeps a slash in the model: openai:meta-llama/llama-3), a provider alone (its model: $$DELTA_MODEL, else llm.model), an alias (sonnet, opus, haiku, gpt, codex, gemini-pro, flash), scripted:FILE to replay FILE offline, or replay:RUN to replay the model answers recorded in run RUN." placeholder:"PROVIDER[:ARG]"`
 	subagentFlags `embed:""`
+
+	// MaxCost is --max-cost: the cost limit in US dollars (withMaxCost).
+	MaxCost *float64 `name:"max-cost" help:"Stop the run gracefully before a model call that would take its cost past USD (US dollars; the whole run's cost, over every invocation, with the next call estimated at the last one's cost). The run then ends FAILED with error type max_cost (exit 1); continue it with a higher limit. Default: llm.max_cost_usd in agent.yaml, else no limit." placeholder:"USD"`
 }
 
 // Run starts the run.
@@ -62,6 +65,9 @@ func (c *RunCmd) Run(std cli.Stdio) error {
 	}
 	provider, llmConfig, providerEnv, err := newProviderEnv(a, c.LLM, workDir)
 	if err != nil {
+		return err
+	}
+	if err := withMaxCost(&llmConfig, c.MaxCost); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {

@@ -86,6 +86,15 @@ type LLMConfig struct {
 	// Price overrides the built-in price table (llm.Prices) for the
 	// run's cost; nil uses the table.
 	Price *llm.Price
+	// Prices are the agent's own prices per model (llm.prices), stronger
+	// than Price and the table.
+	Prices map[string]llm.Price
+	// Cache turns automatic prompt caching off when false (llm.cache);
+	// nil means on.
+	Cache *bool
+	// MaxCostUSD stops the run before a model call that would take its
+	// cost past it (llm.max_cost_usd); nil means no limit.
+	MaxCostUSD *float64
 	// TimeoutMS bounds one model request (each retry gets its own); nil
 	// uses the provider default.
 	TimeoutMS *int64

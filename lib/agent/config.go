@@ -12,7 +12,7 @@ import (
 // Keys of agent.yaml and its blocks.
 var (
 	agentKeys  = []string{"name", "version", "description", "llm", "system_prompt", "max_iterations", "max_turns", "parallel_tool_calls", "max_parallel_tools", "tool_timeout_ms", "output", "exec_wrapper", "loop_detection", "approval", "env", "imports", "tools", "mcp_servers", "plugins", "lifecycle_hooks", "hooks", "subagents"}
-	llmKeys    = []string{"provider", "model", "base_url", "script", "temperature", "max_tokens", "top_p", "frequency_penalty", "presence_penalty", "stop", "seed", "price", "timeout_ms", "context_window", "reasoning_effort", "api", "first_byte_timeout_ms", "idle_timeout_ms"}
+	llmKeys    = []string{"provider", "model", "base_url", "script", "temperature", "max_tokens", "top_p", "frequency_penalty", "presence_penalty", "stop", "seed", "price", "timeout_ms", "context_window", "reasoning_effort", "api", "first_byte_timeout_ms", "idle_timeout_ms", "cache", "max_cost_usd", "prices"}
 	envKeys    = []string{"inherit", "passthrough", "deny", "inherit_secrets"}
 	loopKeys   = []string{"enabled", "window"}
 	pluginKeys = []string{"name", "path", "tools", "config", "allow_path"}
@@ -88,19 +88,27 @@ func legacyHooks(d *doc, f map[string]field) field {
 	return lh
 }
 
-// decodePrice reads llm.price: {input: USD, output: USD} per million
-// tokens.
+// decodePrice reads llm.price: {input: USD, output: USD, cache_read: USD,
+// cache_write: USD} per million tokens, the cache prices optional.
 func decodePrice(d *doc, fl field) *llm.Price {
 	if fl.value == nil {
 		return nil
 	}
-	f := d.fields(fl.value, "llm.price", []string{"input", "output"})
+	f := d.fields(fl.value, "llm.price", []string{"input", "output", "cache_read", "cache_write"})
 	in, out := d.floatPtr(f["input"], "llm.price.input"), d.floatPtr(f["output"], "llm.price.output")
-	if in == nil || out == nil || *in < 0 || *out < 0 {
-		d.problem(fl.value, ErrInvalid, "for example  price: {input: 2.5, output: 10}", "llm.price needs input and output, in US dollars per million tokens, 0 or more")
+	read, write := d.floatPtr(f["cache_read"], "llm.price.cache_read"), d.floatPtr(f["cache_write"], "llm.price.cache_write")
+	if in == nil || out == nil || *in < 0 || *out < 0 || (read != nil && *read < 0) || (write != nil && *write < 0) {
+		d.problem(fl.value, ErrInvalid, "for example  price: {input: 2.5, output: 10, cache_read: 0.25}", "llm.price needs input and output (cache_read and cache_write are optional), in US dollars per million tokens, 0 or more")
 		return nil
 	}
-	return &llm.Price{Input: *in, Output: *out}
+	p := &llm.Price{Input: *in, Output: *out}
+	if read != nil {
+		p.CacheRead = *read
+	}
+	if write != nil {
+		p.CacheWrite = *write
+	}
+	return p
 }
 
 // decodeLLMTransport reads the keys that choose the wire protocol and
@@ -168,6 +176,7 @@ func (l *loader) decodeLLM(d *doc, fl field, a *Agent) {
 	a.LLM.Seed = d.intPtr(f["seed"], "llm.seed")
 	a.LLM.Price = decodePrice(d, f["price"])
 	decodeLLMTransport(d, f, a)
+	decodeCost(d, f, &a.LLM)
 	a.LLM.ContextWindow = d.intPtr(f["context_window"], "llm.context_window")
 	if w := a.LLM.ContextWindow; w != nil && *w <= 0 {
 		d.problem(f["context_window"].value, ErrInvalid, "for example  context_window: 128000", "llm.context_window must be a positive number of tokens")

@@ -105,6 +105,9 @@ type Engine struct {
 	// ParentRunID is the run that spawned this one (subagents), recorded
 	// in ENGINE_START; "" for a top-level run.
 	ParentRunID string
+	// Cost, when set, stops the run before a model call that would take
+	// its cost past the limit (see CostLimit).
+	Cost *CostLimit
 
 	// answer is Message while resuming: the answer for an ask_human call
 	// left without one. Taking it clears Message.
@@ -192,6 +195,9 @@ func (e *Engine) loop(ctx context.Context) (Outcome, error) {
 				return Outcome{}, err
 			}
 			return *out, err
+		}
+		if out, stop, err := e.overBudget(ctx, events, turn); stop {
+			return out, err
 		}
 		e.Run.Iteration = turn + 1
 		out, err := e.iterate(ctx, events)

@@ -232,6 +232,12 @@ func (d *decoder) usage() (*llm.Usage, bool) {
 			bit, dst = 1, &u.InputTokens
 		case "output_tokens":
 			bit, dst = 2, &u.OutputTokens
+		case "cache_read_input_tokens":
+			bit, dst = 4, &u.CacheReadTokens
+		case "cache_creation_input_tokens":
+			bit, dst = 8, &u.CacheWriteTokens
+		case "reasoning_tokens":
+			bit, dst = 16, &u.ReasoningTokens
 		default:
 			return false
 		}

@@ -21,7 +21,7 @@ func fullEvent() Event {
 		RunID: "r", AgentHome: "/a", WorkDir: "/w", Config: json.RawMessage(`{"model":"m","n":[1,2.5e3,true,null]}`),
 		Status: "COMPLETED", FinalIteration: 9, Content: "héllo \"x\"\n\t<&> \u2028 😀",
 		ToolCalls: []llm.ToolCall{{ID: "c1", Name: "t", Arguments: `{"a":"\u00e9"}`}, {ID: "c2", Name: "u", Arguments: "{}"}},
-		Usage:     &llm.Usage{InputTokens: 1 << 40, OutputTokens: 3}, Model: "m", InvocationRef: "io/i.json",
+		Usage:     &llm.Usage{InputTokens: 1 << 40, OutputTokens: 3, CacheReadTokens: 7, CacheWriteTokens: 2, ReasoningTokens: 1}, Model: "m", InvocationRef: "io/i.json",
 		CallID: "c1", ToolName: "t", ToolArgs: json.RawMessage(`{"path":"a b","deep":{"x":[{}]}}`),
 		ObservationContent: "out\r\n\x00\x1f", ExitCode: &code, IsError: true, DurationMS: 12, ExecutionRef: "io/t",
 		Prompt: "p", InputType: "text", Sensitive: true, Response: "yes", ErrorMessage: "boom",
@@ -74,7 +74,7 @@ var decodeSeeds = []string{
 	`{"type":"a\ud83d\ude00b"}`, `{"type":"a\ud83db"}`, `{"type":"a\ude00b"}`, "{\"type\":\"a\xffb\"}", `{"type":"\u0000\/\b"}`,
 	`{"type":"X","timestamp":"2026-13-02T03:04:05Z"}`, `{"type":"X","timestamp":"\u0032026-01-02T03:04:05Z"}`,
 	`{"type":"X","tool_calls":[{"id":"a","id":"b"}]}`, `{"type":"X","tool_calls":[{"ID":"a"}]}`, `{"type":"X","tool_calls":[{}, {"name":"n"}]}`,
-	`{"type":"X","usage":{"input_tokens":1,"Input_tokens":2}}`, `{"type":"X","exit_code":-1,"is_error":true,"sensitive":false}`,
+	`{"type":"X","usage":{"input_tokens":1,"Input_tokens":2}}`, `{"type":"THOUGHT","usage":{"input_tokens":9,"output_tokens":3,"cache_read_input_tokens":5,"cache_creation_input_tokens":2,"reasoning_tokens":1}}`, `{"type":"X","exit_code":-1,"is_error":true,"sensitive":false}`,
 	`{"type":"X","tool_args":{"a":[1,{"b":"\u00e9"}],"c":-1.5E+3}}`, `{"type":"X","tool_args":[01]}`, `{"type":"X","tool_args":{"a\"b":1}}`,
 	`{"type":"X"} x`, `{"type":"X"}}`, `{"type":"X",}`, `{"type":"X" "seq":1}`, `[]`, `"s"`, ``, `{`, `{"type":"X","is_error":tru}`,
 	`{"type":"X","content":"line

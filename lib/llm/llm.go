@@ -33,18 +33,26 @@ type Message struct {
 	ToolCallID string     `json:"tool_call_id,omitempty"`
 	// Name optionally labels a system message with the context source id.
 	Name string `json:"name,omitempty"`
+	// IsError marks a tool message whose call failed (its ACTION_RESULT's
+	// is_error), for providers that tell the model so (Anthropic's
+	// tool_result is_error).
+	IsError bool `json:"is_error,omitempty"`
 	// Reasoning is an assistant message's reasoning blocks, sent back
 	// exactly as received to the provider that produced them.
 	Reasoning []Reasoning `json:"reasoning,omitempty"`
 }
 
 // Reasoning is one block of a model's reasoning as its provider returned
-// it (Anthropic's extended thinking). A provider that signs its reasoning
+// it (Anthropic's extended thinking, Gemini's thoughts and thought
+// signatures). A provider that signs its reasoning
 // wants it back unchanged with the turn it belongs to before tool results,
 // so Delta keeps it whole in the THOUGHT and never shows it to another
 // provider.
 type Reasoning struct {
-	// Type is "thinking" (Text, Signature) or "redacted_thinking" (Data).
+	// Type is Anthropic's "thinking" (Text, Signature) or
+	// "redacted_thinking" (Data), or Gemini's "thought" (a thought part:
+	// Text, Signature) or "thought_signature" (the Signature of the text
+	// part, Data empty, or of the function call whose id is Data).
 	Type      string `json:"type"`
 	Text      string `json:"text,omitempty"`
 	Signature string `json:"signature,omitempty"`
@@ -72,15 +80,29 @@ type ToolSpec struct {
 	Parameters  json.RawMessage `json:"parameters"`
 }
 
-// Usage counts the tokens of one response (or a sum of many).
+// Usage counts the tokens of one response (or a sum of many) as the
+// provider reports them. InputTokens is every token of the prompt, cached
+// or not; CacheReadTokens and CacheWriteTokens are the parts of it read
+// from and written to the provider's prompt cache, which are priced
+// differently. OutputTokens is every generated token, the model's
+// reasoning included; ReasoningTokens is that part of it.
 type Usage struct {
-	InputTokens  int64 `json:"input_tokens"`
-	OutputTokens int64 `json:"output_tokens"`
+	InputTokens      int64 `json:"input_tokens"`
+	OutputTokens     int64 `json:"output_tokens"`
+	CacheReadTokens  int64 `json:"cache_read_input_tokens,omitempty"`
+	CacheWriteTokens int64 `json:"cache_creation_input_tokens,omitempty"`
+	ReasoningTokens  int64 `json:"reasoning_tokens,omitempty"`
 }
 
 // Add returns the sum of u and v.
 func (u Usage) Add(v Usage) Usage {
-	return Usage{InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens}
+	return Usage{
+		InputTokens:      u.InputTokens + v.InputTokens,
+		OutputTokens:     u.OutputTokens + v.OutputTokens,
+		CacheReadTokens:  u.CacheReadTokens + v.CacheReadTokens,
+		CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
+		ReasoningTokens:  u.ReasoningTokens + v.ReasoningTokens,
+	}
 }
 
 // Params are the sampling parameters of agent.yaml's llm block. Nil means

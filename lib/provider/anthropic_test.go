@@ -114,13 +114,13 @@ func TestAnthropicToolRoundTrip(t *testing.T) {
 	msgs = append(msgs,
 		llm.Message{Role: llm.RoleAssistant, Content: "Let me look.", ToolCalls: []llm.ToolCall{got.ToolCalls[0], {ID: "toolu_2", Name: "ls", Arguments: `{"dir":"sub"}`}}},
 		llm.Message{Role: llm.RoleTool, ToolCallID: "toolu_1", Content: "a.txt"},
-		llm.Message{Role: llm.RoleTool, ToolCallID: "toolu_2", Content: ""},
+		llm.Message{Role: llm.RoleTool, ToolCallID: "toolu_2", Content: "", IsError: true},
 	)
 	got, err = p.Complete(context.Background(), llm.Request{Params: params, Messages: msgs, Tools: tools})
 	if err != nil {
 		t.Fatalf("Complete(turn 1): %v", err)
 	}
-	want = llm.Response{ID: "msg_2", Content: "There is a.txt.", Usage: llm.Usage{InputTokens: 90, OutputTokens: 6}, Model: "claude-test", FinishReason: "stop"}
+	want = llm.Response{ID: "msg_2", Content: "There is a.txt.", Usage: llm.Usage{InputTokens: 90, OutputTokens: 6, CacheReadTokens: 10}, Model: "claude-test", FinishReason: "stop"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("turn 1 (-want +got):\n%s", diff)
 	}
@@ -128,37 +128,70 @@ func TestAnthropicToolRoundTrip(t *testing.T) {
 	if k := f.headers[0].Get("X-Api-Key"); k != testKey {
 		t.Errorf("X-Api-Key = %q, want the ANTHROPIC_API_KEY value", k)
 	}
-	body := f.bodies[1]
-	wantWire := map[string]any{
-		"model":          "claude-test",
-		"max_tokens":     4096.0,
-		"temperature":    0.3,
-		"stop_sequences": []any{"END"},
-		"system": []any{
-			map[string]any{"type": "text", "text": "You are terse."},
-			map[string]any{"type": "text", "text": "Workspace: /w"},
-		},
-		"messages": []any{
-			map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "what is here?"}}},
-			map[string]any{"role": "assistant", "content": []any{
-				map[string]any{"type": "text", "text": "Let me look."},
-				map[string]any{"type": "tool_use", "id": "toolu_1", "name": "ls", "input": map[string]any{"dir": "."}},
-				map[string]any{"type": "tool_use", "id": "toolu_2", "name": "ls", "input": map[string]any{"dir": "sub"}},
-			}},
-			// Both results share one user turn.
-			map[string]any{"role": "user", "content": []any{
-				map[string]any{"type": "tool_result", "tool_use_id": "toolu_1", "is_error": false, "content": []any{map[string]any{"type": "text", "text": "a.txt"}}},
-				map[string]any{"type": "tool_result", "tool_use_id": "toolu_2", "is_error": false, "content": []any{map[string]any{"type": "text", "text": "(empty)"}}},
-			}},
-		},
-		"tools": []any{map[string]any{
-			"name": "ls", "description": "List a directory",
-			"input_schema": map[string]any{"type": "object", "properties": map[string]any{"dir": map[string]any{"type": "string"}},
-				"required": []any{"dir"}, "additionalProperties": false},
-		}},
+	if v := f.headers[0].Get("Anthropic-Version"); v != "2023-06-01" {
+		t.Errorf("anthropic-version = %q, want 2023-06-01", v)
 	}
-	if diff := cmp.Diff(wantWire, body); diff != "" {
+	// The expected body, written from the Messages API reference: tool
+	// results answering one turn share a user turn, a failed one says
+	// is_error, and cache breakpoints sit on the last tool, the last
+	// system block and the two newest user turns.
+	wantWire := `{
+	  "model": "claude-test", "max_tokens": 4096, "temperature": 0.3, "stop_sequences": ["END"],
+	  "system": [
+	    {"type": "text", "text": "You are terse."},
+	    {"type": "text", "text": "Workspace: /w", "cache_control": {"type": "ephemeral"}}
+	  ],
+	  "messages": [
+	    {"role": "user", "content": [{"type": "text", "text": "what is here?", "cache_control": {"type": "ephemeral"}}]},
+	    {"role": "assistant", "content": [
+	      {"type": "text", "text": "Let me look."},
+	      {"type": "tool_use", "id": "toolu_1", "name": "ls", "input": {"dir": "."}},
+	      {"type": "tool_use", "id": "toolu_2", "name": "ls", "input": {"dir": "sub"}}
+	    ]},
+	    {"role": "user", "content": [
+	      {"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "a.txt"}]},
+	      {"type": "tool_result", "tool_use_id": "toolu_2", "is_error": true, "content": [{"type": "text", "text": "(empty)"}],
+	       "cache_control": {"type": "ephemeral"}}
+	    ]}
+	  ],
+	  "tools": [{
+	    "name": "ls", "description": "List a directory", "cache_control": {"type": "ephemeral"},
+	    "input_schema": {"type": "object", "properties": {"dir": {"type": "string"}}, "required": ["dir"], "additionalProperties": false}
+	  }]
+	}`
+	if diff := cmp.Diff(decodeJSON(t, wantWire), f.bodies[1]); diff != "" {
 		t.Errorf("wire body of turn 1 (-want +got):\n%s", diff)
+	}
+}
+
+// decodeJSON is the JSON text s as maps and slices, for comparing bodies.
+func decodeJSON(t *testing.T, s string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatalf("expected JSON is not valid: %v\n%s", err, s)
+	}
+	return m
+}
+
+// TestAnthropicCacheOff: with llm.cache: false no breakpoint is sent.
+func TestAnthropicCacheOff(t *testing.T) {
+	f, url := newFakeAnthropic(t, fakeAnswer{200, anthropicText})
+	off := false
+	p, err := provider.New(agent.LLMConfig{Provider: "anthropic", Cache: &off}, map[string]string{"ANTHROPIC_API_KEY": testKey, "DELTA_BASE_URL": url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := []llm.ToolSpec{{Name: "ls"}}
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: "s"}, {Role: llm.RoleUser, Content: "hi"}}
+	if _, err := p.Complete(context.Background(), llm.Request{Params: llm.Params{Model: "m"}, Messages: msgs, Tools: tools}); err != nil {
+		t.Fatal(err)
+	}
+	want := decodeJSON(t, `{"model": "m", "max_tokens": 4096, "system": [{"type": "text", "text": "s"}],
+	  "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}],
+	  "tools": [{"name": "ls", "input_schema": {"type": "object", "properties": {}}}]}`)
+	if diff := cmp.Diff(want, f.bodies[0]); diff != "" {
+		t.Errorf("body with llm.cache: false (-want +got):\n%s", diff)
 	}
 }
 
@@ -255,9 +288,9 @@ func TestAnthropicThinkingNeedsRoom(t *testing.T) {
 	}
 }
 
-// TestAnthropicLargeMaxTokens: a max_tokens the SDK would refuse without
-// streaming (it guesses over 10 minutes) is sent: the request's own
-// timeout is llm.timeout_ms.
+// TestAnthropicLargeMaxTokens: a large max_tokens is sent without
+// streaming (Anthropic's SDK refused it, guessing the answer would take
+// over 10 minutes): the request's own timeout is llm.timeout_ms.
 func TestAnthropicLargeMaxTokens(t *testing.T) {
 	f, url := newFakeAnthropic(t, fakeAnswer{200, anthropicText})
 	p := newAnthropicProvider(t, url)

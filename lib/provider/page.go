@@ -55,5 +55,8 @@ func (ep endpoint) urlHint() string {
 	if ep.name == "anthropic" {
 		return fmt.Sprintf("check %s (the API's root, such as https://api.anthropic.com, without /v1)", from)
 	}
+	if ep.name == "gemini" {
+		return fmt.Sprintf("check %s (the API's root with its version, such as https://generativelanguage.googleapis.com/v1beta)", from)
+	}
 	return fmt.Sprintf("check %s (does it end in /v1?)", from)
 }

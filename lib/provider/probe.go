@@ -44,9 +44,9 @@ func Probe(ctx context.Context, cfg agent.LLMConfig, env map[string]string) (str
 			header.Set("Authorization", "Bearer "+r.ep.key)
 		}
 	case "gemini":
-		r, err = newRemote("gemini", cfg, env, "GEMINI_API_KEY", "GEMINI_BASE_URL", geminiDefaultBaseURL)
+		r, err = newRemote("gemini", cfg, env, "GEMINI_API_KEY", "GEMINI_BASE_URL", geminiAPIBaseURL)
 		path = "models"
-		header.Set("Authorization", "Bearer "+r.ep.key)
+		header.Set("X-Goog-Api-Key", r.ep.key)
 	default:
 		return "", fmt.Errorf("%w %q", ErrUnknownProvider, cfg.Provider)
 	}

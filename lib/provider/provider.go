@@ -36,7 +36,7 @@ var Providers = []string{"openai", "openai-compatible", "anthropic", "gemini", "
 //	openai (default)   DELTA_API_KEY, OPENAI_API_KEY     llm.base_url, DELTA_BASE_URL, OPENAI_BASE_URL, api.openai.com
 //	openai-compatible  DELTA_API_KEY, OPENAI_API_KEY     llm.base_url, DELTA_BASE_URL, OPENAI_BASE_URL (required)
 //	anthropic         DELTA_API_KEY, ANTHROPIC_API_KEY  llm.base_url, DELTA_BASE_URL, ANTHROPIC_BASE_URL, api.anthropic.com
-//	gemini            DELTA_API_KEY, GEMINI_API_KEY     llm.base_url, DELTA_BASE_URL, GEMINI_BASE_URL, Gemini's OpenAI-compatible endpoint
+//	gemini            DELTA_API_KEY, GEMINI_API_KEY     llm.base_url, DELTA_BASE_URL, GEMINI_BASE_URL, generativelanguage.googleapis.com/v1beta
 //	scripted          none (cfg.Script)                 none
 //
 // openai speaks OpenAI's Responses API to OpenAI's own endpoint and Chat
@@ -52,7 +52,7 @@ func New(cfg agent.LLMConfig, env map[string]string) (llm.Provider, error) {
 	case "anthropic":
 		return newAnthropic(cfg, env)
 	case "gemini":
-		return newGemini(cfg, env)
+		return newGeminiNative(cfg, env)
 	case "scripted":
 		if cfg.Script == "" {
 			return nil, fmt.Errorf("scripted provider needs a script file (--llm scripted:FILE or llm.script in agent.yaml)")

@@ -75,10 +75,11 @@ type ResultMetrics struct {
 // ResultUsage is the token usage and cost of a Result, whole and per
 // model.
 type ResultUsage struct {
-	TotalCostUSD float64              `json:"total_cost_usd"`
-	InputTokens  int64                `json:"input_tokens"`
-	OutputTokens int64                `json:"output_tokens"`
-	ModelUsage   map[string]llm.Usage `json:"model_usage"`
+	TotalCostUSD float64 `json:"total_cost_usd"`
+	// Usage is the run's total: input and output tokens, and the cache
+	// and reasoning tokens when the provider reports them.
+	llm.Usage
+	ModelUsage map[string]llm.Usage `json:"model_usage"`
 }
 
 // ResultRun says which agent ran, and where.
