@@ -9,22 +9,23 @@ import (
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/llm/llmtest"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // nativeTools are a tool that fails and one that works, called in
 // parallel by the model.
 const nativeTools = "tools:\n  - name: fail_tool\n    exec: \"false\"\n  - name: greet\n    exec: \"echo hello ${name}\"\n"
 
-// runJSON runs delta-run with --format json and decodes the RunResult.
-func runJSON(t *testing.T, env []string, wantCode int, args ...string) RunResult {
+// runJSON runs delta-run with --format json and decodes the runs.Result.
+func runJSON(t *testing.T, env []string, wantCode int, args ...string) runs.Result {
 	t.Helper()
 	stdout, stderr, code := runDelta(t, env, append(args, "--format", "json")...)
 	if code != wantCode {
 		t.Fatalf("delta-run %s: exit %d, want %d\n%s", strings.Join(args, " "), code, wantCode, stderr)
 	}
-	var res RunResult
+	var res runs.Result
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
-		t.Fatalf("stdout is not a RunResult: %v\n%s", err, stdout)
+		t.Fatalf("stdout is not a runs.Result: %v\n%s", err, stdout)
 	}
 	return res
 }
@@ -45,7 +46,7 @@ func firstThought(t *testing.T, ws, id string) journal.Event {
 // endpoint: two parallel calls after a signed thinking block; the second
 // request sends the thinking back, says which result is an error, and
 // reads the first request's prefix from the prompt cache; the usage of
-// the THOUGHT and the RunResult count the cache.
+// the THOUGHT and the runs.Result count the cache.
 func TestRunAgainstAnthropicServer(t *testing.T) {
 	srv := llmtest.NewAnthropic(t)
 	srv.Reply(llm.Response{Content: "Calling both.", Reasoning: []llm.Reasoning{{Type: "thinking", Text: "plan", Signature: "c2ln"}},
@@ -56,11 +57,11 @@ func TestRunAgainstAnthropicServer(t *testing.T) {
 	env := []string{"ANTHROPIC_API_KEY=" + testKey, "ANTHROPIC_BASE_URL=" + srv.URL}
 	res := runJSON(t, env, 0, "run", "--agent", agentDir, "-w", ws, "-m", "go", "--run-id", "a1")
 	if res.Status != "COMPLETED" || string(res.Result) != `"all done"` {
-		t.Fatalf("RunResult = %+v", res)
+		t.Fatalf("runs.Result = %+v", res)
 	}
 	u := res.Metrics.Usage
 	if u.CacheReadTokens == 0 || u.CacheWriteTokens == 0 || u.InputTokens < u.CacheReadTokens+u.CacheWriteTokens || res.Metrics.Usage.TotalCostUSD <= 0 {
-		t.Errorf("RunResult usage %+v: want cache reads and writes within the input, and a cost", u)
+		t.Errorf("runs.Result usage %+v: want cache reads and writes within the input, and a cost", u)
 	}
 	th := firstThought(t, ws, "a1")
 	if th.Usage == nil || th.Usage.CacheWriteTokens == 0 || len(th.Reasoning) != 1 || th.Reasoning[0].Signature != "c2ln" {
@@ -96,10 +97,10 @@ func TestRunAgainstGeminiServer(t *testing.T) {
 	env := []string{"GEMINI_API_KEY=" + testKey, "GEMINI_BASE_URL=" + srv.URL}
 	res := runJSON(t, env, 0, "run", "--front-end", "--agent", agentDir, "-w", ws, "-m", "go", "--run-id", "g1")
 	if res.Status != "COMPLETED" || string(res.Result) != `"all done"` {
-		t.Fatalf("RunResult = %+v", res)
+		t.Fatalf("runs.Result = %+v", res)
 	}
 	if u := res.Metrics.Usage; u.ReasoningTokens != 60 || u.CacheReadTokens != 200 {
-		t.Errorf("RunResult usage %+v: want 60 reasoning and 200 cached tokens", u)
+		t.Errorf("runs.Result usage %+v: want 60 reasoning and 200 cached tokens", u)
 	}
 	reqs := srv.Requests()
 	if len(reqs) != 2 || !reqs[0].Stream {
@@ -128,7 +129,7 @@ func TestMaxCost(t *testing.T) {
 	env := []string{"ANTHROPIC_API_KEY=" + testKey, "ANTHROPIC_BASE_URL=" + srv.URL}
 	res := runJSON(t, env, 1, "run", "--agent", agentDir, "-w", ws, "-m", "go", "--run-id", "c1", "--max-cost", "0.01")
 	if res.Status != "FAILED" || res.Error == nil || res.Error.Type != "max_cost" || !strings.Contains(res.Error.Message, "over the cost limit of $0.0100") {
-		t.Fatalf("RunResult = %+v, want FAILED max_cost", res)
+		t.Fatalf("runs.Result = %+v, want FAILED max_cost", res)
 	}
 	if n := len(srv.Requests()); n != 1 {
 		t.Errorf("%d model calls, want 1", n)

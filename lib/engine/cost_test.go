@@ -7,6 +7,7 @@ import (
 
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // TestCostLimitStopsBeforeTheCall: with calls costing $1 each, a $2.50
@@ -27,7 +28,7 @@ func TestCostLimitStopsBeforeTheCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Status != StatusFailed || out.Error == nil || out.Error.Type != ErrTypeMaxCost || out.Iterations != 2 {
+	if out.Status != runs.Failed || out.Error == nil || out.Error.Type != ErrTypeMaxCost || out.Iterations != 2 {
 		t.Fatalf("Start() = %+v, want FAILED max_cost after 2 iterations", out)
 	}
 	if len(p.reqs) != 2 {
@@ -59,7 +60,7 @@ func TestCostLimitUnknownPrice(t *testing.T) {
 		{Content: "done", Model: "local-llama"}}}
 	e, _, _ := newEngine(t, p)
 	e.Cost = &CostLimit{MaxUSD: 0.01}
-	if out, err := e.Start(context.Background(), nil); err != nil || out.Status != StatusCompleted {
+	if out, err := e.Start(context.Background(), nil); err != nil || out.Status != runs.Completed {
 		t.Fatalf("Start() = %+v, %v; want COMPLETED", out, err)
 	}
 }
