@@ -1,5 +1,7 @@
 package sys
 
+import "syscall"
+
 // HasSubreaper is true where BecomeSubreaper makes the caller the parent
 // of every orphan among its descendants. Darwin has no subreaper: an
 // orphan goes to launchd.
@@ -13,3 +15,8 @@ const HasSubreaper = false
 // does) or rule out that an orphan's pid is reused between the scan and
 // the signal.
 func BecomeSubreaper() error { return nil }
+
+// SetParentDeathSignal does nothing on darwin, which has no parent-death
+// signal: a child there outlives a parent killed with SIGKILL unless
+// something else (the end of a pipe or socket it reads) tells it.
+func SetParentDeathSignal(attr *syscall.SysProcAttr, sig syscall.Signal) {}

@@ -1,6 +1,10 @@
 package sys
 
-import "golang.org/x/sys/unix"
+import (
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
 
 // HasSubreaper is true where BecomeSubreaper makes the caller the parent
 // of every orphan among its descendants (Linux).
@@ -14,3 +18,7 @@ const HasSubreaper = true
 func BecomeSubreaper() error {
 	return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 }
+
+// SetParentDeathSignal asks the kernel to send sig to the child started
+// with attr when its parent dies (Linux: Pdeathsig).
+func SetParentDeathSignal(attr *syscall.SysProcAttr, sig syscall.Signal) { attr.Pdeathsig = sig }
