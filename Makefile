@@ -11,7 +11,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo deve
 LDFLAGS := -s -w -X 'github.com/deltakit/delta/lib/cli.version=$(VERSION)'
 MANDIR  ?= $(abspath $(GOBIN)/../share/man)
 
-.PHONY: all build install test bench man check demo proto clean
+.PHONY: all build install test bench man check demo proto clean cross snapshot
 
 all: build
 
@@ -38,6 +38,31 @@ install:
 test: check
 	$(GO) test $(TESTFLAGS) ./...
 	$(GO) test $(TESTFLAGS) -run '^$$' -bench . -benchtime 1x ./...
+
+## cross: go vet and go build of every package for every supported target
+## (Linux and macOS, amd64 and arm64) whatever the host, and a check that a
+## Windows build stops at the one message saying Windows is not supported
+## (WSL is). Nothing is kept: it proves the code builds everywhere.
+CROSS_TARGETS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+cross:
+	@for t in $(CROSS_TARGETS); do \
+		echo "cross: vet and build for $$t" >&2; \
+		GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) vet ./... || exit 1; \
+		GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) build ./... || exit 1; \
+	done
+	@echo "cross: windows/amd64 must refuse with one message" >&2
+	@out=$$(GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) build ./cmd/... 2>&1); \
+	if [ -z "$$out" ] || echo "$$out" | grep -v '^#' | grep -qv 'Delta_does_not_support_Windows'; then \
+		echo "cross: a Windows build should fail with only the not-supported message, got:"; echo "$$out"; exit 1; \
+	fi
+
+## snapshot: a local release into dist/ with GoReleaser (.goreleaser.yaml):
+## the archives of every target with man pages, completions and the coding
+## plugin, checksums.txt and the Homebrew cask; nothing is published.
+## GORELEASER names the binary (.ci/run installs one into its cache).
+GORELEASER ?= goreleaser
+snapshot:
+	$(GORELEASER) release --snapshot --clean
 
 ## bench: the speed and memory benchmarks (BenchmarkDeltaRunVsMinimalClient
 ## in cmd/delta-run reports the agent loop against a minimal client)

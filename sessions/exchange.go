@@ -2,10 +2,11 @@ package sessions
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 
-	"golang.org/x/sys/unix"
+	"github.com/deltakit/delta/lib/sys"
 )
 
 // Creating a file is the dearest thing an exec does on ext4 (a new inode
@@ -13,7 +14,8 @@ import (
 // rename deletes one. So the files an exec rewrites (env.sh, work_dir.txt,
 // metadata.json) each keep a spare, .NAME.new: the new content is written
 // into the spare, then the two are exchanged in one atomic step
-// (renameat2 RENAME_EXCHANGE). Readers of NAME see the old or the new
+// (sys.Exchange: renameat2 RENAME_EXCHANGE on Linux, renamex_np
+// RENAME_SWAP on macOS). Readers of NAME see the old or the new
 // content, never a part; no inode is created or deleted; the old content
 // becomes the next spare.
 
@@ -25,17 +27,17 @@ func spare(name string) string { return "." + name + ".new" }
 // does not exist yet) it renames.
 func exchange(dir, name string) error {
 	from, to := filepath.Join(dir, spare(name)), filepath.Join(dir, name)
-	err := unix.Renameat2(unix.AT_FDCWD, from, unix.AT_FDCWD, to, unix.RENAME_EXCHANGE)
+	err := sys.Exchange(from, to)
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EOPNOTSUPP) {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, sys.ErrUnsupported) {
 		if _, serr := os.Stat(from); serr != nil {
 			return serr // the new content is missing, not the old
 		}
 		return os.Rename(from, to)
 	}
-	return &os.LinkError{Op: "exchange", Old: from, New: to, Err: err}
+	return err
 }
 
 // replaceFile writes data into the spare of dir/name and exchanges the

@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/deltakit/delta/lib/sys"
 )
 
 // The lock that serialises execs dies with its client, but a shell
@@ -24,9 +25,9 @@ import (
 // file; a cleared record is all spaces.
 const recordSize = 64
 
-// running identifies an exec's process group. The leader's start time
-// (in clock ticks since boot, /proc/PID/stat) tells our group from a new
-// one that got the same id after ours ended.
+// running identifies an exec's process group. The leader's start
+// (sys.ProcInfo.Start) tells our group from a new one that got the same
+// id after ours ended.
 type running struct {
 	PGID  int    `json:"pgid"`
 	Start uint64 `json:"start_time"`
@@ -86,33 +87,16 @@ func killLeftover(lock *os.File, notes io.Writer) {
 
 // living reports whether process pid exists and is not a zombie.
 func living(pid int) bool {
-	f := statFields(pid)
-	return len(f) > 0 && string(f[0]) != "Z" && string(f[0]) != "X"
+	p, err := sys.Stat(pid)
+	return err == nil && !p.Zombie
 }
 
-// statFields returns the fields of /proc/PID/stat after the command name
-// (state first), or nil when the process does not exist.
-func statFields(pid int) [][]byte {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return nil
-	}
-	// The command name (field 2) may hold spaces and parentheses: count
-	// fields after the last ')'.
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
-		return nil
-	}
-	return bytes.Fields(data[i+1:])
-}
-
-// startTime returns the start time of process pid, or 0 when it does not
-// exist (or /proc cannot tell).
+// startTime returns the start of process pid (sys.ProcInfo.Start), or 0
+// when it does not exist (or the OS cannot tell).
 func startTime(pid int) uint64 {
-	f := statFields(pid) // starttime is field 22: the 20th after the name
-	if len(f) < 20 {
+	p, err := sys.Stat(pid)
+	if err != nil {
 		return 0
 	}
-	n, _ := strconv.ParseUint(string(f[19]), 10, 64)
-	return n
+	return p.Start
 }

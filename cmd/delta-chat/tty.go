@@ -3,7 +3,7 @@ package main
 import (
 	"os"
 
-	"golang.org/x/sys/unix"
+	"github.com/deltakit/delta/lib/sys"
 )
 
 // keepKeys makes the terminal on f deliver every key as it is typed, also
@@ -14,16 +14,5 @@ import (
 // mode the key arrives as a byte the editor reads at its next prompt.
 // Echo and signals stay as they are.
 func keepKeys(f *os.File) (restore func(), err error) {
-	fd := int(f.Fd())
-	old, err := unix.IoctlGetTermios(fd, unix.TCGETS)
-	if err != nil {
-		return nil, err
-	}
-	t := *old
-	t.Lflag &^= unix.ICANON
-	t.Cc[unix.VMIN], t.Cc[unix.VTIME] = 1, 0
-	if err := unix.IoctlSetTermios(fd, unix.TCSETS, &t); err != nil {
-		return nil, err
-	}
-	return func() { unix.IoctlSetTermios(fd, unix.TCSETS, old) }, nil
+	return sys.KeyByKey(int(f.Fd()))
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
+
+	"github.com/deltakit/delta/lib/sys"
 )
 
 // TestKeepKeys: between two prompts the terminal is not canonical, so a
@@ -17,12 +19,12 @@ func TestKeepKeys(t *testing.T) {
 	}
 	defer ptmx.Close()
 	defer tty.Close()
-	lflag := func() uint32 {
-		tio, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
+	lflag := func() uint64 { // uint32 on Linux, uint64 on macOS
+		tio, err := sys.GetTermios(int(tty.Fd()))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return tio.Lflag
+		return uint64(tio.Lflag)
 	}
 	before := lflag()
 	if before&unix.ICANON == 0 {

@@ -50,6 +50,8 @@ Files: $DELTA_SESSIONS_DIR, else ./.sessions, holds one directory per session id
 
 Examples: "delta-pty start --id pty_vi vi notes.txt"; "delta-pty write pty_vi --read --screen --idle 300ms 'iHello'"; "delta-pty keys pty_vi Esc"; "delta-pty write pty_vi --enter ':wq'"; "delta-pty start --id pty_sh bash"; "delta-pty write pty_sh --enter --read --until '\$ $' 'make test'"; "delta-pty end pty_sh". See examples/pty for an agent driving vi.
 
+On macOS the pseudo-terminal (creack/pty), the holder and every verb work as on Linux; end finds the processes of the terminal's session with sysctl(3) instead of /proc. Release builds exist for macOS; the tests run on Linux.
+
 Exit status: 0 ok; 1 failure (unknown, ended or dead session, holder error); 2 bad command line or unknown key.`
 }
 

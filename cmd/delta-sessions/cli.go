@@ -55,6 +55,8 @@ Errors are printed once, as JSON on stdout, {"error": "...", "hint": "..."}, so 
 
 Examples: "delta-sessions start" → {"session_id": "sess_…", "command": "bash", "work_dir": "…", "status": "active"}; "delta-sessions exec sess_… 'cd /tmp; export A=1'"; "echo 'echo $A; pwd' | delta-sessions exec sess_…"; "delta-sessions start --id sess_py python3"; "delta-sessions exec sess_py 'x = 41'"; "delta-sessions exec sess_py 'x + 1'"; "delta-sessions end sess_py". Agents call these as tools: see examples/interactive-shell and examples/python-repl.
 
+On macOS sessions work as on Linux, with these differences: a file an exec rewrites is swapped in with renamex_np RENAME_SWAP (APFS; on a file system without it, with a plain rename, still atomic for readers); the start time that tells a leftover process group of a dead client from a new group with the same id comes from sysctl(3) instead of /proc. Release builds exist for macOS; the tests run on Linux.
+
 Exit status: 0 the command ran (whatever its own exit_code); 1 failure (unknown, ended or dead session, session already exists); 2 bad command line or unsupported session command.`
 }
 

@@ -42,7 +42,7 @@ import (
 	"time"
 
 	"github.com/deltakit/delta/lib/execute/guard"
-	"golang.org/x/sys/unix"
+	"github.com/deltakit/delta/lib/sys"
 )
 
 // Defaults applied when a Spec leaves the field zero.
@@ -210,7 +210,7 @@ func runGuarded(ctx context.Context, s Spec, path string, stdout, stderr io.Writ
 	res.ExitCode = st.Code
 	if st.Signal != 0 {
 		res.ExitCode = 128 + st.Signal
-		res.Signal = unix.SignalName(syscall.Signal(st.Signal))
+		res.Signal = sys.SignalName(syscall.Signal(st.Signal))
 	}
 	return res, nil
 }

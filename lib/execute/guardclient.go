@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/deltakit/delta/lib/execute/guard"
-	"golang.org/x/sys/unix"
+	"github.com/deltakit/delta/lib/sys"
 )
 
 // A guard process serves every command of this process (package guard):
@@ -65,7 +65,7 @@ var errGuardStart = errors.New("start guard")
 
 // startGuardConn starts the guard program exe and waits for its hello.
 func startGuardConn(exe string) (*guardConn, error) {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	fds, err := sys.PacketPair(guard.MaxPacket)
 	if err != nil {
 		return nil, fmt.Errorf("guard socket: %w", err)
 	}
@@ -195,7 +195,7 @@ func (g *guardConn) start(c guard.Command, stdin, stdout, stderr *os.File) (*gua
 		fds = append(fds, int(cmdR.Fd()))
 		req, _ = json.Marshal(guard.Request{Op: guard.OpStart, ID: gc.id})
 	}
-	if _, _, err := g.conn.WriteMsgUnix(req, unix.UnixRights(fds...), nil); err != nil {
+	if _, _, err := g.conn.WriteMsgUnix(req, sys.UnixRights(fds...), nil); err != nil {
 		if cmdW != nil {
 			cmdW.Close()
 		}

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/deltakit/delta/lib/execute/guard"
+	"github.com/deltakit/delta/lib/sys"
 )
 
 // How Run starts the guard (package guard).
@@ -30,9 +31,9 @@ func init() {
 	}
 }
 
-// selfExe names our own binary even when the file on disk was replaced or
-// deleted since we started.
-const selfExe = "/proc/self/exe"
+// selfExe names our own binary (sys.SelfExe: on Linux even when the file
+// on disk was replaced or deleted since we started).
+var selfExe = sys.SelfExe()
 
 // guardBinary is the dedicated guard's path, or "" when there is none.
 var guardBinary = sync.OnceValue(findGuardBinary)

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/deltakit/delta/lib/execute/guard"
-	"golang.org/x/sys/unix"
+	"github.com/deltakit/delta/lib/sys"
 )
 
 // Process is a long-lived command started by Start: a server the caller
@@ -151,7 +151,7 @@ func (p *Process) Stop(wait time.Duration) error {
 		case p.waitErr != nil:
 			p.stopErr = p.waitErr
 		case st.Signal != 0:
-			p.stopErr = fmt.Errorf("killed by %s", unix.SignalName(syscall.Signal(st.Signal)))
+			p.stopErr = fmt.Errorf("killed by %s", sys.SignalName(syscall.Signal(st.Signal)))
 		case st.Code != 0:
 			p.stopErr = fmt.Errorf("exit status %d", st.Code)
 		}

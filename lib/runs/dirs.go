@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/deltakit/delta/lib/atomicfile"
-	"golang.org/x/sys/unix"
+	"github.com/deltakit/delta/lib/sys"
 )
 
 // Layout of a workspace's control plane.
@@ -116,8 +116,8 @@ func populate(dir string, m *Metadata, fill func(dir string) error) error {
 // renameNoReplace renames a directory onto a name that must not exist
 // (rename(2) alone would replace an empty directory there).
 func renameNoReplace(from, to string) error {
-	err := unix.Renameat2(unix.AT_FDCWD, from, unix.AT_FDCWD, to, unix.RENAME_NOREPLACE)
-	if errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSYS) {
+	err := sys.RenameNoReplace(from, to)
+	if errors.Is(err, sys.ErrUnsupported) {
 		// A file system without RENAME_NOREPLACE: rename still fails onto
 		// a run directory, which is never empty.
 		return os.Rename(from, to)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/deltakit/delta/lib/sys"
 )
 
 // deadPID returns the pid of a process that has exited and been reaped.
@@ -82,11 +84,11 @@ func TestAliveZombie(t *testing.T) {
 	// Until Wait reaps it the child is a zombie once it exits; poll its
 	// state rather than racing it.
 	for {
-		st, err := readStat(cmd.Process.Pid)
+		st, err := sys.Stat(cmd.Process.Pid)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.state == 'Z' {
+		if st.Zombie {
 			break
 		}
 		time.Sleep(time.Millisecond)
@@ -106,17 +108,6 @@ func TestSelf(t *testing.T) {
 	m.SetProcess(p)
 	if alive, err := Alive(&m); !alive || err != nil {
 		t.Errorf("Alive(self) = %v, %v; want true", alive, err)
-	}
-}
-
-func TestParseStat(t *testing.T) {
-	line := "123 (we ird) name)) S 1 123 123 0 -1 4194304 100 0 0 0 1 2 0 0 20 0 1 0 98765 1000 100"
-	st, err := parseStat([]byte(line))
-	if err != nil || st.state != 'S' || st.startTicks != 98765 {
-		t.Errorf("parseStat(%q) = %+v, %v; want state S, ticks 98765", line, st, err)
-	}
-	if _, err := parseStat([]byte("123 (x) S 1")); err == nil {
-		t.Error("parseStat of a short line succeeded")
 	}
 }
 

@@ -68,8 +68,10 @@ type Metadata struct {
 	Hostname      string `json:"hostname"`
 	StartTimeUnix int64  `json:"start_time_unix"` // milliseconds
 	ProcessName   string `json:"process_name"`
-	// ProcessStartTicks is field 22 of /proc/PID/stat: with the pid it
-	// identifies the process even after the pid is reused.
+	// ProcessStartTicks is the process's start as the OS reports it
+	// (sys.ProcInfo.Start: on Linux field 22 of /proc/PID/stat, on macOS
+	// the start time in microseconds): with the pid it identifies the
+	// process even after the pid is reused.
 	ProcessStartTicks uint64 `json:"process_start_ticks,omitempty"`
 
 	Usage llm.Usage `json:"usage"`

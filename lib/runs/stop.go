@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/deltakit/delta/lib/sys"
 )
 
 // ErrNotRunning means a run has no live process: it is not RUNNING, or
@@ -26,11 +26,13 @@ func (e *NotRunningError) Error() string {
 // Is makes errors.Is(err, ErrNotRunning) true.
 func (e *NotRunningError) Is(target error) bool { return target == ErrNotRunning }
 
-// RunProcess is the live process of a RUNNING run, held through a pidfd:
-// once opened and checked it names that process and no other, so a
-// signal can never reach a process that took over a recycled pid.
+// RunProcess is the live process of a RUNNING run, held through a handle
+// bound to it (sys.Process: a pidfd on Linux, a kqueue on darwin): once
+// opened and checked it names that process and no other, so a signal
+// cannot reach a process that took over a recycled pid (on darwin, short
+// of the race sys.Process describes).
 type RunProcess struct {
-	fd  int
+	p   *sys.Process
 	PID int
 }
 
@@ -47,28 +49,28 @@ func OpenProcess(m *Metadata) (*RunProcess, error) {
 	if m.PID <= 0 {
 		return nil, &NotRunningError{m.RunID, "metadata.json records no process"}
 	}
-	fd, err := unix.PidfdOpen(m.PID, 0)
-	if errors.Is(err, unix.ESRCH) {
+	p, err := sys.OpenProcess(m.PID)
+	if errors.Is(err, syscall.ESRCH) {
 		return nil, &NotRunningError{m.RunID, fmt.Sprintf("its process %d is gone", m.PID)}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open process %d: %w", m.PID, err)
 	}
-	// Checked after the pidfd is open: the pid cannot change hands now.
+	// Checked after the handle is open: the pid cannot change hands now.
 	alive, err := Alive(m)
 	if err != nil || !alive {
-		unix.Close(fd)
+		p.Close()
 		if err != nil {
 			return nil, err
 		}
 		return nil, &NotRunningError{m.RunID, fmt.Sprintf("its process %d is gone (the pid now belongs to another process, or none)", m.PID)}
 	}
-	return &RunProcess{fd: fd, PID: m.PID}, nil
+	return &RunProcess{p: p, PID: m.PID}, nil
 }
 
 // Signal sends sig to the process.
 func (p *RunProcess) Signal(sig syscall.Signal) error {
-	if err := unix.PidfdSendSignal(p.fd, sig, nil, 0); err != nil && !errors.Is(err, unix.ESRCH) {
+	if err := p.p.Signal(sig); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return fmt.Errorf("signal process %d: %w", p.PID, err)
 	}
 	return nil
@@ -76,31 +78,15 @@ func (p *RunProcess) Signal(sig syscall.Signal) error {
 
 // Wait waits up to d for the process to end and reports whether it did.
 func (p *RunProcess) Wait(d time.Duration) (bool, error) {
-	deadline := time.Now().Add(d)
-	for {
-		left := time.Until(deadline)
-		if left < 0 {
-			left = 0
-		}
-		fds := []unix.PollFd{{Fd: int32(p.fd), Events: unix.POLLIN}}
-		n, err := unix.Poll(fds, int(left.Milliseconds()))
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return false, fmt.Errorf("wait for process %d: %w", p.PID, err)
-		}
-		if n > 0 {
-			return true, nil
-		}
-		if left == 0 {
-			return false, nil
-		}
+	ended, err := p.p.Wait(d)
+	if err != nil {
+		return false, fmt.Errorf("wait for process %d: %w", p.PID, err)
 	}
+	return ended, nil
 }
 
-// Close releases the pidfd.
-func (p *RunProcess) Close() error { return unix.Close(p.fd) }
+// Close releases the handle.
+func (p *RunProcess) Close() error { return p.p.Close() }
 
 // ErrStopTimeout is Interrupt's error for a run still running after its
 // timeout (without force).

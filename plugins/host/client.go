@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/sys"
 	"github.com/deltakit/delta/plugins/internal/wire"
 	"github.com/deltakit/delta/plugins/proto"
 )
@@ -134,8 +135,9 @@ func (c *Client) ensure(ctx context.Context) error {
 	// Own process group (stopped as a whole). If the engine dies without
 	// stopping it (SIGKILL included), the kernel sends SIGTERM, on which
 	// the plugin (plugins/sdk) kills its whole group: itself and whatever
-	// it started.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	// it started (Linux; macOS has no parent-death signal, see lib/sys).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	sys.SetParentDeathSignal(cmd.SysProcAttr, syscall.SIGTERM)
 	pc := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  wire.Handshake,
 		Plugins:          wire.HostPlugins(),

@@ -257,6 +257,8 @@ func (h *holder) shutdown(why string) {
 	_ = atomicfile.WriteNoSync(filepath.Join(h.dir, "holder.exit"), []byte(why+"\n"), 0o600)
 }
 
+// handle answers one client connection: one request, or an attached
+// terminal.
 func (h *holder) handle(conn net.Conn) {
 	br := bufio.NewReader(conn)
 	line, err := br.ReadBytes('\n')
@@ -280,32 +282,10 @@ func (h *holder) handle(conn net.Conn) {
 	h.mu.Lock()
 	h.lastUse = time.Now()
 	h.mu.Unlock()
-	if req.Op == "keys" {
-		h.mu.Lock()
-		app := h.vt.Mode()&vt10x.ModeAppCursor != 0
-		h.mu.Unlock()
-		data, err := Keys(req.Keys, app)
-		if err != nil {
-			writeReply(conn, reply{Error: err.Error()})
-			return
-		}
-		req.Op, req.Data = "write", data
-	}
 	switch req.Op {
-	case "write":
-		if req.Read != nil {
-			// write --read returns what followed the write, not older
-			// output nobody read.
-			h.mu.Lock()
-			h.cursor = h.ring.end
-			h.mu.Unlock()
-		}
-		if _, err := h.ptmx.Write(req.Data); err != nil {
-			writeReply(conn, reply{Error: "write to terminal: " + err.Error()})
-			return
-		}
-		if req.Read == nil {
-			writeReply(conn, reply{})
+	case "keys", "write":
+		if r, done := h.write(&req); done {
+			writeReply(conn, r)
 			return
 		}
 		fallthrough
@@ -317,28 +297,54 @@ func (h *holder) handle(conn net.Conn) {
 		}
 		writeReply(conn, reply{Read: res})
 	case "status":
-		h.mu.Lock()
-		r := reply{Exited: h.exited}
-		if h.exited {
-			c := h.exitCode
-			r.ExitCode = &c
-		}
-		h.mu.Unlock()
-		writeReply(conn, r)
+		writeReply(conn, h.exitReply(false))
 	case "end":
 		h.shutdown("ended")
-		h.mu.Lock()
-		r := reply{Exited: true}
-		if h.exited {
-			c := h.exitCode
-			r.ExitCode = &c
-		}
-		h.mu.Unlock()
-		writeReply(conn, r)
+		writeReply(conn, h.exitReply(true))
 		h.ln.Close()
 	default:
 		writeReply(conn, reply{Error: fmt.Sprintf("unknown op %q", req.Op)})
 	}
+}
+
+// write sends a keys or write request's input to the terminal. It returns
+// the reply and true when the request is done, or false when its read
+// (write --read) follows.
+func (h *holder) write(req *request) (reply, bool) {
+	if req.Op == "keys" {
+		h.mu.Lock()
+		app := h.vt.Mode()&vt10x.ModeAppCursor != 0
+		h.mu.Unlock()
+		data, err := Keys(req.Keys, app)
+		if err != nil {
+			return reply{Error: err.Error()}, true
+		}
+		req.Data = data
+	}
+	if req.Read != nil {
+		// write --read returns what followed the write, not older
+		// output nobody read.
+		h.mu.Lock()
+		h.cursor = h.ring.end
+		h.mu.Unlock()
+	}
+	if _, err := h.ptmx.Write(req.Data); err != nil {
+		return reply{Error: "write to terminal: " + err.Error()}, true
+	}
+	return reply{}, req.Read == nil
+}
+
+// exitReply says whether the program has exited and how; ended marks it
+// exited whatever it says (the session was just ended).
+func (h *holder) exitReply(ended bool) reply {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := reply{Exited: ended || h.exited}
+	if h.exited {
+		c := h.exitCode
+		r.ExitCode = &c
+	}
+	return r
 }
 
 // read waits as opt says and returns the output since the last read.
@@ -457,62 +463,4 @@ func (h *holder) attach(conn net.Conn, br *bufio.Reader) {
 func writeReply(w io.Writer, r reply) {
 	data, _ := json.Marshal(r)
 	_, _ = w.Write(append(data, '\n'))
-}
-
-// killSession stops the program and everything it started, including
-// jobs in other process groups: every process of its session gets
-// SIGHUP and SIGTERM, and SIGKILL if still there a second later.
-func killSession(sid int) {
-	pids := sessionPIDs(sid)
-	for _, p := range pids {
-		_ = syscall.Kill(p, syscall.SIGHUP)
-		_ = syscall.Kill(p, syscall.SIGTERM)
-	}
-	deadline := time.Now().Add(time.Second)
-	for time.Now().Before(deadline) && len(alive(pids)) > 0 {
-		time.Sleep(20 * time.Millisecond)
-	}
-	for _, p := range append(alive(pids), sessionPIDs(sid)...) {
-		_ = syscall.Kill(p, syscall.SIGKILL)
-	}
-}
-
-func alive(pids []int) []int {
-	var out []int
-	for _, p := range pids {
-		if syscall.Kill(p, 0) == nil {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// sessionPIDs lists the processes whose session id is sid, from /proc.
-func sessionPIDs(sid int) []int {
-	ents, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range ents {
-		pid := 0
-		if _, err := fmt.Sscanf(e.Name(), "%d", &pid); err != nil || pid <= 0 {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// Fields after the parenthesised command: state ppid pgrp session …
-		i := strings.LastIndexByte(string(b), ')')
-		if i < 0 {
-			continue
-		}
-		var state string
-		var ppid, pgrp, session int
-		if _, err := fmt.Sscanf(string(b[i+2:]), "%s %d %d %d", &state, &ppid, &pgrp, &session); err != nil {
-			continue
-		}
-		if session == sid && state != "Z" {
-			out = append(out, pid)
-		}
-	}
-	return out
 }

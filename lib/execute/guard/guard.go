@@ -7,8 +7,10 @@
 // run under a guard process, one per Delta process, started with the first
 // command and serving all of them (a guard of its own per command cost a
 // Go program's start-up, some milliseconds, on every tool call). The guard
-//   - makes itself a child subreaper (PR_SET_CHILD_SUBREAPER), so processes
-//     orphaned by a command are re-parented to it instead of to init;
+//   - makes itself a child subreaper (PR_SET_CHILD_SUBREAPER, Linux), so
+//     processes orphaned by a command are re-parented to it instead of to
+//     init; macOS has no subreaper, so there the guard looks for a
+//     command's processes among all processes, by session (see below);
 //   - starts each command as the leader of a new session: the session id
 //     names the command's processes, however they regroup, and the ones that
 //     called setsid(2) themselves have detached on purpose (daemons, such as
@@ -19,8 +21,16 @@
 //   - when a command exits, kills whatever it left behind in its session,
 //     then reports the exit status.
 //
-// The package is a leaf on purpose: it imports only the standard library and
-// golang.org/x/sys, so the dedicated delta-exec-guard binary built from it
+// On macOS a process that double-forks away from its process group but
+// stays in its session is still found (by its session id) and killed;
+// what changes is that its orphans are reaped by launchd, not the guard,
+// and that between listing an orphan and signalling it its pid could in
+// principle be reused (on Linux the guard's own children cannot be reaped
+// by anyone else, so that race does not exist). A process that calls
+// setsid(2) leaves on purpose on both systems.
+//
+// The package is a leaf on purpose: it imports only the standard library,
+// golang.org/x/sys and lib/sys (the OS layer, itself such a leaf), so the dedicated delta-exec-guard binary built from it
 // is small and starts as fast as any small Go program.
 package guard
 

@@ -8,7 +8,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"golang.org/x/sys/unix"
+	"github.com/deltakit/delta/lib/sys"
 )
 
 // Main is the guard: args are the process's os.Args as described at Arg.
@@ -17,7 +17,7 @@ import (
 func Main(args []string) int {
 	syscall.CloseOnExec(SockFD)
 	s := &server{sock: SockFD, self: os.Getpid(), calls: map[uint64]*call{}, byPid: map[int]*call{}}
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+	if err := sys.BecomeSubreaper(); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: set child subreaper: %v\n", Name, err)
 		return 126
 	}
@@ -173,26 +173,26 @@ func (s *server) shutdown() {
 // anything; the closed socket ends the guard through readRequests.
 func (s *server) send(r Reply) {
 	data, _ := json.Marshal(r)
-	unix.Sendmsg(s.sock, data, nil, nil, unix.MSG_NOSIGNAL)
+	sys.Send(s.sock, data)
 }
 
 // readRequests decodes packets into reqs until the socket closes or fails,
-// then closes reqs. Descriptors arrive close-on-exec (MSG_CMSG_CLOEXEC),
-// so no command started meanwhile inherits another's.
+// then closes reqs. Descriptors arrive close-on-exec (sys.Recvmsg), so no
+// command started meanwhile inherits another's.
 func readRequests(sock int, reqs chan<- request) {
 	defer close(reqs)
 	buf := make([]byte, MaxPacket)
-	oob := make([]byte, unix.CmsgSpace(4*MaxFDs))
+	oob := make([]byte, sys.RightsSpace(MaxFDs))
 	for {
-		n, oobn, _, _, err := unix.Recvmsg(sock, buf, oob, unix.MSG_CMSG_CLOEXEC)
-		if err == unix.EINTR {
+		n, oobn, err := sys.Recvmsg(sock, buf, oob)
+		if err == syscall.EINTR {
 			continue
 		}
 		if err != nil || n == 0 {
 			return
 		}
 		var r request
-		r.fds = receivedFDs(oob[:oobn])
+		r.fds = sys.ReceivedFDs(oob[:oobn])
 		if err := json.Unmarshal(buf[:n], &r.Request); err != nil {
 			closeAll(r.fds)
 			continue // not our protocol: nothing to answer to
@@ -230,23 +230,8 @@ func (r *request) readCommand() error {
 	return nil
 }
 
-// receivedFDs returns the descriptors of SCM_RIGHTS messages in oob.
-func receivedFDs(oob []byte) []int {
-	msgs, err := unix.ParseSocketControlMessage(oob)
-	if err != nil {
-		return nil
-	}
-	var fds []int
-	for _, m := range msgs {
-		if got, err := unix.ParseUnixRights(&m); err == nil {
-			fds = append(fds, got...)
-		}
-	}
-	return fds
-}
-
 func closeAll(fds []int) {
 	for _, fd := range fds {
-		unix.Close(fd)
+		syscall.Close(fd)
 	}
 }

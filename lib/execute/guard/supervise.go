@@ -5,6 +5,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/deltakit/delta/lib/sys"
 )
 
 // signalSession sends sig to the processes of the command whose session is
@@ -20,8 +22,8 @@ func (s *server) signalSession(sid int, sig syscall.Signal) {
 		syscall.Kill(-sid, sig)
 	}
 	for _, p := range s.children(sid) {
-		if p.pgrp != sid && p.state != 'Z' {
-			syscall.Kill(p.pid, sig)
+		if p.PGID != sid && !p.Zombie {
+			syscall.Kill(p.PID, sig)
 		}
 	}
 }
@@ -40,8 +42,8 @@ func (s *server) killSession(sid int) {
 		}
 		live := false
 		for _, p := range left {
-			if p.state != 'Z' {
-				syscall.Kill(p.pid, syscall.SIGKILL)
+			if !p.Zombie {
+				syscall.Kill(p.PID, syscall.SIGKILL)
 				live = true
 			}
 		}
@@ -55,14 +57,21 @@ func (s *server) killSession(sid int) {
 	}
 }
 
-// children lists our children in session sid. Every live process of the
-// session has an ancestor chain of session members ending in a child of
-// ours (orphans are re-parented to us, the subreaper), so the session is
-// empty when none of our children is in it.
-func (s *server) children(sid int) []procStat {
-	var out []procStat
-	for _, p := range childStats(s.self) {
-		if p.sid == sid {
+// children lists the processes of session sid the guard must deal with.
+// With a subreaper (Linux) they are our children in the session: every
+// live process of the session has an ancestor chain of session members
+// ending in a child of ours (orphans are re-parented to us), so the
+// session is empty when none of our children is in it. Without one
+// (darwin), orphans go to launchd, so every process of the session is
+// looked for (sys.SessionProcs, live ones only; our own zombie children
+// among them are reaped by killSession's reap).
+func (s *server) children(sid int) []sys.ProcInfo {
+	var out []sys.ProcInfo
+	if !sys.HasSubreaper {
+		return sys.SessionProcs(sid)
+	}
+	for _, p := range sys.SelfChildren() {
+		if p.SID == sid {
 			out = append(out, p)
 		}
 	}

@@ -1,0 +1,46 @@
+package pty
+
+import (
+	"syscall"
+	"time"
+
+	"github.com/deltakit/delta/lib/sys"
+)
+
+// killSession stops the program and everything it started, including
+// jobs in other process groups: every process of its session gets
+// SIGHUP and SIGTERM, and SIGKILL if still there a second later.
+func killSession(sid int) {
+	pids := sessionPIDs(sid)
+	for _, p := range pids {
+		_ = syscall.Kill(p, syscall.SIGHUP)
+		_ = syscall.Kill(p, syscall.SIGTERM)
+	}
+	deadline := time.Now().Add(time.Second)
+	for time.Now().Before(deadline) && len(alive(pids)) > 0 {
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, p := range append(alive(pids), sessionPIDs(sid)...) {
+		_ = syscall.Kill(p, syscall.SIGKILL)
+	}
+}
+
+func alive(pids []int) []int {
+	var out []int
+	for _, p := range pids {
+		if syscall.Kill(p, 0) == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// sessionPIDs lists the live processes whose session id is sid
+// (sys.SessionProcs: /proc on Linux, sysctl kern.proc.all on macOS).
+func sessionPIDs(sid int) []int {
+	var out []int
+	for _, p := range sys.SessionProcs(sid) {
+		out = append(out, p.PID)
+	}
+	return out
+}
