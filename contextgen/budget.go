@@ -16,7 +16,7 @@ func truncateText(content string, maxTokens int) (string, bool) {
 	if maxTokens <= 0 || llm.TokensOf(total) <= maxTokens {
 		return content, false
 	}
-	budget := maxTokens * CharsPerToken
+	budget := maxTokens * llm.CharsPerToken
 	marker := func(kept int) string {
 		return fmt.Sprintf("\n\n[truncated by delta: %d of %d characters shown (max_tokens: %d)]", kept, total, maxTokens)
 	}
@@ -41,7 +41,7 @@ func journalSource(c *conversation, src agent.ContextSource) Part {
 	if src.MaxTokens <= 0 {
 		return Part{Messages: c.window(from)}
 	}
-	budget := src.MaxTokens * CharsPerToken
+	budget := src.MaxTokens * llm.CharsPerToken
 	dropped := 0
 	for from < c.blocks-1 && c.chars(from) > budget {
 		from++

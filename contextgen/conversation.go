@@ -9,14 +9,6 @@ import (
 	"github.com/deltakit/delta/lib/runs"
 )
 
-// NoResultContent is the tool message given to a tool call the journal has
-// no result for (the run crashed or was killed between THOUGHT and
-// ACTION_RESULT). Every call must be answered for the conversation to be
-// valid, and the model should know that the call may or may not have had
-// an effect rather than believe it succeeded. It is the engine's text, so
-// that delta-context shows what the resumed run sends.
-const NoResultContent = engine.InterruptedCallObservation
-
 // PendingQuestionPrefix starts the tool message shown for an ask_human
 // call still waiting for its answer (a run in WAITING_FOR_INPUT): the
 // question is pending, not interrupted. The resumed run replaces it with
@@ -217,7 +209,7 @@ func (it *iteration) messages(waiting bool) []llm.Message {
 	msgs := make([]llm.Message, 0, 1+len(it.calls))
 	msgs = append(msgs, it.assistant)
 	for i, tc := range it.calls {
-		content := NoResultContent
+		content := engine.InterruptedCallObservation
 		switch {
 		case it.results[i] != nil:
 			content = *it.results[i]

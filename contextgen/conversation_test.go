@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
 )
@@ -98,7 +99,7 @@ func TestConversation(t *testing.T) {
 			want: []llm.Message{
 				{Role: "user", Content: "t"},
 				{Role: "assistant", ToolCalls: []llm.ToolCall{call("a", "x")}},
-				{Role: "tool", Content: NoResultContent, ToolCallID: "a"},
+				{Role: "tool", Content: engine.InterruptedCallObservation, ToolCallID: "a"},
 			},
 		},
 		{
@@ -309,8 +310,8 @@ func TestConversationPendingQuestion(t *testing.T) {
 		want   string
 	}{
 		{"waiting", journalOf(append(append([]journal.Event{}, base...), waitingEnd)...), PendingQuestionPrefix + "Which environment?"},
-		{"resumed", journalOf(append(append([]journal.Event{}, base...), waitingEnd, journal.Event{Type: journal.EngineStart})...), NoResultContent},
-		{"killed while asking", journalOf(base...), NoResultContent},
+		{"resumed", journalOf(append(append([]journal.Event{}, base...), waitingEnd, journal.Event{Type: journal.EngineStart})...), engine.InterruptedCallObservation},
+		{"killed while asking", journalOf(base...), engine.InterruptedCallObservation},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

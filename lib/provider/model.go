@@ -9,10 +9,6 @@ import (
 	"github.com/deltakit/delta/lib/llm"
 )
 
-// Aliases are short names for common models, accepted wherever a model
-// string is (--llm sonnet): llm.ModelAliases.
-var Aliases = llm.ModelAliases
-
 // modelProviders are the providers whose argument is a model name, and
 // so may be written PROVIDER/MODEL too.
 var modelProviders = llm.ModelProviders
@@ -20,8 +16,8 @@ var modelProviders = llm.ModelProviders
 // ModelForms says which model strings ParseModel accepts, for errors and
 // hints.
 func ModelForms() string {
-	names := make([]string, 0, len(Aliases))
-	for a := range Aliases {
+	names := make([]string, 0, len(llm.ModelAliases))
+	for a := range llm.ModelAliases {
 		names = append(names, a)
 	}
 	sort.Strings(names)
@@ -38,7 +34,7 @@ func ModelForms() string {
 // ErrUnknownProvider, with the accepted forms.
 func ParseModel(s string) (name, arg string, err error) {
 	s = strings.TrimSpace(s)
-	if full, ok := Aliases[s]; ok {
+	if full, ok := llm.ModelAliases[s]; ok {
 		s = full
 	}
 	if name, arg, ok := strings.Cut(s, ":"); ok && slices.Contains(Providers, name) {

@@ -11,9 +11,6 @@ import (
 
 const openAIDefaultBaseURL = "https://api.openai.com/v1/"
 
-// geminiDefaultBaseURL is Gemini's OpenAI-compatible endpoint.
-const geminiDefaultBaseURL = "https://generativelanguage.googleapis.com/v1beta/openai/"
-
 // Values of agent.yaml's llm.api.
 const (
 	APIResponses = "responses" // OpenAI's Responses API, /responses
@@ -57,13 +54,4 @@ func chooseAPI(cfg agent.LLMConfig, baseURL string) string {
 		return APIResponses
 	}
 	return APIChat
-}
-
-// newGemini talks to Gemini through its OpenAI-compatible endpoint.
-func newGemini(cfg agent.LLMConfig, env map[string]string) (llm.Provider, error) {
-	r, err := newRemote("gemini", cfg, env, "GEMINI_API_KEY", "GEMINI_BASE_URL", geminiDefaultBaseURL)
-	if err != nil {
-		return nil, err
-	}
-	return &chatProvider{remote: r, msgs: newMessageCache(), plainSchemas: true}, nil
 }
