@@ -209,16 +209,18 @@ func (it *iteration) messages(waiting bool) []llm.Message {
 	msgs := make([]llm.Message, 0, 1+len(it.calls))
 	msgs = append(msgs, it.assistant)
 	for i, tc := range it.calls {
-		content := engine.InterruptedCallObservation
+		// A call without a result was interrupted: an error, as the
+		// ACTION_RESULT the engine journals for it on resume says.
+		content, failed := engine.InterruptedCallObservation, true
 		switch {
 		case it.results[i] != nil:
-			content = *it.results[i]
+			content, failed = *it.results[i], it.failed[i]
 		case it.human[i] != "":
-			content = it.human[i]
+			content, failed = it.human[i], false
 		case waiting && it.asked[i] != "":
-			content = PendingQuestionPrefix + it.asked[i]
+			content, failed = PendingQuestionPrefix+it.asked[i], false
 		}
-		msgs = append(msgs, llm.Message{Role: llm.RoleTool, Content: content, ToolCallID: tc.ID, IsError: it.failed[i]})
+		msgs = append(msgs, llm.Message{Role: llm.RoleTool, Content: content, ToolCallID: tc.ID, IsError: failed})
 	}
 	return msgs
 }

@@ -99,7 +99,7 @@ func TestConversation(t *testing.T) {
 			want: []llm.Message{
 				{Role: "user", Content: "t"},
 				{Role: "assistant", ToolCalls: []llm.ToolCall{call("a", "x")}},
-				{Role: "tool", Content: engine.InterruptedCallObservation, ToolCallID: "a"},
+				{Role: "tool", Content: engine.InterruptedCallObservation, ToolCallID: "a", IsError: true},
 			},
 		},
 		{

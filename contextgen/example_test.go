@@ -26,5 +26,5 @@ func ExampleConversation() {
 	// Output:
 	// {"role":"user","content":"count the files"}
 	// {"role":"assistant","content":"Counting.","tool_calls":[{"id":"b","name":"wc","arguments":"{}"}]}
-	// {"role":"tool","content":"error: this tool call was interrupted before it finished (the engine stopped while it ran); its effects are unknown. Check the workspace before retrying.","tool_call_id":"b"}
+	// {"role":"tool","content":"error: this tool call was interrupted before it finished (the engine stopped while it ran); its effects are unknown. Check the workspace before retrying.","tool_call_id":"b","is_error":true}
 }
