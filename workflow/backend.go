@@ -61,6 +61,9 @@ type Result struct {
 	// delivery is given up at once instead of being retried; retries are
 	// for failures that can pass.
 	Permanent bool
+	// noRun: delta-run printed no run result (it did not take the run:
+	// refused it, or failed before it began).
+	noRun bool
 }
 
 // Backend runs agents.

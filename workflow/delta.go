@@ -131,7 +131,10 @@ func (b *DeltaBackend) Run(ctx context.Context, job Job) Result {
 			return b.exec(ctx, job, append(cont, "-m", "-"), true)
 		case runs.WaitingForInput:
 			if _, err := os.Stat(filepath.Join(dir, runs.InteractionDir, runs.ResponseFile)); err == nil {
-				return b.exec(ctx, job, cont, false)
+				if res := b.exec(ctx, job, cont, false); !b.takenByOther(res, dir) {
+					return res
+				}
+				continue // follow the continue that took it
 			}
 			return Result{Outcome: Waiting}
 		case runs.Completed:
@@ -213,7 +216,8 @@ func (b *DeltaBackend) exec(ctx context.Context, job Job, args []string, withPro
 		return Result{Outcome: Failed, Err: exit.Err.Error(), Started: true}
 	}
 	rr, _ := readResult(resultPath)
-	res := Result{Started: true, Outcome: outcomeOf(exit.Code, ctx.Err() != nil), Answer: rr.Text()}
+	res := Result{Started: true, Outcome: outcomeOf(exit.Code, ctx.Err() != nil), Answer: rr.Text(),
+		noRun: rr == nil || rr.RunID == ""}
 	if res.Outcome == Failed {
 		// ExitConfig: the agent's configuration (or a permission) is
 		// wrong; the next attempt would fail the same way.
@@ -228,6 +232,21 @@ func (b *DeltaBackend) exec(ctx context.Context, job Job, args []string, withPro
 		}
 	}
 	return res
+}
+
+// takenByOther reports whether a continue of a waiting run (res) failed
+// because another process took the run first: the human's own
+// `delta continue -m ANSWER` writes the response file a moment before it
+// takes the run, and a runner polling in between starts a continue that
+// is refused (the run is live). That continue printed no run result, and
+// the run is no longer waiting; the runner then follows the run instead
+// of counting a failed delivery.
+func (b *DeltaBackend) takenByOther(res Result, dir string) bool {
+	if res.Outcome != Failed || !res.noRun {
+		return false
+	}
+	m, err := runs.ReadMetadata(dir)
+	return err == nil && m.Status != runs.WaitingForInput
 }
 
 // childEnv is the environment of an agent's delta-run: ours (or Env),
