@@ -1,3 +1,5 @@
+//go:build !windows
+
 // Package filelock takes the exclusive, waiting file locks that Delta's
 // processes use to take turns on shared files: a workflow's channel and
 // state, a command session's execs.
