@@ -9,7 +9,8 @@ import (
 
 // killSession stops the program and everything it started, including
 // jobs in other process groups: every process of its session gets
-// SIGHUP and SIGTERM, and SIGKILL if still there a second later.
+// SIGHUP and SIGTERM, and SIGKILL if still there a second later; then
+// it waits (up to 5 s) until none of them is left.
 func killSession(sid int) {
 	pids := sessionPIDs(sid)
 	for _, p := range pids {
@@ -22,6 +23,13 @@ func killSession(sid int) {
 	}
 	for _, p := range append(alive(pids), sessionPIDs(sid)...) {
 		_ = syscall.Kill(p, syscall.SIGKILL)
+	}
+	// It returns once everything it stopped is gone (a zombie waiting for
+	// its reaper counts as gone), bounded: a caller that looks right after
+	// `end` must not find a job still running.
+	deadline = time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) && len(sessionPIDs(sid)) > 0 {
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
