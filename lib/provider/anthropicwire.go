@@ -119,7 +119,7 @@ func anthropicBody(req llm.Request, cache bool) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return setExtra(b, sp.Extra)
+	return withExtra(b, sp.Extra)
 }
 
 // placeBreakpoints marks up to four cache breakpoints, the API's limit:
@@ -145,22 +145,6 @@ func placeBreakpoints(body *anthropicRequest) {
 		m.Content[len(m.Content)-1].Cache = ephemeral
 		marked++
 	}
-}
-
-// setExtra sets llm.Params.Extra's keys at the top level of the encoded
-// body b.
-func setExtra(b []byte, extra map[string]any) ([]byte, error) {
-	if len(extra) == 0 {
-		return b, nil
-	}
-	var top map[string]any
-	if err := json.Unmarshal(b, &top); err != nil {
-		return nil, err
-	}
-	for k, v := range extra {
-		top[k] = v
-	}
-	return json.Marshal(top)
 }
 
 func textBlock(s string) anthropicBlock {

@@ -136,7 +136,7 @@ func geminiBody(req llm.Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return setExtra(b, sp.Extra)
+	return withExtra(b, sp.Extra)
 }
 
 func geminiText(s string) geminiPart {
