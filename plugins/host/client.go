@@ -121,10 +121,11 @@ func (c *Client) ensure(ctx context.Context) error {
 	}
 	// The process runs the very file that was hashed (see verifiedBinary):
 	// no window in which a swapped binary could be started.
-	f, exe, err := verifiedBinary(c.bin.Name, c.bin.Path, c.bin.SHA256)
+	f, exe, done, err := verifiedBinary(c.bin.Name, c.bin.Path, c.bin.SHA256)
 	if err != nil {
 		return err
 	}
+	defer done()
 	defer f.Close()
 	cmd := exec.Command(exe)
 	cmd.Args[0] = c.bin.Path
