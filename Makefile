@@ -40,15 +40,16 @@ test: check
 	$(GO) test $(TESTFLAGS) -run '^$$' -bench . -benchtime 1x ./...
 
 ## cross: go vet and go build of every package for every supported target
-## (Linux and macOS, amd64 and arm64) whatever the host, and a check that a
+## (Linux and macOS, amd64 and arm64) whatever the host, with the release's
+## flags (so make snapshot after it finds every package compiled), and a check that a
 ## Windows build stops at the one message saying Windows is not supported
 ## (WSL is). Nothing is kept: it proves the code builds everywhere.
 CROSS_TARGETS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 cross:
 	@for t in $(CROSS_TARGETS); do \
 		echo "cross: vet and build for $$t" >&2; \
-		GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) vet ./... || exit 1; \
-		GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) build ./... || exit 1; \
+		GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) vet $(BUILDFLAGS) ./... || exit 1; \
+		GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) ./... || exit 1; \
 	done
 	@echo "cross: windows/amd64 must refuse with one message" >&2
 	@out=$$(GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) build ./cmd/... 2>&1); \
