@@ -20,7 +20,7 @@ type ContinueCmd struct {
 	Retry         bool       `help:"Go on with a FAILED run after fixing what failed (an endpoint, a key, a limit) without adding a message: the model is asked again where the run stopped."`
 	MessageFile   string     `name:"message-file" help:"Read the message from FILE." type:"path" placeholder:"FILE"`
 	WorkDir       string     `short:"w" name:"work-dir" help:"Workspace holding the run (default: the current directory and, in an agent directory, its workspaces W001 …)." type:"path" placeholder:"DIR"`
-	Message       string     `short:"m" help:"Message: the answer when WAITING_FOR_INPUT (unless -i asks it on the terminal); required for COMPLETED, and for FAILED without --retry; optional for INTERRUPTED (the answer when the run stopped while ask_human waited). - reads it from stdin."`
+	Message       string     `short:"m" help:"Message: the answer when WAITING_FOR_INPUT (unless -i asks it on the terminal); required for COMPLETED, and for FAILED without --retry; optional for INTERRUPTED (the answer when the run stopped while ask_human waited). - reads it from stdin; a pipe or file on stdin is appended to -m TEXT as with run."`
 	MaxIterations *int       `name:"max-iterations" help:"Maximum iterations of this invocation, at least 1 (default: the run's limit)." placeholder:"N"`
 	Yes           bool       `short:"y" help:"Never prompt (accepted like run -y; continue asks nothing without -i)."`
 	Verbose       bool       `short:"v" help:"Show more detail in the live stream."`
@@ -43,6 +43,9 @@ func (c *ContinueCmd) Run(std cli.Stdio) error {
 	defer stop()
 	msg, err := readMessage(c.Message, c.MessageFile, std.In)
 	if err != nil {
+		return err
+	}
+	if msg, err = withPipedInput(msg, c.Message, c.Interactive, std.In, std.Err); err != nil {
 		return err
 	}
 	c.Message = msg

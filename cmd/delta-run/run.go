@@ -18,7 +18,7 @@ import (
 type RunCmd struct {
 	AgentArg      string  `arg:"" optional:"" name:"agent-dir" help:"Agent directory, as an alternative to --agent." type:"path"`
 	Agent         string  `short:"a" help:"Agent directory (default: the current directory)." type:"path"`
-	Message       string  `short:"m" help:"Task description or user message (required: this, or --message-file); - reads it from stdin."`
+	Message       string  `short:"m" help:"Task description or user message (required: this, or --message-file); - reads it from stdin. When stdin is a pipe or a file (cat log | delta run -m summarize), its content is appended to the message after a blank line."`
 	MessageFile   string  `name:"message-file" help:"Read the task from FILE." type:"path" placeholder:"FILE"`
 	WorkDir       string  `short:"w" name:"work-dir" help:"Workspace directory (default: a new workspace W001, W002 … under the agent; on a terminal without -y you may pick one)." type:"path" placeholder:"DIR"`
 	MaxIterations *int    `name:"max-iterations" help:"Maximum iterations of this invocation, at least 1 (default: agent.yaml max_iterations, else 30). Reaching it fails the run with error type max_iterations." placeholder:"N"`
@@ -42,6 +42,9 @@ func (c *RunCmd) Run(std cli.Stdio) error {
 	defer stop()
 	msg, err := readMessage(c.Message, c.MessageFile, std.In)
 	if err != nil {
+		return err
+	}
+	if msg, err = withPipedInput(msg, c.Message, c.Interactive, std.In, std.Err); err != nil {
 		return err
 	}
 	if c.Message = msg; strings.TrimSpace(c.Message) == "" {
