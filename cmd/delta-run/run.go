@@ -31,6 +31,7 @@ type RunCmd struct {
 	FrontEnd      bool   `name:"front-end" hidden:"" help:"Run under a front-end such as delta chat: the model's text streams into the live stream on stderr even when it is not a terminal, and a pause does not print how to answer it (the front-end asks)."`
 	LLM           string `name:"llm" help:"Override the agent's provider and model: PROVIDER:MODEL or PROVIDER/MODEL with PROVIDER openai (OpenAI's Responses API), openai-compatible (Chat Completions at DELTA_BASE_URL: Ollama, vLLM, OpenRouter …), anthropic or gemini (openai/gpt-4o, anthropic:claude-sonnet-4-5, openai-compatible:llama3; a colon keeps a slash in the model: openai:meta-llama/llama-3), a provider alone (its model: $$DELTA_MODEL, else llm.model), an alias (sonnet, opus, haiku, gpt, codex, gemini-pro, flash), scripted:FILE to replay FILE offline, or replay:RUN to replay the model answers recorded in run RUN." placeholder:"PROVIDER[:ARG]"`
 	subagentFlags `embed:""`
+	overrideFlags `embed:""`
 
 	// MaxCost is --max-cost: the cost limit in US dollars (withMaxCost).
 	MaxCost *float64 `name:"max-cost" help:"Stop the run gracefully before a model call that would take its cost past USD (US dollars; the whole run's cost, over every invocation, with the next call estimated at the last one's cost). The run then ends FAILED with error type max_cost (exit 1); continue it with a higher limit. Default: llm.max_cost_usd in agent.yaml, else no limit." placeholder:"USD"`
@@ -54,7 +55,11 @@ func (c *RunCmd) Run(std cli.Stdio) error {
 	if err != nil {
 		return err
 	}
-	a, err := loadAgent(dir, std)
+	over, err := c.overrideFlags.over(runOverrides{}, false)
+	if err != nil {
+		return err
+	}
+	a, err := loadAgentWith(dir, over, std)
 	if err != nil {
 		return err
 	}
@@ -66,7 +71,7 @@ func (c *RunCmd) Run(std cli.Stdio) error {
 	if err != nil {
 		return err
 	}
-	provider, llmConfig, providerEnv, err := newProviderEnv(a, c.LLM, workDir)
+	provider, llmConfig, providerEnv, err := newProviderEnv(a, c.LLM, over.Model, workDir)
 	if err != nil {
 		return err
 	}
@@ -86,7 +91,7 @@ func (c *RunCmd) Run(std cli.Stdio) error {
 	}
 	defer unlock()
 	err = drive(driveOpts{ctx: ctx, agent: a, meta: meta, runDir: runDir, provider: provider, llmConfig: llmConfig, providerEnv: providerEnv,
-		message: c.Message, interactive: c.Interactive, verbose: c.Verbose, format: c.Format, std: std, approvals: c.approvalFlags, frontEnd: c.FrontEnd})
+		overrides: over, message: c.Message, interactive: c.Interactive, verbose: c.Verbose, format: c.Format, std: std, approvals: c.approvalFlags, frontEnd: c.FrontEnd})
 	if err != nil && neverStarted(runDir) {
 		// Refused before its first event (a plugin that does not start, a
 		// journal that cannot be opened): nothing of it is worth keeping,
@@ -206,8 +211,6 @@ func loadAgent(path string, std cli.Stdio) (*agent.Agent, error) {
 	if err != nil {
 		return nil, cli.WithCode(cli.ExitConfig, agent.HintOf(err), err)
 	}
-	for _, w := range a.Warnings {
-		fmt.Fprintf(std.Err, "delta-run: warning: %s\n", w)
-	}
+	printWarnings(a, std.Err)
 	return a, nil
 }

@@ -60,6 +60,7 @@ func runToolbox(o driveOpts) (*runTools, error) {
 		t.Close()
 		return nil, err
 	}
+	t.box = filterTools(t.box, o.overrides.AllowedTools, o.overrides.DisallowedTools, o.std.Err)
 	return t, nil
 }
 
