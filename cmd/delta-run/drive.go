@@ -131,7 +131,7 @@ func (o *driveOpts) liveStreams() *display {
 		o.std.Err = show.wait
 		show.w = show.wait
 	}
-	if o.format == "stream-json" {
+	if o.format == "stream-json" || o.format == "claude-stream-json" {
 		o.std.Out = &liveStream{w: o.std.Out} // a stream too: its reader may leave
 	}
 	return show
@@ -167,7 +167,7 @@ func newEngine(o driveOpts, j engine.Journal, tools *runTools, show *display, lo
 		Redact: redact.FromEnv(os.Environ(), o.providerEnv),
 	}
 	o.limit(e)
-	e.Log, e.Observe, e.OnText = logger, observer(o, show), textSink(o, show)
+	e.Log, e.Observe, e.OnText = logger, observer(o, show, offeredTools(tools)), textSink(o, show)
 	progress := &iterationUpdates{runDir: o.runDir, meta: o.meta}
 	e.OnIteration = func(it int) {
 		show.iteration(it)
