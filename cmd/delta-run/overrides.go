@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/cli"
@@ -55,7 +56,12 @@ func (f overrideFlags) over(prev runOverrides, newLLM bool) (runOverrides, error
 	if f.Model != "" {
 		o.Model = f.Model
 	}
-	o.Config = append(append([]string(nil), prev.Config...), f.Config...)
+	o.Config = append([]string(nil), prev.Config...)
+	for _, c := range f.Config {
+		// A setting given again (delta chat passes its flags on every
+		// turn) moves to the end instead of being recorded twice.
+		o.Config = append(slices.DeleteFunc(o.Config, func(s string) bool { return s == c }), c)
+	}
 	if f.AppendSystemPrompt != "" {
 		o.AppendSystemPrompt = f.AppendSystemPrompt
 	}
