@@ -78,6 +78,14 @@ Protocols and keys: --llm openai:MODEL speaks OpenAI's Responses API to api.open
 
 Models: --llm, llm.model and DELTA_MODEL take PROVIDER:MODEL or PROVIDER/MODEL (openai/gpt-4o, anthropic:claude-sonnet-4-5, gemini/gemini-2.5-flash; split at the colon when there is one, so openai:meta-llama/llama-3 keeps its slash for an OpenRouter-style model id) and these aliases: sonnet (anthropic:claude-sonnet-4-5), opus (anthropic:claude-opus-4-5), haiku (anthropic:claude-haiku-4-5), gpt (openai:gpt-5), codex (openai:gpt-5-codex), gemini-pro (gemini:gemini-2.5-pro), flash (gemini:gemini-2.5-flash). In agent.yaml a model names its provider only when llm.provider is not set; with llm.provider set, llm.model is sent as it is. Anything else is an error listing these forms.
 
+User config: ${XDG_CONFIG_HOME:-~/.config}/delta/config.yaml holds your defaults for every run and continue: llm: {provider, model, base_url}; approvals: ask or deny; env: {NAME: value} (set for the run unless the environment has NAME; tools, the provider and child runs see it); mcp_servers: (added to every agent, in either form of delta-agent(5); an agent's server of the same name wins). Which value wins, strongest first:
+  1. flags: --llm, --model, -c, --approvals, --mcp-config, --max-iterations …
+  2. the environment: DELTA_MODEL, DELTA_BASE_URL, DELTA_APPROVALS, variables already set (and .env files for provider keys)
+  3. agent.yaml (its llm block: a provider or a model there keeps the user config's provider out)
+  4. the user config
+  5. built-in defaults: provider openai, approvals ask, 30 iterations
+A broken config.yaml is a configuration error (126) naming file:line.
+
 Coding agents: "delta-run init DIR -t coding-openai" (or coding-anthropic, coding-gemini) makes an agent with the tool set and the kind of system prompt its model family was trained with: the coding plugin's tools under the names, parameters and descriptions of OpenAI's codex (shell, apply_patch …), Claude Code (shell, read_file, edit_file …) or gemini-cli (run_shell_command, replace, read_many_files …). Install the plugin once with "delta plugin install BIN/delta-plugin-coding" (see delta-plugin(1) and man 5 delta-agent).
 
 Examples: "delta-run init hello -t hello-world && delta-run run --agent hello -m 'Say hello' -y"; "delta-run run --agent ./agent -m 'Process batch' --run-id $(uuidgen) --format json"; "delta-run continue --run-id $(delta-run list-runs --resumable --first)".

@@ -72,7 +72,12 @@ func (c *ContinueCmd) Run(std cli.Stdio) error {
 	if err != nil {
 		return err
 	}
-	a, err := loadAgentWith(meta.AgentHome, over, std)
+	user, err := userConfig()
+	if err != nil {
+		return err
+	}
+	c.approvalFlags.userDefault = user.ApprovalsDefault()
+	a, err := loadAgentWith(meta.AgentHome, over, user, std)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 
@@ -108,9 +109,10 @@ func recordedOverrides(runDir string) runOverrides {
 	return o
 }
 
-// loadAgentWith loads the agent with the overrides' -c settings applied
-// and their --mcp-config servers added, and prints its warnings.
-func loadAgentWith(path string, o runOverrides, std cli.Stdio) (*agent.Agent, error) {
+// loadAgentWith loads the agent with the overrides' -c settings applied,
+// what the user config gives where agent.yaml is silent, and the
+// --mcp-config servers added, and prints its warnings.
+func loadAgentWith(path string, o runOverrides, user *agent.UserConfig, std cli.Stdio) (*agent.Agent, error) {
 	var settings []agent.Setting
 	for _, text := range o.Config {
 		s, err := agent.ParseSetting(text)
@@ -123,6 +125,7 @@ func loadAgentWith(path string, o runOverrides, std cli.Stdio) (*agent.Agent, er
 	if err != nil {
 		return nil, cli.WithCode(cli.ExitConfig, agent.HintOf(err), err)
 	}
+	user.ApplyTo(a, os.Getenv)
 	for _, file := range o.MCPConfig {
 		servers, err := agent.ReadMCPConfig(file)
 		if err != nil {

@@ -59,7 +59,12 @@ func (c *RunCmd) Run(std cli.Stdio) error {
 	if err != nil {
 		return err
 	}
-	a, err := loadAgentWith(dir, over, std)
+	user, err := userConfig()
+	if err != nil {
+		return err
+	}
+	c.approvalFlags.userDefault = user.ApprovalsDefault()
+	a, err := loadAgentWith(dir, over, user, std)
 	if err != nil {
 		return err
 	}
