@@ -48,7 +48,8 @@ type claudeMessage struct {
 }
 
 // event writes the lines an event makes: init for ENGINE_START, assistant
-// for THOUGHT, user for a tool's or ask_human's result.
+// for THOUGHT, user for a tool's result (ask_human's answer too: the engine
+// journals it as the call's ACTION_RESULT).
 func (c *claudeStream) event(ev journal.Event) {
 	id := c.o.meta.RunID
 	switch ev.Type {
@@ -71,10 +72,6 @@ func (c *claudeStream) event(ev journal.Event) {
 		c.enc.Encode(claudeMessage{Type: "assistant", Message: msg, SessionID: id})
 	case journal.ActionResult:
 		c.toolResult(ev.CallID, ev.ObservationContent, ev.IsError)
-	case journal.HumanInputReceived:
-		if ev.CallID != "" && ev.Decision == "" { // ask_human's answer, not an approval
-			c.toolResult(ev.CallID, ev.Response, false)
-		}
 	}
 }
 

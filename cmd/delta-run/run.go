@@ -26,6 +26,7 @@ type RunCmd struct {
 	Interactive   bool    `short:"i" help:"Answer ask_human on the terminal instead of pausing the run (exit 101)."`
 	Yes           bool    `short:"y" help:"Never prompt: create a new workspace when -w is not given."`
 	RunID         *string `name:"run-id" help:"Client-generated run ID ([A-Za-z0-9][A-Za-z0-9._-]{0,127}); must not exist in the workspace." placeholder:"ID"`
+	InputFormat   string  `name:"input-format" help:"text, or stream-json: stdin carries Claude Code's user message lines, {\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":TEXT}}; the first is the task (unless -m gives it), and each later one continues the run once the previous turn has ended (a follow-up, the answer to a question or approval, or a new instruction after a failure) until stdin ends." enum:"text,stream-json" default:"text"`
 	Format        string  `help:"Output on stdout: text (summary), json (RunResult v2.0), raw (the result alone), stream-json (an init line, a JSON line per journal event as it is written, then the RunResult), or Claude Code's headless formats: claude-json (its result object) and claude-stream-json (its NDJSON: system init, assistant, user and result lines)." enum:"text,json,raw,stream-json,claude-json,claude-stream-json" default:"text"`
 	approvalFlags `embed:""`
 	FrontEnd      bool   `name:"front-end" hidden:"" help:"Run under a front-end such as delta chat: the model's text streams into the live stream on stderr even when it is not a terminal, and a pause does not print how to answer it (the front-end asks)."`
@@ -37,8 +38,17 @@ type RunCmd struct {
 	MaxCost *float64 `name:"max-cost" help:"Stop the run gracefully before a model call that would take its cost past USD (US dollars; the whole run's cost, over every invocation, with the next call estimated at the last one's cost). The run then ends FAILED with error type max_cost (exit 1); continue it with a higher limit. Default: llm.max_cost_usd in agent.yaml, else no limit." placeholder:"USD"`
 }
 
-// Run starts the run.
+// Run starts the run (and, with --input-format stream-json, continues it
+// with each further message of stdin).
 func (c *RunCmd) Run(std cli.Stdio) error {
+	if c.InputFormat == "stream-json" {
+		return c.runStream(std)
+	}
+	return c.runOnce(std)
+}
+
+// runOnce starts the run and drives it until it stops.
+func (c *RunCmd) runOnce(std cli.Stdio) error {
 	ctx, stop := stopContext()
 	defer stop()
 	msg, err := readMessage(c.Message, c.MessageFile, std.In)
@@ -76,6 +86,7 @@ func (c *RunCmd) Run(std cli.Stdio) error {
 	if err != nil {
 		return err
 	}
+	c.WorkDir = workDir // where a continue of an --input-format stream-json run finds it
 	provider, llmConfig, providerEnv, err := newProviderEnv(a, c.LLM, over.Model, workDir)
 	if err != nil {
 		return err
