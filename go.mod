@@ -3,6 +3,7 @@ module github.com/deltakit/delta
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/alecthomas/kong v1.17.0
 	github.com/alecthomas/mango-kong v0.1.0
 	github.com/chzyer/readline v1.5.1

@@ -22,6 +22,32 @@ type CLI struct {
 	RunID    string `name:"run-id" placeholder:"ID" help:"Resume this earlier run (a chat, or any run) instead of starting a new one with the first message."`
 	LLM      string `name:"llm" placeholder:"PROVIDER[:ARG]" help:"Override the agent's provider for every turn, as delta run --llm does (openai:MODEL, anthropic:MODEL, scripted:FILE)."`
 	Verbose  bool   `short:"v" help:"Show more detail in the live stream (thinking, hooks, token counts)."`
+
+	// The per-run overrides of delta run, passed on to every turn.
+	Model              string   `name:"model" placeholder:"NAME" help:"Use model NAME of the agent's provider, as delta run --model does."`
+	Config             []string `short:"c" name:"config" sep:"none" placeholder:"KEY=VALUE" help:"Override an agent.yaml key (repeatable), as delta run -c does: -c max_iterations=50 -c llm.temperature=0.2."`
+	AppendSystemPrompt string   `name:"append-system-prompt" placeholder:"TEXT" help:"Add TEXT to the system prompt, as delta run --append-system-prompt does."`
+	AllowedTools       string   `name:"allowed-tools" placeholder:"LIST" help:"Offer the model only these tools (comma-separated names or globs), as delta run --allowed-tools does."`
+	DisallowedTools    string   `name:"disallowed-tools" placeholder:"LIST" help:"Never offer these tools, as delta run --disallowed-tools does."`
+	MCPConfig          []string `name:"mcp-config" sep:"none" type:"path" placeholder:"FILE" help:"Add the MCP servers of FILE (repeatable; Claude's mcpServers JSON, Codex's TOML or Delta's list), as delta run --mcp-config does."`
+}
+
+// overrideArgs are the per-run override flags to pass to delta-run.
+func (c *CLI) overrideArgs() []string {
+	var args []string
+	for _, f := range []struct{ flag, value string }{{"--model", c.Model}, {"--append-system-prompt", c.AppendSystemPrompt},
+		{"--allowed-tools", c.AllowedTools}, {"--disallowed-tools", c.DisallowedTools}} {
+		if f.value != "" {
+			args = append(args, f.flag, f.value)
+		}
+	}
+	for _, kv := range c.Config {
+		args = append(args, "-c", kv)
+	}
+	for _, file := range c.MCPConfig {
+		args = append(args, "--mcp-config", file)
+	}
+	return args
 }
 
 // Help is the description at the top of --help and the man page.
@@ -80,6 +106,7 @@ func (c *CLI) session() (*session, error) {
 	if c.Verbose {
 		s.extra = append(s.extra, "-v")
 	}
+	s.extra = append(s.extra, c.overrideArgs()...)
 	dir := c.Agent
 	if dir == "" {
 		dir = c.AgentArg

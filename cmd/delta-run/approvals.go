@@ -24,6 +24,9 @@ type approvalFlags struct {
 	Approvals string        `help:"What a tool call that needs a human's approval gets: ask (pause the run with exit 101, or ask on the terminal with -i) or deny (refuse it at once and tell the model: for CI and batch runs). Default: $$DELTA_APPROVALS, else ask." placeholder:"ask|deny"`
 	By        string        `help:"Who answers approvals in this invocation, as the journal records it (default: the user name)." placeholder:"NAME"`
 	Timeout   time.Duration `name:"approval-timeout" help:"Instead of pausing, wait up to this long for an answer in interaction/response.txt (written by an orchestrator), and deny the call when none comes." placeholder:"DUR"`
+
+	// userDefault is the user config's approvals ("" when not set).
+	userDefault string
 }
 
 // approver is the agent's approval policy as the engine asks it; a rule's
@@ -36,7 +39,8 @@ func approver(a *agent.Agent) (*approval.Policy, error) {
 	return p, nil
 }
 
-// mode is --approvals, else $DELTA_APPROVALS, else ask.
+// mode is --approvals, else $DELTA_APPROVALS, else the user config's
+// approvals, else ask.
 func (f approvalFlags) mode() (string, error) {
 	switch m := f.Approvals; m {
 	case "ask", "deny":
@@ -45,7 +49,11 @@ func (f approvalFlags) mode() (string, error) {
 	default:
 		return "", cli.Errorf(cli.ExitUsage, "--approvals ask or --approvals deny", "--approvals must be ask or deny, not %q", m)
 	}
-	switch m := os.Getenv("DELTA_APPROVALS"); m {
+	m := os.Getenv("DELTA_APPROVALS")
+	if m == "" {
+		m = f.userDefault
+	}
+	switch m {
 	case "", "ask":
 		return approval.ModeAsk, nil
 	case "deny":

@@ -20,16 +20,17 @@ type ContinueCmd struct {
 	Retry         bool       `help:"Go on with a FAILED run after fixing what failed (an endpoint, a key, a limit) without adding a message: the model is asked again where the run stopped."`
 	MessageFile   string     `name:"message-file" help:"Read the message from FILE." type:"path" placeholder:"FILE"`
 	WorkDir       string     `short:"w" name:"work-dir" help:"Workspace holding the run (default: the current directory and, in an agent directory, its workspaces W001 …)." type:"path" placeholder:"DIR"`
-	Message       string     `short:"m" help:"Message: the answer when WAITING_FOR_INPUT (unless -i asks it on the terminal); required for COMPLETED, and for FAILED without --retry; optional for INTERRUPTED (the answer when the run stopped while ask_human waited). - reads it from stdin."`
+	Message       string     `short:"m" help:"Message: the answer when WAITING_FOR_INPUT (unless -i asks it on the terminal); required for COMPLETED, and for FAILED without --retry; optional for INTERRUPTED (the answer when the run stopped while ask_human waited). - reads it from stdin; a pipe or file on stdin is appended to -m TEXT as with run."`
 	MaxIterations *int       `name:"max-iterations" help:"Maximum iterations of this invocation, at least 1 (default: the run's limit)." placeholder:"N"`
 	Yes           bool       `short:"y" help:"Never prompt (accepted like run -y; continue asks nothing without -i)."`
 	Verbose       bool       `short:"v" help:"Show more detail in the live stream."`
 	Interactive   bool       `short:"i" help:"Answer ask_human on the terminal."`
 	Force         bool       `help:"Let the janitor take over a RUNNING run started on another host."`
-	Format        string     `help:"Output on stdout: text, json, raw, or stream-json (a JSON line per journal event as it is written, then the RunResult)." enum:"text,json,raw,stream-json" default:"text"`
+	Format        string     `help:"Output on stdout: text, json, raw, stream-json (an init line, a JSON line per journal event as it is written, then the RunResult), claude-json or claude-stream-json (Claude Code's headless formats)." enum:"text,json,raw,stream-json,claude-json,claude-stream-json" default:"text"`
 	Approve       callChoice `help:"Approve the tool calls the run waits for: they run. With CALL_ID (repeatable) only that call." placeholder:"CALL_ID"`
 	Deny          callChoice `help:"Deny the tool calls the run waits for; -m gives the model the reason. With CALL_ID (repeatable) only that call." placeholder:"CALL_ID"`
 	approvalFlags `embed:""`
+	overrideFlags `embed:""`
 	FrontEnd      bool   `name:"front-end" hidden:"" help:"Run under a front-end such as delta chat: the model's text streams into the live stream on stderr even when it is not a terminal, and a pause does not print how to answer it (the front-end asks)."`
 	LLM           string `name:"llm" help:"Override the agent's provider and model: PROVIDER:MODEL or PROVIDER/MODEL with PROVIDER openai (OpenAI's Responses API), openai-compatible (Chat Completions at DELTA_BASE_URL: Ollama, vLLM, OpenRouter …), anthropic or gemini (openai/gpt-4o, anthropic:claude-sonnet-4-5, openai-compatible:llama3; a colon keeps a slash in the model: openai:meta-llama/llama-3), a provider alone (its model: $$DELTA_MODEL, else llm.model), an alias (sonnet, opus, haiku, gpt, codex, gemini-pro, flash), scripted:FILE to replay FILE offline, or replay:RUN to replay the model answers recorded in run RUN (default: the --llm the run was started or last continued with)." placeholder:"PROVIDER[:ARG]"`
 
@@ -43,6 +44,9 @@ func (c *ContinueCmd) Run(std cli.Stdio) error {
 	defer stop()
 	msg, err := readMessage(c.Message, c.MessageFile, std.In)
 	if err != nil {
+		return err
+	}
+	if msg, err = withPipedInput(msg, c.Message, c.Interactive, std.In, std.Err); err != nil {
 		return err
 	}
 	c.Message = msg
@@ -62,7 +66,18 @@ func (c *ContinueCmd) Run(std cli.Stdio) error {
 	if err != nil {
 		return err
 	}
-	a, err := loadAgent(meta.AgentHome, std)
+	// The run keeps the overrides it was started or last continued with,
+	// except those this invocation gives again.
+	over, err := c.overrideFlags.over(recordedOverrides(runDir), c.LLM != "")
+	if err != nil {
+		return err
+	}
+	user, err := userConfig()
+	if err != nil {
+		return err
+	}
+	c.approvalFlags.userDefault = user.ApprovalsDefault()
+	a, err := loadAgentWith(meta.AgentHome, over, user, std)
 	if err != nil {
 		return err
 	}
@@ -72,7 +87,7 @@ func (c *ContinueCmd) Run(std cli.Stdio) error {
 	if override == "" {
 		override = meta.LLM
 	}
-	provider, llmConfig, providerEnv, err := newProviderEnv(a, override, c.WorkDir)
+	provider, llmConfig, providerEnv, err := newProviderEnv(a, override, over.Model, c.WorkDir)
 	if err != nil {
 		return err
 	}
@@ -81,7 +96,7 @@ func (c *ContinueCmd) Run(std cli.Stdio) error {
 	}
 	meta.LLM = overrideOf(override, llmConfig)
 	return c.resume(driveOpts{ctx: ctx, agent: a, meta: meta, runDir: runDir, provider: provider, llmConfig: llmConfig, providerEnv: providerEnv,
-		interactive: c.Interactive, verbose: c.Verbose, format: c.Format, std: std, approvals: c.approvalFlags, frontEnd: c.FrontEnd})
+		overrides: over, interactive: c.Interactive, verbose: c.Verbose, format: c.Format, std: std, approvals: c.approvalFlags, frontEnd: c.FrontEnd})
 }
 
 // locate finds the run to continue (--run-id or --last, in -w or the

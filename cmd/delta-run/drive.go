@@ -45,6 +45,9 @@ type driveOpts struct {
 	format      string
 	std         cli.Stdio
 	approvals   approvalFlags
+	// overrides are the run's per-run overrides (the agent was loaded
+	// with them; the toolbox and context apply the rest).
+	overrides runOverrides
 	// frontEnd: a front-end such as delta chat runs the command
 	// (--front-end): the model's text streams into the live stream on
 	// stderr when it is not a terminal too, and pauses print no banner.
@@ -128,7 +131,7 @@ func (o *driveOpts) liveStreams() *display {
 		o.std.Err = show.wait
 		show.w = show.wait
 	}
-	if o.format == "stream-json" {
+	if o.format == "stream-json" || o.format == "claude-stream-json" {
 		o.std.Out = &liveStream{w: o.std.Out} // a stream too: its reader may leave
 	}
 	return show
@@ -156,7 +159,7 @@ func newEngine(o driveOpts, j engine.Journal, tools *runTools, show *display, lo
 	e := &engine.Engine{
 		Run: engine.RunInfo{RunID: o.meta.RunID, RunDir: o.runDir, JournalPath: filepath.Join(o.runDir, runs.JournalFile),
 			AgentHome: o.agent.Home, WorkDir: o.meta.ToolDir(), Agent: &runAgent},
-		Journal: j, Provider: o.provider, Params: provider.ParamsOf(o.llmConfig), Context: cb, Tools: tools.box,
+		Journal: j, Provider: o.provider, Params: provider.ParamsOf(o.llmConfig), Context: withAppendedPrompt(cb, o.overrides.AppendSystemPrompt), Tools: tools.box,
 		Hooks:       hooks.New(o.agent, hooks.Options{Stderr: o.std.Err, Plugin: tools.plugins.Hook}),
 		ParentRunID: o.meta.ParentRunID,
 		// Secret values of the environment and of the provider's settings
@@ -164,7 +167,7 @@ func newEngine(o driveOpts, j engine.Journal, tools *runTools, show *display, lo
 		Redact: redact.FromEnv(os.Environ(), o.providerEnv),
 	}
 	o.limit(e)
-	e.Log, e.Observe, e.OnText = logger, observer(o, show), textSink(o, show)
+	e.Log, e.Observe, e.OnText = logger, observer(o, show, offeredTools(tools)), textSink(o, show)
 	progress := &iterationUpdates{runDir: o.runDir, meta: o.meta}
 	e.OnIteration = func(it int) {
 		show.iteration(it)
@@ -200,9 +203,13 @@ func (o driveOpts) answering(e *engine.Engine, approve *approval.Policy, show *d
 
 // runConfig is the configuration ENGINE_START records.
 func runConfig(o driveOpts) json.RawMessage {
-	config, _ := json.Marshal(map[string]any{"agent_name": o.agent.Name, "model": o.llmConfig.Model,
-		"provider": o.llmConfig.Provider, "max_iterations": o.meta.MaxIterations, "interactive": o.interactive})
-	return config
+	config := map[string]any{"agent_name": o.agent.Name, "model": o.llmConfig.Model,
+		"provider": o.llmConfig.Provider, "max_iterations": o.meta.MaxIterations, "interactive": o.interactive}
+	if !o.overrides.empty() {
+		config["overrides"] = o.overrides
+	}
+	data, _ := json.Marshal(config)
+	return data
 }
 
 // retryLogged makes retried model requests logged, and shown with -v, so

@@ -62,7 +62,7 @@ func TestResolveLLM(t *testing.T) {
 			want: agent.LLMConfig{Provider: "openai", Model: "anthropic/claude-x"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := resolveLLM(tc.cfg, tc.override, tc.env)
+			got, err := resolveLLM(tc.cfg, tc.override, "", tc.env)
 			if tc.wantErr {
 				var ce *cli.Error
 				if !errors.Is(err, errNoModel) || !errors.As(err, &ce) || ce.Code != cli.ExitConfig || !strings.Contains(ce.Hint, ":MODEL") {
@@ -82,7 +82,7 @@ func TestResolveLLM(t *testing.T) {
 
 func TestResolveLLMUnknownProvider(t *testing.T) {
 	for _, override := range []string{"gpt4", "mistral/large", "foo:bar"} {
-		_, err := resolveLLM(agent.LLMConfig{Provider: "openai", Model: "m"}, override, nil)
+		_, err := resolveLLM(agent.LLMConfig{Provider: "openai", Model: "m"}, override, "", nil)
 		var ce *cli.Error
 		if !errors.Is(err, provider.ErrUnknownProvider) || !errors.As(err, &ce) || ce.Code != cli.ExitConfig ||
 			!strings.Contains(err.Error(), "PROVIDER:MODEL or PROVIDER/MODEL") || !strings.Contains(err.Error(), "sonnet") {

@@ -28,11 +28,11 @@ const followPoll = 50 * time.Millisecond
 
 // Run prints the run's events, following it with -f.
 func (c *LogCmd) Run(std cli.Stdio) error {
-	_, _, runDir, err := locateRun(c.RunID, c.Last, c.WorkDir)
+	id, _, runDir, err := locateRun(c.RunID, c.Last, c.WorkDir)
 	if err != nil {
 		return err
 	}
-	show := c.printer(std.Out)
+	show := c.printer(std.Out, id)
 	tail := &journalTail{path: filepath.Join(runDir, runs.JournalFile)}
 	for {
 		// The status is read before the events: once it says the run
@@ -54,11 +54,16 @@ func (c *LogCmd) Run(std cli.Stdio) error {
 	}
 }
 
-// printer returns the function that writes one event in c.Format.
-func (c *LogCmd) printer(w io.Writer) func(journal.Event) error {
+// printer returns the function that writes one event of run id in
+// c.Format.
+func (c *LogCmd) printer(w io.Writer, id string) func(journal.Event) error {
 	if c.Format == "json" {
 		enc := newJSONEncoder(w)
-		return func(ev journal.Event) error { return enc.Encode(streamEvent(ev)) }
+		return func(ev journal.Event) error {
+			line := streamEvent(ev)
+			line.RunID = id // as on run's stream-json lines
+			return enc.Encode(line)
+		}
 	}
 	d := newDisplay(w, c.Verbose)
 	return func(ev journal.Event) error {

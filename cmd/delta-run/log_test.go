@@ -59,19 +59,30 @@ func TestStreamJSONLive(t *testing.T) {
 	}
 	var types []string
 	for i, l := range lines {
+		if l.RunID != "sj" {
+			t.Errorf("line %d has run_id %q, want sj", i+1, l.RunID)
+		}
 		switch {
+		case l.Type == "init" && i == 0:
+			types = append(types, "init")
+			if l.Cwd != ws && !strings.HasSuffix(l.Cwd, filepath.Base(ws)) || len(l.Tools) == 0 {
+				t.Errorf("init line %+v, want the workspace and the tools", l)
+			}
 		case l.Type == "event" && l.Event != nil:
 			types = append(types, string(l.Event.Type))
-			if l.Event.Seq != int64(i+1) {
+			if l.Event.Seq != int64(i) {
 				t.Errorf("line %d carries seq %d", i+1, l.Event.Seq)
 			}
 		case l.Type == "result" && l.Result != nil && i == len(lines)-1:
 			types = append(types, "result:"+string(l.Result.Status))
+			if l.IsError == nil || *l.IsError || l.NumTurns == nil || *l.NumTurns != 2 {
+				t.Errorf("result line is_error %v, num_turns %v; want false and 2", l.IsError, l.NumTurns)
+			}
 		default:
 			t.Errorf("line %d: %+v", i+1, l)
 		}
 	}
-	want := "ENGINE_START USER_MESSAGE THOUGHT ACTION_REQUEST ACTION_RESULT THOUGHT ENGINE_END result:COMPLETED"
+	want := "init ENGINE_START USER_MESSAGE THOUGHT ACTION_REQUEST ACTION_RESULT THOUGHT ENGINE_END result:COMPLETED"
 	if got := strings.Join(types, " "); got != want {
 		t.Errorf("stream = %s\nwant     %s", got, want)
 	}

@@ -47,10 +47,9 @@ func newRunResult(o driveOpts, out engine.Outcome, start, end time.Time) runs.Re
 func printResult(o driveOpts, out engine.Outcome, start, end time.Time) error {
 	switch o.format {
 	case "stream-json":
-		r := newRunResult(o, out, start, end)
-		enc := json.NewEncoder(o.std.Out)
-		enc.SetEscapeHTML(false)
-		return enc.Encode(streamLine{SchemaVersion: StreamSchema, Type: "result", Result: &r})
+		return newJSONEncoder(o.std.Out).Encode(streamResult(newRunResult(o, out, start, end)))
+	case "claude-stream-json", "claude-json":
+		return newJSONEncoder(o.std.Out).Encode(newClaudeResult(o, out, start, end))
 	case "json":
 		data, err := json.MarshalIndent(newRunResult(o, out, start, end), "", "  ")
 		if err != nil {

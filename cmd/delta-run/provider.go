@@ -29,7 +29,7 @@ var errNoModel = errors.New("no model for the provider")
 // (provider and model as used) and the variables the provider read
 // (environment and .env files, as NAME=value), whose secrets the run
 // redacts.
-func newProviderEnv(a *agent.Agent, override, workDir string) (llm.Provider, agent.LLMConfig, []string, error) {
+func newProviderEnv(a *agent.Agent, override, model, workDir string) (llm.Provider, agent.LLMConfig, []string, error) {
 	env, err := provider.LoadEnv(workDir, a.Home, os.Environ())
 	if err != nil {
 		return nil, agent.LLMConfig{}, nil, cli.WithCode(cli.ExitConfig, "", err)
@@ -41,7 +41,7 @@ func newProviderEnv(a *agent.Agent, override, workDir string) (llm.Provider, age
 	if override, err = replaySource(override, workDir); err != nil {
 		return nil, agent.LLMConfig{}, nil, err
 	}
-	p, cfg, err := providerFrom(a, override, env)
+	p, cfg, err := providerFrom(a, override, model, env)
 	return p, cfg, environ, err
 }
 
@@ -68,8 +68,8 @@ func replaySource(override, workDir string) (string, error) {
 }
 
 // providerFrom resolves the provider of a (with --llm override) from env.
-func providerFrom(a *agent.Agent, override string, env map[string]string) (llm.Provider, agent.LLMConfig, error) {
-	cfg, err := resolveLLM(a.LLM, override, env)
+func providerFrom(a *agent.Agent, override, model string, env map[string]string) (llm.Provider, agent.LLMConfig, error) {
+	cfg, err := resolveLLM(a.LLM, override, model, env)
 	if err != nil {
 		return nil, cfg, err
 	}
@@ -106,7 +106,9 @@ func overrideOf(override string, cfg agent.LLMConfig) string {
 	return cfg.Provider
 }
 
-// resolveLLM applies --llm and DELTA_MODEL to the agent's llm block.
+// resolveLLM applies --llm, DELTA_MODEL and --model to the agent's llm
+// block. --model (model, when not "") replaces the model once the
+// provider is known, so that it keeps the provider.
 //
 //	--llm scripted:FILE      replays FILE (relative to the current directory)
 //	--llm replay:RUNDIR      replays the model answers recorded in RUNDIR
@@ -120,7 +122,7 @@ func overrideOf(override string, cfg agent.LLMConfig) string {
 // A real provider whose model ends up empty or "scripted" (what offline
 // agents such as hello-world name) is a configuration error: sending it
 // would only earn an error from the API after a network round trip.
-func resolveLLM(cfg agent.LLMConfig, override string, env map[string]string) (agent.LLMConfig, error) {
+func resolveLLM(cfg agent.LLMConfig, override, model string, env map[string]string) (agent.LLMConfig, error) {
 	envModel := strings.TrimSpace(env[modelVar])
 	if override != "" {
 		name, arg, err := provider.ParseModel(override)
@@ -154,6 +156,9 @@ func resolveLLM(cfg agent.LLMConfig, override string, env map[string]string) (ag
 		if name, model, ok := provider.SplitModel(cfg.Model); ok {
 			cfg.Provider, cfg.Model, cfg.DefaultProvider = name, model, false
 		}
+	}
+	if model != "" {
+		cfg.Model = model
 	}
 	if cfg.Provider != "scripted" && (cfg.Model == "" || cfg.Model == "scripted") {
 		name := cfg.Provider

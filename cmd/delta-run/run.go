@@ -18,7 +18,7 @@ import (
 type RunCmd struct {
 	AgentArg      string  `arg:"" optional:"" name:"agent-dir" help:"Agent directory, as an alternative to --agent." type:"path"`
 	Agent         string  `short:"a" help:"Agent directory (default: the current directory)." type:"path"`
-	Message       string  `short:"m" help:"Task description or user message (required: this, or --message-file); - reads it from stdin."`
+	Message       string  `short:"m" help:"Task description or user message (required: this, or --message-file); - reads it from stdin. When stdin is a pipe or a file (cat log | delta run -m summarize), its content is appended to the message after a blank line."`
 	MessageFile   string  `name:"message-file" help:"Read the task from FILE." type:"path" placeholder:"FILE"`
 	WorkDir       string  `short:"w" name:"work-dir" help:"Workspace directory (default: a new workspace W001, W002 … under the agent; on a terminal without -y you may pick one)." type:"path" placeholder:"DIR"`
 	MaxIterations *int    `name:"max-iterations" help:"Maximum iterations of this invocation, at least 1 (default: agent.yaml max_iterations, else 30). Reaching it fails the run with error type max_iterations." placeholder:"N"`
@@ -26,22 +26,36 @@ type RunCmd struct {
 	Interactive   bool    `short:"i" help:"Answer ask_human on the terminal instead of pausing the run (exit 101)."`
 	Yes           bool    `short:"y" help:"Never prompt: create a new workspace when -w is not given."`
 	RunID         *string `name:"run-id" help:"Client-generated run ID ([A-Za-z0-9][A-Za-z0-9._-]{0,127}); must not exist in the workspace." placeholder:"ID"`
-	Format        string  `help:"Output on stdout: text (summary), json (RunResult v2.0), raw (the result alone), or stream-json (a JSON line per journal event as it is written, then the RunResult)." enum:"text,json,raw,stream-json" default:"text"`
+	InputFormat   string  `name:"input-format" help:"text, or stream-json: stdin carries Claude Code's user message lines, {\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":TEXT}}; the first is the task (unless -m gives it), and each later one continues the run once the previous turn has ended (a follow-up, the answer to a question or approval, or a new instruction after a failure) until stdin ends." enum:"text,stream-json" default:"text"`
+	Format        string  `help:"Output on stdout: text (summary), json (RunResult v2.0), raw (the result alone), stream-json (an init line, a JSON line per journal event as it is written, then the RunResult), or Claude Code's headless formats: claude-json (its result object) and claude-stream-json (its NDJSON: system init, assistant, user and result lines)." enum:"text,json,raw,stream-json,claude-json,claude-stream-json" default:"text"`
 	approvalFlags `embed:""`
 	FrontEnd      bool   `name:"front-end" hidden:"" help:"Run under a front-end such as delta chat: the model's text streams into the live stream on stderr even when it is not a terminal, and a pause does not print how to answer it (the front-end asks)."`
 	LLM           string `name:"llm" help:"Override the agent's provider and model: PROVIDER:MODEL or PROVIDER/MODEL with PROVIDER openai (OpenAI's Responses API), openai-compatible (Chat Completions at DELTA_BASE_URL: Ollama, vLLM, OpenRouter …), anthropic or gemini (openai/gpt-4o, anthropic:claude-sonnet-4-5, openai-compatible:llama3; a colon keeps a slash in the model: openai:meta-llama/llama-3), a provider alone (its model: $$DELTA_MODEL, else llm.model), an alias (sonnet, opus, haiku, gpt, codex, gemini-pro, flash), scripted:FILE to replay FILE offline, or replay:RUN to replay the model answers recorded in run RUN." placeholder:"PROVIDER[:ARG]"`
 	subagentFlags `embed:""`
+	overrideFlags `embed:""`
 
 	// MaxCost is --max-cost: the cost limit in US dollars (withMaxCost).
 	MaxCost *float64 `name:"max-cost" help:"Stop the run gracefully before a model call that would take its cost past USD (US dollars; the whole run's cost, over every invocation, with the next call estimated at the last one's cost). The run then ends FAILED with error type max_cost (exit 1); continue it with a higher limit. Default: llm.max_cost_usd in agent.yaml, else no limit." placeholder:"USD"`
 }
 
-// Run starts the run.
+// Run starts the run (and, with --input-format stream-json, continues it
+// with each further message of stdin).
 func (c *RunCmd) Run(std cli.Stdio) error {
+	if c.InputFormat == "stream-json" {
+		return c.runStream(std)
+	}
+	return c.runOnce(std)
+}
+
+// runOnce starts the run and drives it until it stops.
+func (c *RunCmd) runOnce(std cli.Stdio) error {
 	ctx, stop := stopContext()
 	defer stop()
 	msg, err := readMessage(c.Message, c.MessageFile, std.In)
 	if err != nil {
+		return err
+	}
+	if msg, err = withPipedInput(msg, c.Message, c.Interactive, std.In, std.Err); err != nil {
 		return err
 	}
 	if c.Message = msg; strings.TrimSpace(c.Message) == "" {
@@ -51,7 +65,16 @@ func (c *RunCmd) Run(std cli.Stdio) error {
 	if err != nil {
 		return err
 	}
-	a, err := loadAgent(dir, std)
+	over, err := c.overrideFlags.over(runOverrides{}, false)
+	if err != nil {
+		return err
+	}
+	user, err := userConfig()
+	if err != nil {
+		return err
+	}
+	c.approvalFlags.userDefault = user.ApprovalsDefault()
+	a, err := loadAgentWith(dir, over, user, std)
 	if err != nil {
 		return err
 	}
@@ -63,7 +86,8 @@ func (c *RunCmd) Run(std cli.Stdio) error {
 	if err != nil {
 		return err
 	}
-	provider, llmConfig, providerEnv, err := newProviderEnv(a, c.LLM, workDir)
+	c.WorkDir = workDir // where a continue of an --input-format stream-json run finds it
+	provider, llmConfig, providerEnv, err := newProviderEnv(a, c.LLM, over.Model, workDir)
 	if err != nil {
 		return err
 	}
@@ -83,7 +107,7 @@ func (c *RunCmd) Run(std cli.Stdio) error {
 	}
 	defer unlock()
 	err = drive(driveOpts{ctx: ctx, agent: a, meta: meta, runDir: runDir, provider: provider, llmConfig: llmConfig, providerEnv: providerEnv,
-		message: c.Message, interactive: c.Interactive, verbose: c.Verbose, format: c.Format, std: std, approvals: c.approvalFlags, frontEnd: c.FrontEnd})
+		overrides: over, message: c.Message, interactive: c.Interactive, verbose: c.Verbose, format: c.Format, std: std, approvals: c.approvalFlags, frontEnd: c.FrontEnd})
 	if err != nil && neverStarted(runDir) {
 		// Refused before its first event (a plugin that does not start, a
 		// journal that cannot be opened): nothing of it is worth keeping,
@@ -203,8 +227,6 @@ func loadAgent(path string, std cli.Stdio) (*agent.Agent, error) {
 	if err != nil {
 		return nil, cli.WithCode(cli.ExitConfig, agent.HintOf(err), err)
 	}
-	for _, w := range a.Warnings {
-		fmt.Fprintf(std.Err, "delta-run: warning: %s\n", w)
-	}
+	printWarnings(a, std.Err)
 	return a, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/lib/tool"
 	pluginhost "github.com/deltakit/delta/plugins/host"
 	"github.com/deltakit/delta/plugins/mcp"
 )
@@ -60,6 +61,7 @@ func runToolbox(o driveOpts) (*runTools, error) {
 		t.Close()
 		return nil, err
 	}
+	t.box = filterTools(t.box, o.overrides.AllowedTools, o.overrides.DisallowedTools, o.std.Err)
 	return t, nil
 }
 
@@ -110,4 +112,14 @@ func (t *runTools) addSources(o driveOpts) error {
 		t.add(wtools)
 	}
 	return nil
+}
+
+// offeredTools are the names of the tools the model is offered: the run's
+// toolbox and the built-in ask_human.
+func offeredTools(t *runTools) []string {
+	names := []string{}
+	for _, s := range t.box.Specs() {
+		names = append(names, s.Name)
+	}
+	return append(names, tool.AskHumanName)
 }

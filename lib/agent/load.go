@@ -28,6 +28,7 @@ type loader struct {
 	problems []Problem
 	warnings []string
 	mcp      []MCPServer // mcp_servers of the imports and the agent, merged
+	settings []Setting   // per-run overrides of agent.yaml (LoadWith)
 }
 
 func (l *loader) add(p Problem) { l.problems = append(l.problems, p) }
@@ -54,7 +55,11 @@ func (l *loader) display(path string) string {
 // config.yaml or lifecycle_hooks, both config files present) are in
 // Agent.Warnings, each a complete line for stderr.
 func Load(path string) (*Agent, error) {
-	l := &loader{}
+	return (&loader{}).run(path)
+}
+
+// run is Load with the loader's settings.
+func (l *loader) run(path string) (*Agent, error) {
 	l.cwd, _ = os.Getwd()
 	a, err := l.load(path)
 	if err != nil {
@@ -76,6 +81,11 @@ func (l *loader) load(path string) (*Agent, error) {
 	d, root := l.readDoc(configPath)
 	if root == nil {
 		return nil, &LoadError{Problems: l.problems}
+	}
+	if len(l.settings) > 0 && root.Kind == yaml.MappingNode {
+		for _, s := range l.settings {
+			s.apply(root)
+		}
 	}
 	a := &Agent{Home: l.home, ConfigPath: configPath}
 	legacyHooks := l.decodeAgent(d, root, a)

@@ -46,10 +46,9 @@ var mcpKeys = []string{"name", "command", "args", "env", "url", "headers", "tool
 func (l *loader) collectMCP(d *doc, fl field, merged *[]MCPServer) {
 	seen := map[string]bool{}
 	if fl.value != nil && fl.value.Kind == yaml.MappingNode {
-		// The JSON configs of other MCP clients key servers by name.
-		d.problem(fl.value, ErrInvalid, "write each server as an entry of a list:  - name: SERVER  (then command:, args: … indented under it)",
-			"mcp_servers must be a list, not a mapping")
-		return
+		// Servers keyed by name, as Claude's mcpServers and Codex's
+		// [mcp_servers.NAME] write them (mcpconfig.go).
+		fl.value = mcpServerMap(d, fl.value)
 	}
 	for _, item := range d.list(fl, "mcp_servers") {
 		before := len(l.problems)

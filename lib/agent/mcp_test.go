@@ -60,7 +60,8 @@ func TestLoadMCPServerErrors(t *testing.T) {
 		{"bad url", "mcp_servers:\n  - name: x\n    url: ftp://b\n", "url must start with http:// or https://"},
 		{"typo", "mcp_servers:\n  - name: x\n    comand: a\n", `unknown key "comand" in an mcp_servers entry (did you mean "command"?)`},
 		{"env list", "mcp_servers:\n  - name: x\n    command: a\n    env: [A]\n", "agent.yaml:5:10: mcp server env must be a mapping"},
-		{"servers keyed by name", "mcp_servers:\n  github:\n    command: npx\n", "agent.yaml:3:3: mcp_servers must be a list, not a mapping"},
+		{"keyed by name, SSE", "mcp_servers:\n  github:\n    type: sse\n    url: http://b\n", `agent.yaml:4:11: mcp server "github" uses the SSE transport`},
+		{"keyed by name, typo", "mcp_servers:\n  github:\n    comand: npx\n", `agent.yaml:4:5: unknown key "comand" in an mcp_servers entry`},
 		{"command as a list", "mcp_servers:\n  - name: x\n    command: [npx, -y, s]\n", "agent.yaml:4:14: mcp server command must be a string (the program), not a list"},
 		{"headers on stdio", "mcp_servers:\n  - name: x\n    command: a\n    headers: {A: b}\n", `mcp server "x" has a command and headers`},
 	} {
