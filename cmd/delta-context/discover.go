@@ -45,7 +45,7 @@ func findRun(workspace, id string) (r runRef, ok bool, err error) {
 	}
 	dir, err := runs.Find(workspace, id)
 	if errors.Is(err, runs.ErrNoRun) {
-		return runRef{}, false, cli.Errorf(cli.ExitFailed, "list the runs with: delta list-runs -w "+workspace,
+		return runRef{}, false, cli.Errorf(runs.ExitFailed, "list the runs with: delta list-runs -w "+workspace,
 			"run %q not found in %s", id, filepath.Join(workspace, runs.ControlDir))
 	}
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // ShowCmd prints the next context of a run.
@@ -51,7 +52,7 @@ func (c *ShowCmd) Run(std cli.Stdio) error {
 	parts, err := b.BuildParts(ctx, run)
 	if err != nil {
 		if ctx.Err() != nil {
-			return cli.WithCode(cli.ExitInterrupted, "", err)
+			return cli.WithCode(runs.ExitInterrupted, "", err)
 		}
 		return err
 	}
@@ -129,7 +130,7 @@ func (c *ShowCmd) runInfo() (engine.RunInfo, *contextgen.Stream, error) {
 	}
 	a, err := agent.Load(home)
 	if err != nil {
-		return engine.RunInfo{}, nil, cli.WithCode(cli.ExitConfig, agent.HintOf(err), fmt.Errorf("load agent: %w", err))
+		return engine.RunInfo{}, nil, cli.WithCode(runs.ExitConfig, agent.HintOf(err), fmt.Errorf("load agent: %w", err))
 	}
 	run := engine.RunInfo{AgentHome: a.Home, WorkDir: ws, Agent: a, Iteration: 1}
 	if found {
