@@ -49,7 +49,9 @@ func TestNativeBrokenStreamsKeepPartial(t *testing.T) {
 				}
 				url, requests := sseServer(t, first, pr.full)
 				var retries []provider.RetryEvent
+				var partials []llm.PartialAnswer
 				ctx := provider.WithRetryNotify(context.Background(), func(ev provider.RetryEvent) { retries = append(retries, ev) })
+				ctx = llm.WithPartialNotify(ctx, func(p llm.PartialAnswer) { partials = append(partials, p) })
 				got, err := pr.newProvider(t, url).Complete(ctx, llm.Request{Params: llm.Params{Model: "m"},
 					Messages: []llm.Message{{Role: "user", Content: "hi"}}, OnText: func(string) {}})
 				if err != nil || got.Content != pr.want || requests() != 2 {
@@ -64,6 +66,10 @@ func TestNativeBrokenStreamsKeepPartial(t *testing.T) {
 				}
 				if se.Partial.Content != pr.partial || len(se.Partial.ToolCalls) > 0 {
 					t.Errorf("partial answer = %+v, want the text %q alone", se.Partial, pr.partial)
+				}
+				// The text is handed to the caller (the engine journals it).
+				if len(partials) != 1 || partials[0].Text != pr.partial || partials[0].Attempt != 1 {
+					t.Errorf("partial answers reported %+v, want the text %q of attempt 1", partials, pr.partial)
 				}
 				msg := se.Error()
 				if !strings.Contains(msg, url) {
