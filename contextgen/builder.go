@@ -30,6 +30,10 @@ type Builder struct {
 	Environ func() []string
 	// Stderr receives warnings; nil discards them.
 	Stderr io.Writer
+	// Journal, when set, is the run's conversation already read (see
+	// Stream): journal sources use it instead of the run's events, which
+	// only a jq generator then reads.
+	Journal *Stream
 
 	mu     sync.Mutex
 	conv   *rebuilder      // the conversation of convOf
@@ -120,6 +124,9 @@ func (b *Builder) buildSource(ctx context.Context, run engine.RunInfo, src agent
 	case agent.SourceProjectDocs:
 		return b.projectDocsSource(ctx, run, src)
 	case agent.SourceJournal:
+		if b.Journal != nil {
+			return journalSource(b.Journal.conversation(), src), nil
+		}
 		evs, err := events()
 		if err != nil {
 			return Part{}, err

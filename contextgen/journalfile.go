@@ -29,3 +29,27 @@ func readJournal(path string) ([]journal.Event, error) {
 	}
 	return events, nil
 }
+
+// Stream is a run's conversation built while its journal is read one
+// event at a time (journal.Scan), for a reader that does not keep the
+// events: delta-context on a long run would otherwise hold every decoded
+// event at once. Set it as a Builder's Journal.
+type Stream struct {
+	r    *rebuilder
+	tail []journal.Event // the last event's type and status (none yet: empty), for waitingFor
+}
+
+// NewStream returns an empty Stream.
+func NewStream() *Stream { return &Stream{r: newRebuilder()} }
+
+// Add takes the next event of the journal. It keeps ev's strings and
+// slices, never ev itself, so the caller may reuse it.
+func (s *Stream) Add(ev *journal.Event) {
+	s.r.add(ev)
+	s.tail = append(s.tail[:0], journal.Event{Type: ev.Type, Status: ev.Status})
+}
+
+// conversation is the conversation of the events added so far.
+func (s *Stream) conversation() *conversation {
+	return s.r.conversation(waitingFor(s.tail))
+}

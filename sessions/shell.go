@@ -115,7 +115,9 @@ func shellCommand(dir string, m *Metadata, nonce string) (*exec.Cmd, error) {
 	}
 	args = append(args, m.Argv[1:]...)
 	// The caller's secrets, by name: unset before the state is saved.
-	names := callerSecretVarNames(os.Environ())
+	// Found once: deciding what is a secret looks at every variable.
+	secrets := secretVars(os.Environ())
+	names := secretVarNames(secrets)
 	script = strings.Replace(script, callerSecretNames, strings.Join(names, " "), 1)
 	script = strings.Replace(script, callerSecrets, strings.Join(append([]string{"_"}, wrap(names)...), "|"), 1)
 	args = append(args, "-c", script, filepath.Base(m.Argv[0]), dir, nonce)
@@ -124,13 +126,12 @@ func shellCommand(dir string, m *Metadata, nonce string) (*exec.Cmd, error) {
 	}
 	cmd := exec.Command(path, args...)
 	cmd.Stdin = nil
-	environ := os.Environ()
+	cmd.Env = os.Environ()
 	if _, err := os.Stat(filepath.Join(dir, "env.sh")); err == nil {
 		// env.sh restores every variable but the secrets, which it never
 		// holds: those come from the caller, this time as every time.
-		environ = secretVars(environ)
+		cmd.Env = secrets
 	}
-	cmd.Env = environ
 	return cmd, nil
 }
 
@@ -169,12 +170,12 @@ func secretVars(environ []string) []string {
 	return out
 }
 
-// callerSecretVarNames are the names of environ's secrets that are shell
-// variable names (letters, digits and _: nothing a shell treats specially,
-// so they can stand in the script).
-func callerSecretVarNames(environ []string) []string {
+// secretVarNames are the names of the secrets (NAME=value entries) that
+// are shell variable names (letters, digits and _: nothing a shell treats
+// specially, so they can stand in the script).
+func secretVarNames(secrets []string) []string {
 	var names []string
-	for _, kv := range secretVars(environ) {
+	for _, kv := range secrets {
 		if name, _, _ := strings.Cut(kv, "="); validName(name) {
 			names = append(names, name)
 		}

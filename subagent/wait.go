@@ -107,7 +107,7 @@ func (t *Toolbox) report(run engine.RunInfo, m *runs.Metadata, runDir, note stri
 	switch m.Status {
 	case runs.Completed:
 		head.WriteString("success: true\n")
-		body = finalText(events)
+		body, _ = runs.FinalAnswer(events)
 	case runs.Failed:
 		head.WriteString("success: false\n")
 		if m.Error != nil {
@@ -137,17 +137,6 @@ func (t *Toolbox) report(run engine.RunInfo, m *runs.Metadata, runDir, note stri
 	}
 	r.text = strings.TrimRight(head.String(), "\n")
 	return r, nil
-}
-
-// finalText is the model's final answer: the last THOUGHT without tool
-// calls.
-func finalText(events []journal.Event) string {
-	for i := len(events) - 1; i >= 0; i-- {
-		if ev := events[i]; ev.Type == journal.Thought && len(ev.ToolCalls) == 0 {
-			return ev.Content
-		}
-	}
-	return ""
 }
 
 // child finds agent id among the run's children.

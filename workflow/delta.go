@@ -342,16 +342,12 @@ func withoutVars(env []string, names ...string) []string {
 	return out
 }
 
-// finalAnswer is a run's final answer: its last THOUGHT without tool calls.
+// finalAnswer is the final answer of the run in runDir (runs.FinalAnswer).
 func finalAnswer(runDir string) string {
 	events, err := journal.ReadFile(filepath.Join(runDir, runs.JournalFile))
 	if err != nil {
 		return ""
 	}
-	for i := len(events) - 1; i >= 0; i-- {
-		if e := events[i]; e.Type == journal.Thought && len(e.ToolCalls) == 0 {
-			return e.Content
-		}
-	}
-	return ""
+	answer, _ := runs.FinalAnswer(events)
+	return answer
 }

@@ -76,7 +76,7 @@ func (s *session) chat(std cli.Stdio) error {
 			s.ended(end)
 		case sig := <-sigs:
 			if sig == os.Interrupt && !s.con.Live() && s.turn == nil {
-				return &cli.Error{Code: cli.ExitInterrupted, Silent: true, Err: fmt.Errorf("interrupted")}
+				return &cli.Error{Code: runs.ExitInterrupted, Silent: true, Err: fmt.Errorf("interrupted")}
 			}
 			if sig != os.Interrupt {
 				s.quit()

@@ -97,7 +97,7 @@ func (c *CLI) session() (*session, error) {
 	}
 	bin, err := cli.FindCommand("delta-run")
 	if err != nil {
-		return nil, cli.WithCode(cli.ExitConfig, "install delta-run next to delta-chat (make install does) or on PATH", err)
+		return nil, cli.WithCode(runs.ExitConfig, "install delta-run next to delta-chat (make install does) or on PATH", err)
 	}
 	s := &session{bin: bin, ws: c.WorkDir, runID: c.RunID, fixedWS: c.WorkDir != ""}
 	if c.LLM != "" {
@@ -113,7 +113,7 @@ func (c *CLI) session() (*session, error) {
 	}
 	if c.RunID != "" {
 		if err := runs.ValidateID(c.RunID); err != nil {
-			return nil, cli.WithCode(cli.ExitConfig, "", err)
+			return nil, cli.WithCode(runs.ExitConfig, "", err)
 		}
 		ws, runDir, err := runs.Locate(c.WorkDir, c.RunID)
 		if err != nil {
@@ -121,11 +121,11 @@ func (c *CLI) session() (*session, error) {
 			if errors.Is(err, runs.ErrAmbiguousRun) {
 				hint = "choose the workspace with -w"
 			}
-			return nil, cli.WithCode(cli.ExitConfig, hint, err)
+			return nil, cli.WithCode(runs.ExitConfig, hint, err)
 		}
 		m, err := runs.ReadMetadata(runDir)
 		if err != nil {
-			return nil, cli.WithCode(cli.ExitConfig, "", err)
+			return nil, cli.WithCode(runs.ExitConfig, "", err)
 		}
 		s.ws, s.agentDir, s.name = ws, m.AgentHome, m.AgentName
 		return s, nil
@@ -135,7 +135,7 @@ func (c *CLI) session() (*session, error) {
 	}
 	a, err := agent.Load(dir)
 	if err != nil {
-		return nil, cli.WithCode(cli.ExitConfig, "check it with: delta tool expand --check "+dir, err)
+		return nil, cli.WithCode(runs.ExitConfig, "check it with: delta tool expand --check "+dir, err)
 	}
 	s.agentDir, s.name = a.Home, a.Name
 	if s.ws != "" {

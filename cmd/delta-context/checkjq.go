@@ -6,6 +6,7 @@ import (
 	"github.com/deltakit/delta/contextgen"
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // CheckJQCmd is the hidden `delta-context check-jq AGENT`: it compiles the
@@ -20,7 +21,7 @@ type CheckJQCmd struct {
 func (c *CheckJQCmd) Run(std cli.Stdio) error {
 	a, err := agent.Load(c.Agent)
 	if err != nil {
-		return cli.WithCode(cli.ExitConfig, "", err)
+		return cli.WithCode(runs.ExitConfig, "", err)
 	}
 	problems := contextgen.CheckJQ(a)
 	for _, p := range problems {
@@ -30,7 +31,7 @@ func (c *CheckJQCmd) Run(std cli.Stdio) error {
 		}
 	}
 	if n := len(problems); n > 0 {
-		return &cli.Error{Code: cli.ExitConfig, Err: fmt.Errorf("%d jq expression(s) do not compile", n), Silent: true}
+		return &cli.Error{Code: runs.ExitConfig, Err: fmt.Errorf("%d jq expression(s) do not compile", n), Silent: true}
 	}
 	return nil
 }

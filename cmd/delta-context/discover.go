@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 
 	"github.com/deltakit/delta/contextgen"
@@ -17,7 +18,11 @@ type runRef struct {
 	ID, Dir, Journal string
 	AgentHome        string // from ENGINE_START ("" when not recorded)
 	WorkDir          string
-	Events           []journal.Event
+	// Conversation is the run's conversation, built as its journal was
+	// read (the events themselves are not kept); Thoughts counts its
+	// THOUGHT events.
+	Conversation *contextgen.Stream
+	Thoughts     int
 	// Provider and Model are what the run's last invocation talked to
 	// (its ENGINE_START config: --llm and llm.model resolved).
 	Provider, Model string
@@ -40,32 +45,15 @@ func findRun(workspace, id string) (r runRef, ok bool, err error) {
 	}
 	dir, err := runs.Find(workspace, id)
 	if errors.Is(err, runs.ErrNoRun) {
-		return runRef{}, false, cli.Errorf(cli.ExitFailed, "list the runs with: delta list-runs -w "+workspace,
+		return runRef{}, false, cli.Errorf(runs.ExitFailed, "list the runs with: delta list-runs -w "+workspace,
 			"run %q not found in %s", id, filepath.Join(workspace, runs.ControlDir))
 	}
 	if err != nil {
 		return runRef{}, false, cli.WithCode(cli.ExitUsage, "", err)
 	}
 	r = runRef{ID: id, Dir: dir, Journal: filepath.Join(dir, runs.JournalFile), WorkDir: workspace}
-	r.Events, err = contextgen.ReadJournal(r.Journal)
-	if err != nil {
+	if err := r.read(); err != nil {
 		return runRef{}, false, fmt.Errorf("read run %q: %w", id, err)
-	}
-	for _, ev := range r.Events {
-		if ev.Type != journal.EngineStart {
-			continue
-		}
-		if r.AgentHome == "" {
-			r.AgentHome = ev.AgentHome
-			if ev.WorkDir != "" {
-				r.WorkDir = ev.WorkDir
-			}
-		}
-		// The last ENGINE_START (a continue may change the model) wins.
-		var cfg struct{ Provider, Model string }
-		if json.Unmarshal(ev.Config, &cfg) == nil {
-			r.Provider, r.Model = cfg.Provider, cfg.Model
-		}
 	}
 	if r.AgentHome == "" {
 		// A run whose journal has no ENGINE_START yet.
@@ -77,4 +65,38 @@ func findRun(workspace, id string) (r runRef, ok bool, err error) {
 		}
 	}
 	return r, true, nil
+}
+
+// read reads the run's journal once, event by event: what the run
+// records about itself and its conversation. A missing journal (a run
+// that has not started) is an empty conversation.
+func (r *runRef) read() error {
+	r.Conversation = contextgen.NewStream()
+	err := journal.Scan(r.Journal, func(ev *journal.Event) error {
+		r.Conversation.Add(ev)
+		switch ev.Type {
+		case journal.Thought:
+			r.Thoughts++
+		case journal.EngineStart:
+			if r.AgentHome == "" {
+				r.AgentHome = ev.AgentHome
+				if ev.WorkDir != "" {
+					r.WorkDir = ev.WorkDir
+				}
+			}
+			// The last ENGINE_START (a continue may change the model) wins.
+			var cfg struct{ Provider, Model string }
+			if json.Unmarshal(ev.Config, &cfg) == nil {
+				r.Provider, r.Model = cfg.Provider, cfg.Model
+			}
+		}
+		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %w", contextgen.ErrJournal, err)
+	}
+	return nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,8 +19,8 @@ import (
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/engine"
-	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // ShowCmd prints the next context of a run.
@@ -39,17 +38,21 @@ type ShowCmd struct {
 func (c *ShowCmd) Run(std cli.Stdio) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	run, err := c.runInfo()
+	run, conv, err := c.runInfo()
 	if err != nil {
 		return err
 	}
 	for _, w := range run.Agent.Warnings {
 		fmt.Fprintln(std.Err, w)
 	}
-	parts, err := contextgen.New().BuildParts(ctx, run)
+	// The journal was read to find the run: journal sources use the
+	// conversation built then rather than a second read of the file.
+	b := contextgen.New()
+	b.Journal = conv
+	parts, err := b.BuildParts(ctx, run)
 	if err != nil {
 		if ctx.Err() != nil {
-			return cli.WithCode(cli.ExitInterrupted, "", err)
+			return cli.WithCode(runs.ExitInterrupted, "", err)
 		}
 		return err
 	}
@@ -62,14 +65,19 @@ func (c *ShowCmd) Run(std cli.Stdio) error {
 	if c.Tokens {
 		return c.printTokens(std.Out, parts)
 	}
-	msgs := messagesOf(parts)
-	if c.JQ != "" {
-		return printJQ(std.Out, c.JQ, msgs)
+	switch {
+	case c.JQ != "":
+		return printJQ(std.Out, c.JQ, messagesOf(parts))
+	case c.Format == "text":
+		return printText(std.Out, messagesOf(parts))
 	}
-	if c.Format == "text" {
-		return printText(std.Out, msgs)
+	// Each part's messages printed in turn: joining a long conversation's
+	// into one slice first is a copy of them all.
+	lists := make([][]llm.Message, len(parts))
+	for i, p := range parts {
+		lists[i] = p.Messages
 	}
-	return printMessages(std.Out, msgs)
+	return printMessages(std.Out, lists...)
 }
 
 // messagesOf joins the messages of parts (an empty list, not nil, when
@@ -94,19 +102,20 @@ func messagesOf(parts []contextgen.Part) []llm.Message {
 	return msgs
 }
 
-// runInfo finds the run and loads its agent, as delta-run would.
-func (c *ShowCmd) runInfo() (engine.RunInfo, error) {
+// runInfo finds the run and loads its agent, as delta-run would, and
+// returns the run's conversation (nil without a run).
+func (c *ShowCmd) runInfo() (engine.RunInfo, *contextgen.Stream, error) {
 	ws := c.Workspace
 	if ws == "" {
 		ws = "."
 	}
 	ws, err := filepath.Abs(ws)
 	if err != nil {
-		return engine.RunInfo{}, err
+		return engine.RunInfo{}, nil, err
 	}
 	ref, found, err := findRun(ws, c.RunID)
 	if err != nil {
-		return engine.RunInfo{}, err
+		return engine.RunInfo{}, nil, err
 	}
 	home := c.Agent
 	if home == "" {
@@ -114,39 +123,25 @@ func (c *ShowCmd) runInfo() (engine.RunInfo, error) {
 	}
 	if home == "" {
 		if !found {
-			return engine.RunInfo{}, cli.Errorf(cli.ExitUsage, "name the agent with --agent DIR to build a context without a run",
+			return engine.RunInfo{}, nil, cli.Errorf(cli.ExitUsage, "name the agent with --agent DIR to build a context without a run",
 				"no run in %s", ws)
 		}
-		return engine.RunInfo{}, cli.Errorf(cli.ExitUsage, "name the agent with --agent DIR", "run %q does not record its agent", ref.ID)
+		return engine.RunInfo{}, nil, cli.Errorf(cli.ExitUsage, "name the agent with --agent DIR", "run %q does not record its agent", ref.ID)
 	}
 	a, err := agent.Load(home)
 	if err != nil {
-		return engine.RunInfo{}, cli.WithCode(cli.ExitConfig, agent.HintOf(err), fmt.Errorf("load agent: %w", err))
+		return engine.RunInfo{}, nil, cli.WithCode(runs.ExitConfig, agent.HintOf(err), fmt.Errorf("load agent: %w", err))
 	}
 	run := engine.RunInfo{AgentHome: a.Home, WorkDir: ws, Agent: a, Iteration: 1}
 	if found {
 		run.RunID, run.RunDir, run.JournalPath, run.WorkDir = ref.ID, ref.Dir, ref.Journal, ref.WorkDir
-		run.Iteration = thoughts(ref.Events) + 1
+		run.Iteration = ref.Thoughts + 1
 		// The model the run talks to (--llm, an alias) as it was resolved.
 		if ref.Model != "" {
 			a.LLM.Provider, a.LLM.Model = ref.Provider, ref.Model
 		}
-		// The journal was read to find the run: the context is built from
-		// those events rather than from a second read of the file.
-		events := ref.Events
-		run.Events = func() ([]journal.Event, error) { return events, nil }
 	}
-	return run, nil
-}
-
-func thoughts(events []journal.Event) int {
-	n := 0
-	for _, ev := range events {
-		if ev.Type == journal.Thought {
-			n++
-		}
-	}
-	return n
+	return run, ref.Conversation, nil
 }
 
 func onlySource(parts []contextgen.Part, id string) ([]contextgen.Part, error) {
@@ -216,30 +211,37 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// printMessages prints msgs exactly as printJSON does (the test holds it
-// to that), writing the indented JSON directly through a buffered writer:
-// for a long conversation, encoding and then re-indenting the whole array
-// costs more than building the rest of the context.
-func printMessages(w io.Writer, msgs []llm.Message) error {
-	if len(msgs) == 0 {
-		return printJSON(w, msgs)
-	}
-	bw := bufio.NewWriterSize(w, 64<<10)
-	var b []byte
-	b = append(b, "[\n"...)
-	for i := range msgs {
-		if i > 0 {
-			b = append(b, ",\n"...)
+// printMessages prints the messages of lists, one after the other, exactly
+// as printJSON prints them joined (the test holds it to that), writing the
+// indented JSON directly in 32 KB writes: for a long conversation,
+// encoding and then re-indenting the whole array costs more than building
+// the rest of the context.
+func printMessages(w io.Writer, lists ...[]llm.Message) error {
+	b := make([]byte, 0, 40<<10)
+	b = append(b, '[')
+	first := true
+	for _, msgs := range lists {
+		for i := range msgs {
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = append(b, '\n')
+			b = appendMessage(b, &msgs[i])
+			if len(b) > 32<<10 {
+				if _, err := w.Write(b); err != nil {
+					return err
+				}
+				b = b[:0]
+			}
 		}
-		b = appendMessage(b, &msgs[i])
-		if len(b) > 32<<10 {
-			bw.Write(b)
-			b = b[:0]
-		}
 	}
-	b = append(b, "\n]\n"...)
-	bw.Write(b)
-	return bw.Flush()
+	if !first {
+		b = append(b, '\n')
+	}
+	b = append(b, "]\n"...)
+	_, err := w.Write(b)
+	return err
 }
 
 // appendMessage appends m as an element of printJSON's indented array.
@@ -272,7 +274,34 @@ func appendMessage(b []byte, m *llm.Message) []byte {
 		b = append(b, ",\n    \"name\": "...)
 		b = appendString(b, m.Name)
 	}
+	if m.IsError {
+		b = append(b, ",\n    \"is_error\": true"...)
+	}
+	if len(m.Reasoning) > 0 {
+		b = appendReasoning(b, m.Reasoning)
+	}
 	return append(b, "\n  }"...)
+}
+
+// appendReasoning appends a message's reasoning field as printJSON indents
+// it (llm.Reasoning's fields in order, empty ones left out).
+func appendReasoning(b []byte, rs []llm.Reasoning) []byte {
+	b = append(b, ",\n    \"reasoning\": ["...)
+	for i, r := range rs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n      {\n        \"type\": "...)
+		b = appendString(b, r.Type)
+		for _, f := range [...]struct{ key, val string }{{"text", r.Text}, {"signature", r.Signature}, {"data", r.Data}, {"id", r.ID}} {
+			if f.val != "" {
+				b = append(b, ",\n        \""+f.key+"\": "...)
+				b = appendString(b, f.val)
+			}
+		}
+		b = append(b, "\n      }"...)
+	}
+	return append(b, "\n    ]"...)
 }
 
 // appendString appends s as a JSON string the way encoding/json writes it

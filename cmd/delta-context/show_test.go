@@ -25,6 +25,16 @@ func checkPrintMessages(t *testing.T, msgs []llm.Message) {
 	if got.String() != want.String() {
 		t.Errorf("printMessages wrote\n%q\nprintJSON writes\n%q", got.String(), want.String())
 	}
+	// The same messages given as several lists (the context's parts).
+	for k := 0; k <= len(msgs); k++ {
+		got.Reset()
+		if err := printMessages(&got, nil, msgs[:k], []llm.Message{}, msgs[k:]); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("printMessages of the lists split at %d wrote\n%q\nprintJSON writes\n%q", k, got.String(), want.String())
+		}
+	}
 }
 
 // TestPrintMessagesIsPrintJSON checks that the direct printer writes the
@@ -36,6 +46,10 @@ func TestPrintMessagesIsPrintJSON(t *testing.T) {
 		{Role: "assistant", Content: "x", ToolCalls: []llm.ToolCall{{ID: "c1", Name: "t", Arguments: `{"a":[1,{"b":null}]}`}, {ID: trickyText}}},
 		{Role: "assistant", ToolCalls: []llm.ToolCall{}},
 		{Role: "tool", Content: "out\n\ttab", ToolCallID: "c1", Name: trickyText},
+		{Role: "tool", Content: "failed", ToolCallID: "c2", IsError: true},
+		{Role: "assistant", Content: "y", Reasoning: []llm.Reasoning{{Type: "thinking", Text: trickyText, Signature: "sig"},
+			{Type: "redacted_thinking", Data: "d"}, {Type: "reasoning", ID: "rs_1", Data: "enc"}}},
+		{Role: "assistant", Reasoning: []llm.Reasoning{}},
 	}
 	checkPrintMessages(t, []llm.Message{})
 	for n := 1; n <= len(many); n++ {

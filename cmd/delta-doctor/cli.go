@@ -12,6 +12,7 @@ import (
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/provider"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // CLI is delta-doctor's grammar.
@@ -48,7 +49,7 @@ func (c *CLI) Run(std cli.Stdio) error {
 	c.checkModel(r, cfg)
 	checkPlugins(r)
 	if r.failed > 0 {
-		return cli.Errorf(cli.ExitFailed, "", "%d check%s failed", r.failed, plural(r.failed))
+		return cli.Errorf(runs.ExitFailed, "", "%d check%s failed", r.failed, plural(r.failed))
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/redact"
+	"github.com/deltakit/delta/lib/runs"
 	pluginhost "github.com/deltakit/delta/plugins/host"
 	"github.com/deltakit/delta/plugins/mcp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -53,7 +54,7 @@ func (c *ServeCmd) Run(std cli.Stdio) error {
 		return err
 	}
 	if err := os.MkdirAll(ws, 0o755); err != nil {
-		return cli.WithCode(cli.ExitConfig, "", fmt.Errorf("workspace: %w", err))
+		return cli.WithCode(runs.ExitConfig, "", fmt.Errorf("workspace: %w", err))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
@@ -93,7 +94,7 @@ func (c *ServeCmd) Run(std cli.Stdio) error {
 func newSession(a *agent.Agent, ws string, tools engine.Toolbox, host *pluginhost.Host) (*mcp.Session, error) {
 	policy, problems := approval.Compile(a)
 	if len(problems) > 0 {
-		return nil, cli.WithCode(cli.ExitConfig, problems[0].Hint, errors.New(problems[0].String()))
+		return nil, cli.WithCode(runs.ExitConfig, problems[0].Hint, errors.New(problems[0].String()))
 	}
 	mode := approval.ModeAsk
 	switch m := os.Getenv("DELTA_APPROVALS"); m {
@@ -101,7 +102,7 @@ func newSession(a *agent.Agent, ws string, tools engine.Toolbox, host *pluginhos
 	case approval.ModeDeny:
 		mode = approval.ModeDeny
 	default:
-		return nil, cli.Errorf(cli.ExitConfig, "DELTA_APPROVALS=ask or DELTA_APPROVALS=deny (or unset it)", "DELTA_APPROVALS must be ask or deny, not %q", m)
+		return nil, cli.Errorf(runs.ExitConfig, "DELTA_APPROVALS=ask or DELTA_APPROVALS=deny (or unset it)", "DELTA_APPROVALS must be ask or deny, not %q", m)
 	}
 	var plugin hooks.PluginFunc
 	if host != nil {
@@ -129,14 +130,14 @@ func agentTools(ctx context.Context, a *agent.Agent, ws string, std cli.Stdio, v
 	if len(a.Plugins) > 0 {
 		h, err := pluginhost.New(a.Plugins, pluginhost.Options{Stderr: std.Err, Verbose: verbose, Env: agent.FilterEnv(os.Environ(), a.Env), ExecWrapper: a.ExecWrapper})
 		if err != nil {
-			return nil, nil, nil, cli.WithCode(cli.ExitConfig, pluginhost.Hint(err), err)
+			return nil, nil, nil, cli.WithCode(runs.ExitConfig, pluginhost.Hint(err), err)
 		}
 		closers = append(closers, h.Close)
 		host = h
 		ptools, err := h.Toolbox(ctx)
 		if err != nil {
 			closeAll()
-			return nil, nil, nil, cli.WithCode(cli.ExitConfig, pluginhost.Hint(err), err)
+			return nil, nil, nil, cli.WithCode(runs.ExitConfig, pluginhost.Hint(err), err)
 		}
 		tools = engine.Merge(tools, ptools)
 	}
@@ -159,7 +160,7 @@ func agentTools(ctx context.Context, a *agent.Agent, ws string, std cli.Stdio, v
 func serveHTTP(ctx context.Context, addr string, server *sdk.Server, std cli.Stdio, what, runDir string) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return cli.WithCode(cli.ExitConfig, "choose another address or port", fmt.Errorf("listen on %s: %w", addr, err))
+		return cli.WithCode(runs.ExitConfig, "choose another address or port", fmt.Errorf("listen on %s: %w", addr, err))
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil))
@@ -200,7 +201,7 @@ func checkLoopback(addr string) error {
 func loadAgent(path string, std cli.Stdio) (*agent.Agent, error) {
 	a, err := agent.Load(path)
 	if err != nil {
-		return nil, cli.WithCode(cli.ExitConfig, agent.HintOf(err), err)
+		return nil, cli.WithCode(runs.ExitConfig, agent.HintOf(err), err)
 	}
 	for _, w := range a.Warnings {
 		fmt.Fprintf(std.Err, "delta-mcp: warning: %s\n", w)

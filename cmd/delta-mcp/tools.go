@@ -8,6 +8,7 @@ import (
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/plugins/mcp"
 )
 
@@ -62,7 +63,7 @@ func (c *ToolsCmd) Run(std cli.Stdio) error {
 		return fmt.Errorf("write the tools: %w", werr)
 	}
 	if err != nil {
-		return &cli.Error{Code: cli.ExitConfig, Err: err, Silent: true}
+		return &cli.Error{Code: runs.ExitConfig, Err: err, Silent: true}
 	}
 	return nil
 }

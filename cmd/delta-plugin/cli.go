@@ -10,6 +10,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/plugins/install"
 	"github.com/deltakit/delta/plugins/lock"
 )
@@ -69,7 +70,7 @@ func (c *InstallCmd) Run(root *CLI, std cli.Stdio) error {
 	}
 	e, err := install.Install(context.Background(), c.Source, install.Options{Dir: dir, Name: c.Name, Stderr: std.Err})
 	if err != nil {
-		return cli.WithCode(cli.ExitFailed, "", err)
+		return cli.WithCode(runs.ExitFailed, "", err)
 	}
 	fmt.Fprintf(std.Out, "installed %s %s (%s)\n  tools: %s\n  sha256: %s\n", e.Name, e.Version, e.Path, toolList(e.Tools), e.SHA256)
 	return nil
@@ -111,7 +112,7 @@ func (c *RemoveCmd) Run(root *CLI, std cli.Stdio) error {
 		return err
 	}
 	if err := install.Remove(dir, c.Name); err != nil {
-		return cli.WithCode(cli.ExitFailed, "see installed plugins with `delta plugin list`", err)
+		return cli.WithCode(runs.ExitFailed, "see installed plugins with `delta plugin list`", err)
 	}
 	fmt.Fprintf(std.Out, "removed %s\n", c.Name)
 	return nil
@@ -135,7 +136,7 @@ func (c *VerifyCmd) Run(root *CLI, std cli.Stdio) error {
 		}
 	}
 	if len(bad) > 0 {
-		return cli.Errorf(cli.ExitFailed, "reinstall a plugin whose change is yours with `delta plugin install`; otherwise treat the binary as tampered",
+		return cli.Errorf(runs.ExitFailed, "reinstall a plugin whose change is yours with `delta plugin install`; otherwise treat the binary as tampered",
 			"checksum verification failed for %s", strings.Join(bad, ", "))
 	}
 	return nil

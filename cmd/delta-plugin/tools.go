@@ -8,6 +8,7 @@ import (
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/runs"
 	pluginhost "github.com/deltakit/delta/plugins/host"
 )
 
@@ -54,7 +55,7 @@ func (c *ToolsCmd) Run(root *CLI, std cli.Stdio) error {
 	}
 	if err != nil {
 		// the reply already carries the error: nothing more on stderr
-		return &cli.Error{Code: cli.ExitConfig, Err: err, Silent: true}
+		return &cli.Error{Code: runs.ExitConfig, Err: err, Silent: true}
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/sessions"
 	"github.com/deltakit/delta/sessions/jsonout"
 	"github.com/deltakit/delta/sessions/pty"
@@ -66,7 +67,7 @@ func store() (*pty.Store, error) { return pty.NewStore(sessions.DefaultDir()) }
 // fail prints err as JSON for the agent and returns it, silent, for the
 // exit code.
 func fail(w io.Writer, err error) error {
-	code, hint := cli.ExitFailed, ""
+	code, hint := runs.ExitFailed, ""
 	switch {
 	case errors.Is(err, pty.ErrUnknownSession), errors.Is(err, pty.ErrBadID):
 		hint = "list sessions with: delta-pty list"
@@ -133,7 +134,7 @@ func (f *readFlags) print(w io.Writer, r *pty.ReadResult) error {
 		}
 		if f.Until != "" && !r.Matched && r.TimedOut {
 			// Plain text has no "matched": the exit status says it.
-			return cli.Errorf(cli.ExitFailed, "the output so far is above; read again, or wait longer with --timeout",
+			return cli.Errorf(runs.ExitFailed, "the output so far is above; read again, or wait longer with --timeout",
 				"--until %q did not match before the timeout", f.Until)
 		}
 		return nil

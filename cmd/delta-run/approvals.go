@@ -34,7 +34,7 @@ type approvalFlags struct {
 func approver(a *agent.Agent) (*approval.Policy, error) {
 	p, problems := approval.Compile(a)
 	if len(problems) > 0 {
-		return nil, cli.WithCode(cli.ExitConfig, problems[0].Hint, errors.New(problems[0].String()))
+		return nil, cli.WithCode(runs.ExitConfig, problems[0].Hint, errors.New(problems[0].String()))
 	}
 	return p, nil
 }
@@ -59,7 +59,7 @@ func (f approvalFlags) mode() (string, error) {
 	case "deny":
 		return approval.ModeDeny, nil
 	default:
-		return "", cli.Errorf(cli.ExitConfig, "DELTA_APPROVALS=ask or DELTA_APPROVALS=deny (or unset it)", "DELTA_APPROVALS must be ask or deny, not %q", m)
+		return "", cli.Errorf(runs.ExitConfig, "DELTA_APPROVALS=ask or DELTA_APPROVALS=deny (or unset it)", "DELTA_APPROVALS must be ask or deny, not %q", m)
 	}
 }
 
@@ -161,7 +161,7 @@ func (c *ContinueCmd) approvalAnswer(ids []string, runDir string) (string, error
 		return "", cli.Errorf(cli.ExitUsage, "--approve CALL_ID --deny CALL_ID answers calls one by one", "give --approve or --deny for every call, not both")
 	}
 	if len(ids) == 0 {
-		return "", cli.Errorf(cli.ExitConfig, fmt.Sprintf("see what it waits for: cat %s", filepath.Join(runDir, runs.InteractionDir, runs.RequestFile)),
+		return "", cli.Errorf(runs.ExitConfig, fmt.Sprintf("see what it waits for: cat %s", filepath.Join(runDir, runs.InteractionDir, runs.RequestFile)),
 			"run %s does not wait for an approval", c.RunID)
 	}
 	if c.Message != "" && !c.Deny.set() {
@@ -188,7 +188,7 @@ func (c *ContinueCmd) approvalAnswer(ids []string, runDir string) (string, error
 	}{{c.Approve.IDs, "approved"}, {c.Deny.IDs, denied}} {
 		for _, id := range ch.ids {
 			if !waiting[id] {
-				return "", cli.Errorf(cli.ExitConfig, "the calls waiting: "+strings.Join(ids, ", "), "run %s has no call %s waiting for an approval", c.RunID, id)
+				return "", cli.Errorf(runs.ExitConfig, "the calls waiting: "+strings.Join(ids, ", "), "run %s has no call %s waiting for an approval", c.RunID, id)
 			}
 			lines = append(lines, id+": "+ch.answer)
 		}

@@ -109,7 +109,7 @@ func (c *ContinueCmd) locate() (string, error) {
 		return "", err
 	}
 	if err := runs.ValidateID(c.RunID); err != nil {
-		return "", cli.WithCode(cli.ExitConfig, "", err)
+		return "", cli.WithCode(runs.ExitConfig, "", err)
 	}
 	if c.MaxIterations != nil && *c.MaxIterations < 1 {
 		return "", cli.Errorf(cli.ExitUsage, "omit --max-iterations for the run's limit", "--max-iterations must be at least 1, not %d", *c.MaxIterations)
@@ -117,9 +117,9 @@ func (c *ContinueCmd) locate() (string, error) {
 	workDir, runDir, err := runs.Locate(c.WorkDir, c.RunID)
 	switch {
 	case errors.Is(err, runs.ErrNoRun):
-		return "", cli.WithCode(cli.ExitFailed, "Use `delta run` to start a new run, or `delta list-runs` (with -w WORKSPACE) to see the runs", err)
+		return "", cli.WithCode(runs.ExitFailed, "Use `delta run` to start a new run, or `delta list-runs` (with -w WORKSPACE) to see the runs", err)
 	case errors.Is(err, runs.ErrAmbiguousRun):
-		return "", cli.WithCode(cli.ExitConfig, "", err)
+		return "", cli.WithCode(runs.ExitConfig, "", err)
 	case err != nil:
 		return "", err
 	}
@@ -150,7 +150,7 @@ func (c *ContinueCmd) prepare(runDir string, stderr io.Writer) (*runs.Metadata, 
 		fmt.Fprintf(stderr, "delta-run: warning: the journal's last line was torn (a crash mid-write); cut it off, its bytes are kept in %s\n", repaired)
 	}
 	if _, err := os.Stat(meta.AgentHome); errors.Is(err, os.ErrNotExist) {
-		return nil, cli.Errorf(cli.ExitConfig, fmt.Sprintf("move the agent directory back, or set agent_home in %s to where it is now",
+		return nil, cli.Errorf(runs.ExitConfig, fmt.Sprintf("move the agent directory back, or set agent_home in %s to where it is now",
 			filepath.Join(runDir, runs.MetadataFile)), "the run's agent directory %s (agent_home in metadata.json) no longer exists", meta.AgentHome)
 	}
 	return meta, nil
@@ -217,11 +217,11 @@ func joinMessages(msgs ...string) string {
 // rules for the others. For WAITING_FOR_INPUT, -m becomes response.txt.
 func (c *ContinueCmd) checkState(runDir string, meta *runs.Metadata, stderr io.Writer) error {
 	if !meta.Resumable() {
-		return cli.Errorf(cli.ExitConfig, "delta log --run-id "+c.RunID+" -w "+c.WorkDir+" shows the calls; start a run of the agent with delta run",
+		return cli.Errorf(runs.ExitConfig, "delta log --run-id "+c.RunID+" -w "+c.WorkDir+" shows the calls; start a run of the agent with delta run",
 			"%s is a delta mcp serve session (the tool calls of an MCP client), not an agent run: it cannot be continued", c.RunID)
 	}
 	if (c.Approve.set() || c.Deny.set()) && meta.Status != runs.WaitingForInput {
-		return cli.Errorf(cli.ExitConfig, "", "run %s is %s: --approve and --deny answer a run waiting for an approval", c.RunID, meta.Status)
+		return cli.Errorf(runs.ExitConfig, "", "run %s is %s: --approve and --deny answer a run waiting for an approval", c.RunID, meta.Status)
 	}
 	example := fmt.Sprintf("Example: delta continue --run-id %s -w %s -m \"Now do something else\"", c.RunID, c.WorkDir)
 	switch meta.Status {
@@ -232,18 +232,18 @@ func (c *ContinueCmd) checkState(runDir string, meta *runs.Metadata, stderr io.W
 		return c.answer(runDir, stderr)
 	case runs.Failed:
 		if c.Message == "" && !c.Retry {
-			return cli.Errorf(cli.ExitConfig, example+" (or --retry instead of -m, to ask the model again where the run stopped)",
+			return cli.Errorf(runs.ExitConfig, example+" (or --retry instead of -m, to ask the model again where the run stopped)",
 				"run is FAILED; to continue, provide a message using -m/--message, or retry it with --retry")
 		}
 	case runs.Completed:
 		if c.Retry {
-			return cli.Errorf(cli.ExitConfig, example, "run is COMPLETED: there is nothing to retry; to continue, provide a message using -m/--message")
+			return cli.Errorf(runs.ExitConfig, example, "run is COMPLETED: there is nothing to retry; to continue, provide a message using -m/--message")
 		}
 		if c.Message == "" {
-			return cli.Errorf(cli.ExitConfig, example, "run is %s; to continue, provide a message using -m/--message", meta.Status)
+			return cli.Errorf(runs.ExitConfig, example, "run is %s; to continue, provide a message using -m/--message", meta.Status)
 		}
 	default:
-		return cli.Errorf(cli.ExitConfig, "", "run has unknown status %q in metadata.json", meta.Status)
+		return cli.Errorf(runs.ExitConfig, "", "run has unknown status %q in metadata.json", meta.Status)
 	}
 	return nil
 }
@@ -254,7 +254,7 @@ func (c *ContinueCmd) takeOver(runDir string, meta *runs.Metadata, stderr io.Wri
 	if err := runs.Janitor(meta, c.Force); err != nil {
 		var re *runs.RunError
 		if errors.As(err, &re) {
-			return cli.WithCode(cli.ExitFailed, re.Hint, err)
+			return cli.WithCode(runs.ExitFailed, re.Hint, err)
 		}
 		return err
 	}
@@ -281,7 +281,7 @@ func (c *ContinueCmd) answer(runDir string, stderr io.Writer) error {
 		return err
 	}
 	if answer == "" && c.Message != "" && approval {
-		return cli.Errorf(cli.ExitConfig, fmt.Sprintf("delta continue --run-id %s -w %s --approve (or --deny -m REASON)", c.RunID, c.WorkDir),
+		return cli.Errorf(runs.ExitConfig, fmt.Sprintf("delta continue --run-id %s -w %s --approve (or --deny -m REASON)", c.RunID, c.WorkDir),
 			"run %s waits for an approval, not a message", c.RunID)
 	}
 	if answer == "" {
@@ -294,10 +294,10 @@ func (c *ContinueCmd) answer(runDir string, stderr io.Writer) error {
 		return nil
 	}
 	if approval {
-		return cli.Errorf(cli.ExitConfig, fmt.Sprintf("delta continue --run-id %s -w %s --approve (or --deny -m REASON, or write approved / denied: REASON to %s first)", c.RunID, c.WorkDir, resp),
+		return cli.Errorf(runs.ExitConfig, fmt.Sprintf("delta continue --run-id %s -w %s --approve (or --deny -m REASON, or write approved / denied: REASON to %s first)", c.RunID, c.WorkDir, resp),
 			"run is WAITING_FOR_INPUT for an approval; answer with --approve or --deny")
 	}
-	return cli.Errorf(cli.ExitConfig, fmt.Sprintf("Example: delta continue --run-id %s -w %s -m \"yes, proceed\" (or write %s first)", c.RunID, c.WorkDir, resp),
+	return cli.Errorf(runs.ExitConfig, fmt.Sprintf("Example: delta continue --run-id %s -w %s -m \"yes, proceed\" (or write %s first)", c.RunID, c.WorkDir, resp),
 		"run is WAITING_FOR_INPUT; provide the answer using -m/--message")
 }
 
@@ -326,7 +326,7 @@ func busy(runDir, id string) error {
 	hint := "wait for it to finish or interrupt it first"
 	if m, err := runs.ReadMetadata(runDir); err == nil && m.PID > 0 {
 		hint = fmt.Sprintf("wait for it to finish or interrupt it first (kill -INT %d on %s)", m.PID, m.Hostname)
-		return cli.Errorf(cli.ExitFailed, hint, "run %s is currently executing (PID %d)", id, m.PID)
+		return cli.Errorf(runs.ExitFailed, hint, "run %s is currently executing (PID %d)", id, m.PID)
 	}
-	return cli.Errorf(cli.ExitFailed, hint, "run %s is currently executing", id)
+	return cli.Errorf(runs.ExitFailed, hint, "run %s is currently executing", id)
 }

@@ -91,7 +91,7 @@ func drive(o driveOpts) error {
 	if gone := j.Check(); gone != nil {
 		// Someone removed or replaced the run's files: nothing more is
 		// written for it (no metadata.json in a directory recreated for it).
-		return cli.WithCode(cli.ExitFailed, "the run's history is lost with its journal; start a new run",
+		return cli.WithCode(runs.ExitFailed, "the run's history is lost with its journal; start a new run",
 			fmt.Errorf("run %s stopped: %w", o.meta.RunID, gone))
 	}
 	return o.finish(out, runErr, started)
@@ -257,7 +257,7 @@ func stopContext() (context.Context, func()) {
 // interruptedBeforeStart is the error of a run stopped by a signal before
 // it started (nothing was created, or what was is removed).
 func interruptedBeforeStart() error {
-	return &cli.Error{Code: cli.ExitInterrupted, Label: "interrupted", Err: errors.New("stopped before the run started")}
+	return &cli.Error{Code: runs.ExitInterrupted, Label: "interrupted", Err: errors.New("stopped before the run started")}
 }
 
 // exitFor maps the outcome to the command's exit code and message.
@@ -269,18 +269,18 @@ func exitFor(o driveOpts, out engine.Outcome) error {
 	case runs.WaitingForInput:
 		rel := filepath.Join(runs.ControlDir, id, runs.InteractionDir, runs.ResponseFile)
 		if o.frontEnd {
-			return &cli.Error{Code: cli.ExitWaiting, Silent: true, Err: fmt.Errorf("run %s is waiting for input", id)}
+			return &cli.Error{Code: runs.ExitWaiting, Silent: true, Err: fmt.Errorf("run %s is waiting for input", id)}
 		}
 		if q := out.Interaction; q != nil && q.InputType == runs.InputApproval {
 			approvalBanner(o.std.Err, q, id, ws, filepath.Join(ws, rel))
-			return &cli.Error{Code: cli.ExitWaiting, Silent: true, Err: fmt.Errorf("run %s is waiting for an approval", id)}
+			return &cli.Error{Code: runs.ExitWaiting, Silent: true, Err: fmt.Errorf("run %s is waiting for an approval", id)}
 		}
 		fmt.Fprintf(o.std.Err, "Agent paused. Provide response in %s\nOr use: delta continue --run-id %s -w %s -m <response>\n",
 			filepath.Join(ws, rel), id, ws)
 		// Waiting is not an error: the guidance above is all the user needs.
-		return &cli.Error{Code: cli.ExitWaiting, Silent: true, Err: fmt.Errorf("run %s is waiting for input", id)}
+		return &cli.Error{Code: runs.ExitWaiting, Silent: true, Err: fmt.Errorf("run %s is waiting for input", id)}
 	case runs.Interrupted:
-		return &cli.Error{Code: cli.ExitInterrupted, Label: "interrupted",
+		return &cli.Error{Code: runs.ExitInterrupted, Label: "interrupted",
 			Err: fmt.Errorf("run %s stopped; resume with: delta continue --run-id %s -w %s", id, id, ws)}
 	default:
 		msg := "unknown error"
@@ -292,7 +292,7 @@ func exitFor(o driveOpts, out engine.Outcome) error {
 			// message is not repeated.
 			msg = out.Error.Type + " (the error is shown above)"
 		}
-		return cli.Errorf(cli.ExitFailed, fmt.Sprintf("see %s; retry with: delta continue --run-id %s -w %s -m \"…\"",
+		return cli.Errorf(runs.ExitFailed, fmt.Sprintf("see %s; retry with: delta continue --run-id %s -w %s -m \"…\"",
 			filepath.Join(ws, runs.ControlDir, id, runs.JournalFile), id, ws), "run %s failed: %s", id, msg)
 	}
 }

@@ -35,14 +35,14 @@ func (c *ForkCmd) Run(std cli.Stdio) error {
 	if newID == "" {
 		newID = freeForkID(ws, id)
 	} else if err := runs.ValidateID(newID); err != nil {
-		return cli.WithCode(cli.ExitConfig, "", err)
+		return cli.WithCode(runs.ExitConfig, "", err)
 	}
 	m, _, err := runs.Fork(runDir, c.At, newID)
 	switch {
 	case errors.Is(err, runs.ErrForkPoint):
 		return cli.WithCode(cli.ExitUsage, fmt.Sprintf("see the events with: delta log --run-id %s -w %s --format json", id, ws), err)
 	case errors.Is(err, runs.ErrRunExists):
-		return cli.WithCode(cli.ExitConfig, "choose another --new-run-id", err)
+		return cli.WithCode(runs.ExitConfig, "choose another --new-run-id", err)
 	case err != nil:
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 //go:embed templates
@@ -38,14 +39,14 @@ func templateNames() []string {
 func (c *InitCmd) Run(std cli.Stdio) error {
 	root := path.Join("templates", c.Template)
 	if _, err := fs.Stat(templates, root); err != nil {
-		return cli.Errorf(cli.ExitConfig, "templates: "+strings.Join(templateNames(), ", "), "unknown template %q", c.Template)
+		return cli.Errorf(runs.ExitConfig, "templates: "+strings.Join(templateNames(), ", "), "unknown template %q", c.Template)
 	}
 	if err := os.MkdirAll(filepath.Dir(filepath.Clean(c.Name)), 0o755); err != nil {
 		return err
 	}
 	if err := os.Mkdir(c.Name, 0o755); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return cli.Errorf(cli.ExitConfig, "choose another name or remove it first", "%s already exists; init never overwrites", c.Name)
+			return cli.Errorf(runs.ExitConfig, "choose another name or remove it first", "%s already exists; init never overwrites", c.Name)
 		}
 		return fmt.Errorf("create agent directory: %w", err)
 	}

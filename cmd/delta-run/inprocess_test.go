@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // inProcess runs delta-run's command line in this process, with its own
@@ -54,7 +55,7 @@ func TestCommandsInProcess(t *testing.T) {
 	}
 
 	code, out, errOut = inProcess(t, "", "continue", "--run-id", "r1", "-w", ws)
-	if code != cli.ExitConfig || out != "" || !strings.Contains(errOut, "-m") {
-		t.Errorf("continue of a COMPLETED run without -m: exit %d (want %d), stdout %q, stderr %q", code, cli.ExitConfig, out, errOut)
+	if code != runs.ExitConfig || out != "" || !strings.Contains(errOut, "-m") {
+		t.Errorf("continue of a COMPLETED run without -m: exit %d (want %d), stdout %q, stderr %q", code, runs.ExitConfig, out, errOut)
 	}
 }

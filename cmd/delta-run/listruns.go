@@ -107,7 +107,7 @@ func (c *ListRunsCmd) Run(std cli.Stdio) error {
 		fmt.Fprintf(std.Out, "%s\n", data)
 	} else if c.First {
 		if len(out) == 0 {
-			return cli.Errorf(cli.ExitFailed, "", "no matching run in %s", absOr(orDot(c.WorkDir)))
+			return cli.Errorf(runs.ExitFailed, "", "no matching run in %s", absOr(orDot(c.WorkDir)))
 		}
 		fmt.Fprintln(std.Out, out[0].RunID)
 	} else {
@@ -148,7 +148,7 @@ func (c *ListRunsCmd) list(stderr io.Writer) ([]runs.Metadata, error) {
 	dirs := []string{c.WorkDir}
 	if c.WorkDir != "" {
 		if fi, err := os.Stat(c.WorkDir); err != nil || !fi.IsDir() {
-			return nil, cli.Errorf(cli.ExitFailed, "give the workspace a run was started in (delta run -w DIR)", "no workspace directory %s", c.WorkDir)
+			return nil, cli.Errorf(runs.ExitFailed, "give the workspace a run was started in (delta run -w DIR)", "no workspace directory %s", c.WorkDir)
 		}
 	}
 	if c.WorkDir == "" {
@@ -161,7 +161,7 @@ func (c *ListRunsCmd) list(stderr io.Writer) ([]runs.Metadata, error) {
 		fi, err := os.Stat(filepath.Join(orDot(d), runs.ControlDir))
 		return err == nil && fi.IsDir()
 	}) {
-		return nil, cli.Errorf(cli.ExitFailed, "list the runs of a workspace with -w DIR, or run list-runs in an agent directory (its workspaces W001 …)",
+		return nil, cli.Errorf(runs.ExitFailed, "list the runs of a workspace with -w DIR, or run list-runs in an agent directory (its workspaces W001 …)",
 			"no runs here: %s has no %s directory", absOr(orDot(c.WorkDir)), runs.ControlDir)
 	}
 	var all []runs.Metadata

@@ -65,7 +65,7 @@ func TestResolveLLM(t *testing.T) {
 			got, err := resolveLLM(tc.cfg, tc.override, "", tc.env)
 			if tc.wantErr {
 				var ce *cli.Error
-				if !errors.Is(err, errNoModel) || !errors.As(err, &ce) || ce.Code != cli.ExitConfig || !strings.Contains(ce.Hint, ":MODEL") {
+				if !errors.Is(err, errNoModel) || !errors.As(err, &ce) || ce.Code != runs.ExitConfig || !strings.Contains(ce.Hint, ":MODEL") {
 					t.Fatalf("resolveLLM = %+v, %v; want errNoModel with exit 126 and a --llm hint", got, err)
 				}
 				return
@@ -84,7 +84,7 @@ func TestResolveLLMUnknownProvider(t *testing.T) {
 	for _, override := range []string{"gpt4", "mistral/large", "foo:bar"} {
 		_, err := resolveLLM(agent.LLMConfig{Provider: "openai", Model: "m"}, override, "", nil)
 		var ce *cli.Error
-		if !errors.Is(err, provider.ErrUnknownProvider) || !errors.As(err, &ce) || ce.Code != cli.ExitConfig ||
+		if !errors.Is(err, provider.ErrUnknownProvider) || !errors.As(err, &ce) || ce.Code != runs.ExitConfig ||
 			!strings.Contains(err.Error(), "PROVIDER:MODEL or PROVIDER/MODEL") || !strings.Contains(err.Error(), "sonnet") {
 			t.Errorf("resolveLLM(--llm %s) error = %v; want ErrUnknownProvider listing the accepted forms, exit 126", override, err)
 		}

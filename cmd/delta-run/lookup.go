@@ -19,7 +19,7 @@ func checkIDUnused(agentHome, id string) error {
 	for _, n := range names {
 		ws := filepath.Join(agentHome, runs.WorkspacesDir, n)
 		if _, err := runs.Find(ws, id); err == nil {
-			return cli.Errorf(cli.ExitConfig, "choose another --run-id, or continue the existing run with: delta continue --run-id "+id+" -w "+ws,
+			return cli.Errorf(runs.ExitConfig, "choose another --run-id, or continue the existing run with: delta continue --run-id "+id+" -w "+ws,
 				"run %q already exists in workspace %s", id, ws)
 		}
 	}
@@ -33,11 +33,11 @@ func locateRun(runID string, last bool, workDir string) (id, ws, runDir string, 
 		return "", "", "", err
 	}
 	if err := runs.ValidateID(id); err != nil {
-		return "", "", "", cli.WithCode(cli.ExitConfig, "", err)
+		return "", "", "", cli.WithCode(runs.ExitConfig, "", err)
 	}
 	ws, runDir, err = runs.Locate(workDir, id)
 	if errors.Is(err, runs.ErrNoRun) {
-		err = cli.WithCode(cli.ExitFailed, "see the runs with delta list-runs (with -w WORKSPACE)", err)
+		err = cli.WithCode(runs.ExitFailed, "see the runs with delta list-runs (with -w WORKSPACE)", err)
 	}
 	return id, ws, runDir, err
 }
@@ -68,7 +68,7 @@ func pickRunWhere(keep func(*runs.Metadata) bool, runID string, last bool, workD
 	}
 	m, err := runs.LatestWhere(keep, dirs...)
 	if err != nil {
-		return "", "", cli.WithCode(cli.ExitFailed, "Use `delta run` to start a run, or give the workspace with -w", err)
+		return "", "", cli.WithCode(runs.ExitFailed, "Use `delta run` to start a run, or give the workspace with -w", err)
 	}
 	return m.RunID, m.WorkDir, nil
 }

@@ -123,13 +123,13 @@ func loadAgentWith(path string, o runOverrides, user *agent.UserConfig, std cli.
 	}
 	a, err := agent.LoadWith(path, settings)
 	if err != nil {
-		return nil, cli.WithCode(cli.ExitConfig, agent.HintOf(err), err)
+		return nil, cli.WithCode(runs.ExitConfig, agent.HintOf(err), err)
 	}
 	user.ApplyTo(a, os.Getenv)
 	for _, file := range o.MCPConfig {
 		servers, err := agent.ReadMCPConfig(file)
 		if err != nil {
-			return nil, cli.WithCode(cli.ExitConfig, agent.HintOf(err), fmt.Errorf("--mcp-config: %w", err))
+			return nil, cli.WithCode(runs.ExitConfig, agent.HintOf(err), fmt.Errorf("--mcp-config: %w", err))
 		}
 		a.MCPServers = agent.MergeMCPServers(a.MCPServers, servers)
 	}

@@ -32,7 +32,7 @@ var errNoModel = errors.New("no model for the provider")
 func newProviderEnv(a *agent.Agent, override, model, workDir string) (llm.Provider, agent.LLMConfig, []string, error) {
 	env, err := provider.LoadEnv(workDir, a.Home, os.Environ())
 	if err != nil {
-		return nil, agent.LLMConfig{}, nil, cli.WithCode(cli.ExitConfig, "", err)
+		return nil, agent.LLMConfig{}, nil, cli.WithCode(runs.ExitConfig, "", err)
 	}
 	environ := make([]string, 0, len(env))
 	for k, v := range env {
@@ -54,7 +54,7 @@ func replaySource(override, workDir string) (string, error) {
 	}
 	hint := "give a run id of this workspace or a run directory: --llm replay:RUN"
 	if arg == "" {
-		return "", cli.Errorf(cli.ExitConfig, hint, "--llm replay needs the run to replay")
+		return "", cli.Errorf(runs.ExitConfig, hint, "--llm replay needs the run to replay")
 	}
 	if fi, err := os.Stat(filepath.Join(arg, runs.JournalFile)); err == nil && fi.Mode().IsRegular() {
 		abs, err := filepath.Abs(arg)
@@ -62,7 +62,7 @@ func replaySource(override, workDir string) (string, error) {
 	}
 	runDir, err := runs.Find(workDir, arg)
 	if err != nil {
-		return "", cli.WithCode(cli.ExitConfig, hint, fmt.Errorf("--llm replay:%s: %w", arg, err))
+		return "", cli.WithCode(runs.ExitConfig, hint, fmt.Errorf("--llm replay:%s: %w", arg, err))
 	}
 	return "replay:" + runDir, nil
 }
@@ -86,7 +86,7 @@ func providerFrom(a *agent.Agent, override, model string, env map[string]string)
 		case errors.Is(err, provider.ErrBadScript):
 			hint = "a script is turns: a list of {content, tool_calls: [{name, args}], usage: {input_tokens, output_tokens}} (see examples/hello-world/script.yaml)"
 		}
-		return nil, cfg, cli.WithCode(cli.ExitConfig, hint, err)
+		return nil, cfg, cli.WithCode(runs.ExitConfig, hint, err)
 	}
 	return p, cfg, nil
 }
@@ -128,7 +128,7 @@ func resolveLLM(cfg agent.LLMConfig, override, model string, env map[string]stri
 		name, arg, err := provider.ParseModel(override)
 		// An unknown provider is the error to report, not its model.
 		if err != nil {
-			return cfg, cli.WithCode(cli.ExitConfig, "use --llm openai/gpt-4o, --llm anthropic:claude-sonnet-4-5, --llm sonnet, --llm scripted:FILE or --llm replay:RUN",
+			return cfg, cli.WithCode(runs.ExitConfig, "use --llm openai/gpt-4o, --llm anthropic:claude-sonnet-4-5, --llm sonnet, --llm scripted:FILE or --llm replay:RUN",
 				fmt.Errorf("--llm: %w", err))
 		}
 		cfg.Provider = name
@@ -169,7 +169,7 @@ func resolveLLM(cfg agent.LLMConfig, override, model string, env map[string]stri
 		if cfg.Model != "" {
 			what = fmt.Sprintf("model %q", cfg.Model)
 		}
-		return cfg, cli.WithCode(cli.ExitConfig,
+		return cfg, cli.WithCode(runs.ExitConfig,
 			fmt.Sprintf("pass --llm %s:MODEL (e.g. --llm openai:gpt-4o-mini), set %s, or set llm.model in agent.yaml", name, modelVar),
 			fmt.Errorf("%w: the %s provider has %s", errNoModel, name, what))
 	}

@@ -126,7 +126,7 @@ func (c *RunCmd) checkFlags(a *agent.Agent) (runID string, max int, err error) {
 	if c.RunID != nil {
 		runID = *c.RunID
 		if err := runs.ValidateID(runID); err != nil {
-			return "", 0, cli.WithCode(cli.ExitConfig, "", err)
+			return "", 0, cli.WithCode(runs.ExitConfig, "", err)
 		}
 	}
 	if c.MaxIterations != nil {
@@ -157,10 +157,10 @@ func (c *RunCmd) create(a *agent.Agent, workDir, id string, max int, llmConfig a
 	}
 	runDir, err := runs.Create(workDir, meta)
 	if errors.Is(err, runs.ErrRunExists) {
-		return nil, "", cli.WithCode(cli.ExitConfig, "choose another --run-id, or continue the existing run with: delta continue --run-id "+id+" -w "+workDir, err)
+		return nil, "", cli.WithCode(runs.ExitConfig, "choose another --run-id, or continue the existing run with: delta continue --run-id "+id+" -w "+workDir, err)
 	}
 	if err != nil {
-		return nil, "", cli.WithCode(cli.ExitConfig, "", err)
+		return nil, "", cli.WithCode(runs.ExitConfig, "", err)
 	}
 	return meta, runDir, nil
 }
@@ -189,7 +189,7 @@ func (c *RunCmd) agentDir() (string, error) {
 func (c *RunCmd) workspace(a *agent.Agent, std cli.Stdio) (string, error) {
 	if c.WorkDir != "" {
 		if err := os.MkdirAll(c.WorkDir, 0o755); err != nil {
-			return "", cli.WithCode(cli.ExitConfig, "", fmt.Errorf("create work directory: %w", err))
+			return "", cli.WithCode(runs.ExitConfig, "", fmt.Errorf("create work directory: %w", err))
 		}
 		abs, err := filepath.Abs(c.WorkDir)
 		if err != nil {
@@ -204,7 +204,7 @@ func (c *RunCmd) workspace(a *agent.Agent, std cli.Stdio) (string, error) {
 	}
 	dir, err := runs.NextWorkspace(a.Home)
 	if err != nil {
-		return "", cli.WithCode(cli.ExitConfig, "", err)
+		return "", cli.WithCode(runs.ExitConfig, "", err)
 	}
 	return dir, nil
 }
@@ -225,7 +225,7 @@ func maxIterations(flag int, a *agent.Agent) int {
 func loadAgent(path string, std cli.Stdio) (*agent.Agent, error) {
 	a, err := agent.Load(path)
 	if err != nil {
-		return nil, cli.WithCode(cli.ExitConfig, agent.HintOf(err), err)
+		return nil, cli.WithCode(runs.ExitConfig, agent.HintOf(err), err)
 	}
 	printWarnings(a, std.Err)
 	return a, nil

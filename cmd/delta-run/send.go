@@ -44,7 +44,7 @@ func (c *SendCmd) Run(std cli.Stdio) error {
 		return err
 	}
 	if !meta.Resumable() {
-		return cli.Errorf(cli.ExitConfig, "send messages to an agent's run (delta list-runs -w "+ws+")",
+		return cli.Errorf(runs.ExitConfig, "send messages to an agent's run (delta list-runs -w "+ws+")",
 			"%s is a delta mcp serve session (the tool calls of an MCP client), not an agent run: it has no model to read a message", meta.RunID)
 	}
 	// Only a live run takes messages: any other gets them with continue.
@@ -54,7 +54,7 @@ func (c *SendCmd) Run(std cli.Stdio) error {
 			return cli.WithCode(exitNotRunning, fmt.Sprintf("give it the message with: delta continue --run-id %s -w %s -m …", meta.RunID, ws),
 				err)
 		}
-		return cli.WithCode(cli.ExitFailed, "", err)
+		return cli.WithCode(runs.ExitFailed, "", err)
 	}
 	p.Close()
 	m, err := runs.Send(runDir, msg, c.FollowUp)

@@ -106,7 +106,7 @@ func (c *StopCmd) stopAll(std cli.Stdio) error {
 		return err
 	}
 	if err := errors.Join(errs...); err != nil {
-		return cli.WithCode(cli.ExitFailed, "", err)
+		return cli.WithCode(runs.ExitFailed, "", err)
 	}
 	return nil
 }
@@ -134,9 +134,9 @@ func stopError(err error, meta *runs.Metadata, ws string) error {
 	case errors.Is(err, runs.ErrNotRunning):
 		return cli.WithCode(exitNotRunning, notRunningHint(meta, ws), err)
 	case errors.Is(err, runs.ErrOtherHost):
-		return cli.WithCode(cli.ExitFailed, "stop it on that host", err)
+		return cli.WithCode(runs.ExitFailed, "stop it on that host", err)
 	case errors.Is(err, runs.ErrStopTimeout):
-		return cli.WithCode(cli.ExitFailed, fmt.Sprintf("wait longer (--timeout 60s), or kill it: delta stop --run-id %s -w %s --force", meta.RunID, ws),
+		return cli.WithCode(runs.ExitFailed, fmt.Sprintf("wait longer (--timeout 60s), or kill it: delta stop --run-id %s -w %s --force", meta.RunID, ws),
 			fmt.Errorf("run %s: %w", meta.RunID, err))
 	}
 	return err

@@ -106,7 +106,7 @@ func (c *RunCmd) runStream(std cli.Stdio) error {
 	inner := cli.Stdio{In: strings.NewReader(""), Out: std.Out, Err: std.Err} // stdin is the stream's
 	err = c.runOnce(inner)
 	for {
-		if code := errorExitCode(err); code == cli.ExitInterrupted || code == cli.ExitConfig || code == cli.ExitUsage {
+		if code := errorExitCode(err); code == runs.ExitInterrupted || code == runs.ExitConfig || code == cli.ExitUsage {
 			return err
 		}
 		var msg string
@@ -146,5 +146,5 @@ func errorExitCode(err error) int {
 	if errors.As(err, &coded) {
 		return coded.ExitCode()
 	}
-	return cli.ExitFailed
+	return runs.ExitFailed
 }

@@ -46,7 +46,7 @@ func (f subagentFlags) apply(m *runs.Metadata) error {
 			return cli.Errorf(cli.ExitUsage, "", "--subagent-dir must be a subdirectory of the workspace, not %s", f.Dir)
 		}
 		if fi, err := os.Stat(filepath.Join(m.WorkDir, dir)); err != nil || !fi.IsDir() {
-			return cli.Errorf(cli.ExitConfig, "", "--subagent-dir %s is not a directory of the workspace %s", f.Dir, m.WorkDir)
+			return cli.Errorf(runs.ExitConfig, "", "--subagent-dir %s is not a directory of the workspace %s", f.Dir, m.WorkDir)
 		}
 	} else {
 		dir = ""

@@ -9,6 +9,7 @@ import (
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/lib/tool"
 	pluginhost "github.com/deltakit/delta/plugins/host"
 	"github.com/deltakit/delta/plugins/mcp"
@@ -72,14 +73,14 @@ func (t *runTools) addSources(o driveOpts) error {
 	// run, stopped when it ends.
 	plugins, err := pluginhost.New(o.agent.Plugins, pluginhost.Options{Stderr: o.std.Err, Verbose: o.verbose, Env: agent.FilterEnv(os.Environ(), o.agent.Env), ExecWrapper: o.agent.ExecWrapper})
 	if err != nil {
-		return cli.WithCode(cli.ExitConfig, pluginhost.Hint(err), err)
+		return cli.WithCode(runs.ExitConfig, pluginhost.Hint(err), err)
 	}
 	t.plugins = plugins
 	t.stops = append(t.stops, plugins.Close)
 	if len(o.agent.Plugins) > 0 {
 		ptools, err := plugins.Toolbox(ctx)
 		if err != nil {
-			return cli.WithCode(cli.ExitConfig, pluginhost.Hint(err), err)
+			return cli.WithCode(runs.ExitConfig, pluginhost.Hint(err), err)
 		}
 		t.add(ptools)
 	}

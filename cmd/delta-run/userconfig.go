@@ -6,6 +6,7 @@ import (
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // userConfig reads the user's config.yaml (agent.UserConfigPath) and sets
@@ -15,7 +16,7 @@ import (
 func userConfig() (*agent.UserConfig, error) {
 	u, err := agent.ReadUserConfig(agent.UserConfigPath())
 	if err != nil {
-		return nil, cli.WithCode(cli.ExitConfig, agent.HintOf(err), fmt.Errorf("user config: %w", err))
+		return nil, cli.WithCode(runs.ExitConfig, agent.HintOf(err), fmt.Errorf("user config: %w", err))
 	}
 	if u == nil {
 		return nil, nil
@@ -23,7 +24,7 @@ func userConfig() (*agent.UserConfig, error) {
 	for k, v := range u.Env {
 		if _, set := os.LookupEnv(k); !set {
 			if err := os.Setenv(k, v); err != nil {
-				return nil, cli.WithCode(cli.ExitConfig, "", fmt.Errorf("user config %s: env %s: %w", u.Path, k, err))
+				return nil, cli.WithCode(runs.ExitConfig, "", fmt.Errorf("user config %s: env %s: %w", u.Path, k, err))
 			}
 		}
 	}

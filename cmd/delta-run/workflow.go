@@ -26,7 +26,7 @@ func workflowTools(runDir string, meta *runs.Metadata) (engine.Toolbox, error) {
 		}
 		dir, name = meta.Workflow.Dir, meta.Workflow.Agent
 	case dir == "" || name == "":
-		return nil, cli.Errorf(cli.ExitConfig, "the workflow runner sets both", "%s and %s go together: got only one", board.EnvDir, board.EnvAgent)
+		return nil, cli.Errorf(runs.ExitConfig, "the workflow runner sets both", "%s and %s go together: got only one", board.EnvDir, board.EnvAgent)
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -34,11 +34,11 @@ func workflowTools(runDir string, meta *runs.Metadata) (engine.Toolbox, error) {
 	}
 	p, err := board.OpenFile(abs, board.Config{})
 	if err != nil {
-		return nil, cli.WithCode(cli.ExitConfig, "start the workflow with delta workflow run/start, which creates its context", fmt.Errorf("workflow agent %s: %w", name, err))
+		return nil, cli.WithCode(runs.ExitConfig, "start the workflow with delta workflow run/start, which creates its context", fmt.Errorf("workflow agent %s: %w", name, err))
 	}
 	if !board.ValidName(name) {
 		p.Close()
-		return nil, cli.Errorf(cli.ExitConfig, "", "workflow agent name %q: use a letter, then letters, digits, _ or -", name)
+		return nil, cli.Errorf(runs.ExitConfig, "", "workflow agent name %q: use a letter, then letters, digits, _ or -", name)
 	}
 	if w := (runs.WorkflowAgent{Dir: abs, Agent: name}); meta.Workflow == nil || *meta.Workflow != w {
 		meta.Workflow = &w

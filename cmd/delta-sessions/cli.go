@@ -9,6 +9,7 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/sessions"
 	"github.com/deltakit/delta/sessions/jsonout"
 )
@@ -73,7 +74,7 @@ func store() (*sessions.Store, error) {
 // classify picks the exit code and hint for a sessions error, prints it
 // as JSON for the agent and returns it, silent, for the exit code.
 func classify(w io.Writer, err error) error {
-	code, hint := cli.ExitFailed, ""
+	code, hint := runs.ExitFailed, ""
 	switch {
 	case errors.Is(err, sessions.ErrUnknownSession), errors.Is(err, sessions.ErrBadID):
 		hint = "list sessions with: delta-sessions list"

@@ -15,6 +15,7 @@ import (
 	"github.com/deltakit/delta/lib/approval"
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/lib/tool"
 	"gopkg.in/yaml.v3"
 )
@@ -95,10 +96,10 @@ func (c *CLI) Run(std cli.Stdio) error {
 		return nil
 	case c.Call != "":
 		if i := slices.IndexFunc(plugin, func(p pluginTool) bool { return p.Name == c.Call && p.MCPServer != "" }); i >= 0 {
-			return cli.Errorf(cli.ExitFailed, "see its parameters with: delta-tool-expand --schema", "tool %q is served by mcp server %q: it has no argv", c.Call, plugin[i].MCPServer)
+			return cli.Errorf(runs.ExitFailed, "see its parameters with: delta-tool-expand --schema", "tool %q is served by mcp server %q: it has no argv", c.Call, plugin[i].MCPServer)
 		}
 		if i := slices.IndexFunc(plugin, func(p pluginTool) bool { return p.Name == c.Call }); i >= 0 {
-			return cli.Errorf(cli.ExitFailed, "see its parameters with: delta-tool-expand --schema", "tool %q is served by plugin %q: it has no argv", c.Call, plugin[i].Plugin)
+			return cli.Errorf(runs.ExitFailed, "see its parameters with: delta-tool-expand --schema", "tool %q is served by plugin %q: it has no argv", c.Call, plugin[i].Plugin)
 		}
 		return printCall(stdout, a, plugin, c.Call, c.Args)
 	case c.Schema:
@@ -123,10 +124,10 @@ func load(path string, stderr io.Writer) (*agent.Agent, error) {
 			}
 		}
 		n := len(le.Problems)
-		return nil, cli.Errorf(cli.ExitConfig, "", "agent %s does not load: %d problem%s", path, n, plural(n))
+		return nil, cli.Errorf(runs.ExitConfig, "", "agent %s does not load: %d problem%s", path, n, plural(n))
 	}
 	if err != nil {
-		return nil, cli.WithCode(cli.ExitConfig, "", err)
+		return nil, cli.WithCode(runs.ExitConfig, "", err)
 	}
 	for _, w := range a.Warnings {
 		fmt.Fprintln(stderr, w)
@@ -151,7 +152,7 @@ func lint(a *agent.Agent, stderr io.Writer) error {
 		}
 	}
 	if n := len(problems); n > 0 {
-		return cli.Errorf(cli.ExitConfig, "", "agent %s would fail when it runs: %d problem%s", a.Home, n, plural(n))
+		return cli.Errorf(runs.ExitConfig, "", "agent %s would fail when it runs: %d problem%s", a.Home, n, plural(n))
 	}
 	return nil
 }
@@ -168,24 +169,24 @@ func checkJQ(a *agent.Agent, stderr io.Writer) error {
 				fmt.Fprintf(stderr, "  hint: %s\n", p.Hint)
 			}
 		}
-		return cli.Errorf(cli.ExitConfig, "", "%s", failed)
+		return cli.Errorf(runs.ExitConfig, "", "%s", failed)
 	}
 	if !a.Context.HasJQ() {
 		return nil
 	}
 	bin, err := cli.FindCommand("delta-context")
 	if err != nil {
-		return cli.WithCode(cli.ExitConfig, "install delta-context next to delta-tool-expand (make install does) or on PATH",
+		return cli.WithCode(runs.ExitConfig, "install delta-context next to delta-tool-expand (make install does) or on PATH",
 			fmt.Errorf("checking the jq generators of context.yaml needs delta-context: %w", err))
 	}
 	cmd := exec.Command(bin, "check-jq", a.Home)
 	cmd.Stdout, cmd.Stderr = stderr, stderr
 	if err := cmd.Run(); err != nil {
 		var ee *exec.ExitError
-		if errors.As(err, &ee) && ee.ExitCode() == cli.ExitConfig {
-			return cli.Errorf(cli.ExitConfig, "", "%s", failed)
+		if errors.As(err, &ee) && ee.ExitCode() == runs.ExitConfig {
+			return cli.Errorf(runs.ExitConfig, "", "%s", failed)
 		}
-		return cli.WithCode(cli.ExitConfig, "", fmt.Errorf("check the jq generators with %s: %w", bin, err))
+		return cli.WithCode(runs.ExitConfig, "", fmt.Errorf("check the jq generators with %s: %w", bin, err))
 	}
 	return nil
 }
@@ -240,7 +241,7 @@ func specs(a *agent.Agent, plugin []pluginTool) []llm.ToolSpec {
 // printCall builds one call and prints its argv and stdin.
 func printCall(w io.Writer, a *agent.Agent, plugin []pluginTool, name, args string) error {
 	if name == tool.AskHumanName {
-		return cli.Errorf(cli.ExitFailed, "ask_human is answered by a human through delta-run, not executed as a command", "ask_human is built in: it has no argv")
+		return cli.Errorf(runs.ExitFailed, "ask_human is answered by a human through delta-run, not executed as a command", "ask_human is built in: it has no argv")
 	}
 	i := slices.IndexFunc(a.Tools, func(t tool.Tool) bool { return t.Name == name })
 	if i < 0 {
@@ -248,11 +249,11 @@ func printCall(w io.Writer, a *agent.Agent, plugin []pluginTool, name, args stri
 		for _, t := range specs(a, plugin) {
 			names = append(names, t.Name)
 		}
-		return cli.Errorf(cli.ExitFailed, "tools of this agent: "+strings.Join(names, ", "), "no tool %q in agent %s", name, a.Name)
+		return cli.Errorf(runs.ExitFailed, "tools of this agent: "+strings.Join(names, ", "), "no tool %q in agent %s", name, a.Name)
 	}
 	call, err := tool.Build(a.Tools[i], json.RawMessage(args))
 	if err != nil {
-		return cli.WithCode(cli.ExitFailed, "see the tool's parameters with: delta-tool-expand --schema", fmt.Errorf("build call: %w", err))
+		return cli.WithCode(runs.ExitFailed, "see the tool's parameters with: delta-tool-expand --schema", fmt.Errorf("build call: %w", err))
 	}
 	return writeJSON(w, call)
 }

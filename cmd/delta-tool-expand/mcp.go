@@ -10,6 +10,7 @@ import (
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // mcpLister is the program that starts an agent's MCP servers and lists
@@ -38,7 +39,7 @@ func mcpTools(a *agent.Agent, have []pluginTool, stderr io.Writer) ([]pluginTool
 	}
 	bin, err := cli.FindCommand(mcpLister)
 	if err != nil {
-		return nil, nil, cli.WithCode(cli.ExitConfig, "install delta-mcp next to delta-tool-expand (make install does) or on PATH",
+		return nil, nil, cli.WithCode(runs.ExitConfig, "install delta-mcp next to delta-tool-expand (make install does) or on PATH",
 			fmt.Errorf("the agent has mcp_servers and listing their tools needs %s: %w", mcpLister, err))
 	}
 	in, err := json.Marshal(a.MCPServers)
@@ -54,13 +55,13 @@ func mcpTools(a *agent.Agent, have []pluginTool, stderr io.Writer) ([]pluginTool
 		if runErr == nil {
 			runErr = err
 		}
-		return nil, nil, cli.WithCode(cli.ExitConfig, "", fmt.Errorf("list the MCP tools with %s tools: %w", bin, runErr))
+		return nil, nil, cli.WithCode(runs.ExitConfig, "", fmt.Errorf("list the MCP tools with %s tools: %w", bin, runErr))
 	}
 	if reply.Error != "" {
-		return nil, nil, cli.WithCode(cli.ExitConfig, reply.Hint, errors.New(reply.Error))
+		return nil, nil, cli.WithCode(runs.ExitConfig, reply.Hint, errors.New(reply.Error))
 	}
 	if runErr != nil {
-		return nil, nil, cli.WithCode(cli.ExitConfig, "", fmt.Errorf("list the MCP tools with %s tools: %w", bin, runErr))
+		return nil, nil, cli.WithCode(runs.ExitConfig, "", fmt.Errorf("list the MCP tools with %s tools: %w", bin, runErr))
 	}
 	taken := map[string]bool{}
 	for _, t := range a.Tools {

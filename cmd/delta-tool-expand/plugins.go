@@ -11,6 +11,7 @@ import (
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/lib/tool"
 )
 
@@ -81,7 +82,7 @@ func listPluginTools(refs []agent.PluginRef, stderr io.Writer) (toolsReply, erro
 	var reply toolsReply
 	bin, err := findLister()
 	if err != nil {
-		return reply, cli.WithCode(cli.ExitConfig, "install delta-plugin next to delta-tool-expand (make install does) or on PATH", err)
+		return reply, cli.WithCode(runs.ExitConfig, "install delta-plugin next to delta-tool-expand (make install does) or on PATH", err)
 	}
 	in, err := json.Marshal(refs)
 	if err != nil {
@@ -95,13 +96,13 @@ func listPluginTools(refs []agent.PluginRef, stderr io.Writer) (toolsReply, erro
 		if runErr == nil {
 			runErr = err
 		}
-		return reply, cli.WithCode(cli.ExitConfig, "", fmt.Errorf("list the plugin tools with %s tools: %w", bin, runErr))
+		return reply, cli.WithCode(runs.ExitConfig, "", fmt.Errorf("list the plugin tools with %s tools: %w", bin, runErr))
 	}
 	if reply.Error != "" {
-		return reply, cli.WithCode(cli.ExitConfig, reply.Hint, errors.New(reply.Error))
+		return reply, cli.WithCode(runs.ExitConfig, reply.Hint, errors.New(reply.Error))
 	}
 	if runErr != nil {
-		return reply, cli.WithCode(cli.ExitConfig, "", fmt.Errorf("list the plugin tools with %s tools: %w", bin, runErr))
+		return reply, cli.WithCode(runs.ExitConfig, "", fmt.Errorf("list the plugin tools with %s tools: %w", bin, runErr))
 	}
 	return reply, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/workflow/board"
 	"github.com/deltakit/delta/workflow/board/mcpserver"
 )
@@ -102,7 +103,7 @@ func (w where) result(tool string, args map[string]any) (string, error) {
 	text, err := board.NewTools(p).Call(context.Background(), w.As, tool, raw)
 	var te *board.ToolError
 	if errors.As(err, &te) {
-		return "", cli.WithCode(cli.ExitFailed, refusalHint(err, tool), te)
+		return "", cli.WithCode(runs.ExitFailed, refusalHint(err, tool), te)
 	}
 	return text, err
 }
@@ -130,7 +131,7 @@ func text(std cli.Stdio, arg, file string, stdinDefault bool) (s string, read bo
 	case file != "":
 		b, err := os.ReadFile(file)
 		if err != nil {
-			return "", false, cli.WithCode(cli.ExitFailed, "", err)
+			return "", false, cli.WithCode(runs.ExitFailed, "", err)
 		}
 		return string(b), true, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/workflow"
 	"github.com/deltakit/delta/workflow/board"
 )
@@ -63,7 +64,7 @@ func parseTarget(s, def string) (target, error) {
 
 // noInstance is the error for an instance directory without a workflow.
 func noInstance(dir string) error {
-	return cli.Errorf(cli.ExitFailed, "start one with: delta workflow run FILE --instance NAME (or delta workflow start); delta workflow list shows the instances here",
+	return cli.Errorf(runs.ExitFailed, "start one with: delta workflow run FILE --instance NAME (or delta workflow start); delta workflow list shows the instances here",
 		"no workflow instance in %s", dir)
 }
 

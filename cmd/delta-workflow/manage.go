@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/workflow"
 	"github.com/deltakit/delta/workflow/board"
 )
@@ -102,7 +103,7 @@ func (c *StopCmd) stopAgent(std cli.Stdio, dir string, t target) error {
 		return err
 	}
 	if st == nil {
-		return cli.Errorf(cli.ExitFailed, "delta workflow list shows the agents", "instance %s has no agent %s", t.Instance, t.Agent)
+		return cli.Errorf(runs.ExitFailed, "delta workflow list shows the agents", "instance %s has no agent %s", t.Instance, t.Agent)
 	}
 	if p, _ := workflow.LiveRunner(dir); p == nil {
 		return cli.Errorf(exitNotRunning, "", "instance %s is not running", t.Instance)
@@ -121,7 +122,7 @@ func (c *StopCmd) stopAgent(std cli.Stdio, dir string, t target) error {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return cli.Errorf(cli.ExitFailed, "", "%s did not stop within %s", t, c.Timeout)
+	return cli.Errorf(runs.ExitFailed, "", "%s did not stop within %s", t, c.Timeout)
 }
 
 // ListCmd lists the agents of the instances here.
@@ -289,7 +290,7 @@ func (c *SendCmd) Run(std cli.Stdio) error {
 	}
 	if t.Agent != "" {
 		if !slices.Contains(agents, t.Agent) {
-			return cli.Errorf(cli.ExitFailed, "its agents: "+strings.Join(agents, ", "), "instance %s has no agent %s", t.Instance, t.Agent)
+			return cli.Errorf(runs.ExitFailed, "its agents: "+strings.Join(agents, ", "), "instance %s has no agent %s", t.Instance, t.Agent)
 		}
 		if !slices.Contains(board.Mentions(msg, agents), t.Agent) {
 			msg = "@" + t.Agent + " " + msg
@@ -352,7 +353,7 @@ func (c *PeekCmd) Run(std cli.Stdio) error {
 	var status *workflow.AgentStatus
 	if t.Agent != "" {
 		if !slices.Contains(p.Config().Agents, t.Agent) {
-			return cli.Errorf(cli.ExitFailed, "its agents: "+strings.Join(p.Config().Agents, ", "), "instance %s has no agent %s", t.Instance, t.Agent)
+			return cli.Errorf(runs.ExitFailed, "its agents: "+strings.Join(p.Config().Agents, ", "), "instance %s has no agent %s", t.Instance, t.Agent)
 		}
 		if inbox, err = p.Inbox(ctx, t.Agent); err != nil {
 			return err

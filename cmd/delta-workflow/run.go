@@ -19,6 +19,7 @@ import (
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/workflow"
 )
 
@@ -51,9 +52,9 @@ func (c *RunCmd) Run(std cli.Stdio) error {
 	}
 	switch s.Status {
 	case workflow.SummaryFailed:
-		return &cli.Error{Code: cli.ExitFailed, Silent: true, Err: errors.New("an agent failed")}
+		return &cli.Error{Code: runs.ExitFailed, Silent: true, Err: errors.New("an agent failed")}
 	case workflow.SummaryInterrupted:
-		return &cli.Error{Code: cli.ExitInterrupted, Label: "interrupted", Err: fmt.Errorf("instance %s stopped before it was done", s.Instance),
+		return &cli.Error{Code: runs.ExitInterrupted, Label: "interrupted", Err: fmt.Errorf("instance %s stopped before it was done", s.Instance),
 			Hint: "resume it with: delta workflow run " + c.File + " --instance " + s.Instance}
 	}
 	return nil
@@ -90,9 +91,9 @@ func loadFile(path string) (*workflow.File, error) {
 	f, err := workflow.Load(path)
 	if err != nil {
 		if hint := agent.HintOf(err); hint != "" {
-			return nil, cli.WithCode(cli.ExitConfig, hint, err)
+			return nil, cli.WithCode(runs.ExitConfig, hint, err)
 		}
-		return nil, cli.WithCode(cli.ExitConfig, "give the path of a workflow file (man 5 delta-workflow)", err)
+		return nil, cli.WithCode(runs.ExitConfig, "give the path of a workflow file (man 5 delta-workflow)", err)
 	}
 	return f, nil
 }
@@ -107,7 +108,7 @@ func loadRunnable(path string) (*workflow.File, error) {
 	if err := f.CheckEnv(nil); err != nil {
 		var le *agent.LoadError
 		if errors.As(err, &le) {
-			return nil, cli.WithCode(cli.ExitConfig, agent.HintOf(err), err)
+			return nil, cli.WithCode(runs.ExitConfig, agent.HintOf(err), err)
 		}
 		return nil, err
 	}
@@ -124,11 +125,11 @@ func (c *runFlags) run(ctx context.Context, std cli.Stdio, mode string, debounce
 		return nil, err
 	}
 	if f.Context.Provider == workflow.ProviderMemory {
-		return nil, cli.WithCode(cli.ExitConfig, "use provider: file (the default) to run a workflow; the memory provider is for Go tests of the runner", workflow.ErrMemoryProvider)
+		return nil, cli.WithCode(runs.ExitConfig, "use provider: file (the default) to run a workflow; the memory provider is for Go tests of the runner", workflow.ErrMemoryProvider)
 	}
 	deltaRun, err := cli.FindCommand("delta-run")
 	if err != nil {
-		return nil, cli.Errorf(cli.ExitConfig, "install Delta's commands together (make install), or put delta-run on PATH", "delta-run not found: %v", err)
+		return nil, cli.Errorf(runs.ExitConfig, "install Delta's commands together (make install), or put delta-run on PATH", "delta-run not found: %v", err)
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -140,11 +141,11 @@ func (c *runFlags) run(ctx context.Context, std cli.Stdio, mode string, debounce
 		var se *workflow.SetupError
 		switch {
 		case errors.Is(err, workflow.ErrOtherWorkflow):
-			return nil, cli.WithCode(cli.ExitFailed, "two workflows run in one directory each need their own instance: delta workflow run "+c.File+" --instance NAME", err)
+			return nil, cli.WithCode(runs.ExitFailed, "two workflows run in one directory each need their own instance: delta workflow run "+c.File+" --instance NAME", err)
 		case errors.Is(err, workflow.ErrInstanceBusy):
-			return nil, cli.WithCode(cli.ExitFailed, "stop it first (delta workflow stop @"+c.Instance+"), or use another --instance", err)
+			return nil, cli.WithCode(runs.ExitFailed, "stop it first (delta workflow stop @"+c.Instance+"), or use another --instance", err)
 		case errors.As(err, &se):
-			return nil, cli.WithCode(cli.ExitFailed, "fix the step and run again: nothing was posted, the setup runs again", err)
+			return nil, cli.WithCode(runs.ExitFailed, "fix the step and run again: nothing was posted, the setup runs again", err)
 		}
 		return nil, err
 	}
@@ -170,7 +171,7 @@ func (c *StartCmd) background(std cli.Stdio) error {
 		return err
 	}
 	if p, _ := workflow.LiveRunner(dir); p != nil {
-		return cli.Errorf(cli.ExitFailed, "stop it first (delta workflow stop @"+c.Instance+")", "%v: instance %s is driven by process %d", workflow.ErrInstanceBusy, c.Instance, p.PID)
+		return cli.Errorf(runs.ExitFailed, "stop it first (delta workflow stop @"+c.Instance+")", "%v: instance %s is driven by process %d", workflow.ErrInstanceBusy, c.Instance, p.PID)
 	}
 	logPath := filepath.Join(dir, workflow.RunnerDir, workflow.LogFile)
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
@@ -206,7 +207,7 @@ func (c *StartCmd) background(std cli.Stdio) error {
 		}
 		select {
 		case <-exited:
-			return cli.Errorf(cli.ExitFailed, "see "+logPath, "the background runner exited at once:\n%s", tail(logPath, 20))
+			return cli.Errorf(runs.ExitFailed, "see "+logPath, "the background runner exited at once:\n%s", tail(logPath, 20))
 		case <-time.After(50 * time.Millisecond):
 		}
 	}

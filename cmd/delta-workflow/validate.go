@@ -8,6 +8,7 @@ import (
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/workflow"
 	"github.com/deltakit/delta/workflow/board"
 )
@@ -61,7 +62,7 @@ func (c *ValidateCmd) Run(std cli.Stdio) error {
 	}
 	if len(problems) > 0 {
 		le := &agent.LoadError{Problems: problems}
-		return cli.WithCode(cli.ExitConfig, strings.Join(le.Hints(), "\n"), le)
+		return cli.WithCode(runs.ExitConfig, strings.Join(le.Hints(), "\n"), le)
 	}
 	var mentions []string
 	if f.Kickoff.S != "" {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 //go:embed completions
@@ -26,5 +27,5 @@ func completion(args []string, stdout, stderr io.Writer) int {
 		return cli.Report("delta", stderr, cli.Errorf(cli.ExitUsage, "shells: bash, zsh, fish", "no completion for shell %q", args[0]))
 	}
 	fmt.Fprint(stdout, strings.ReplaceAll(string(data), "@COMMANDS@", strings.Join(commands, " ")))
-	return cli.ExitOK
+	return runs.ExitCompleted
 }

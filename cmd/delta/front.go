@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // execFunc replaces the process (syscall.Exec); tests pass a fake.
@@ -62,10 +63,10 @@ func run(args []string, std cli.Stdio, execve execFunc) int {
 	switch args[0] {
 	case "-h", "--help":
 		fmt.Fprint(stdout, usage)
-		return cli.ExitOK
+		return runs.ExitCompleted
 	case "--version", "-V":
 		fmt.Fprintf(stdout, "delta %s\n", cli.Version())
-		return cli.ExitOK
+		return runs.ExitCompleted
 	case "--man":
 		return cli.Run("delta", &manGrammar{}, []string{"--man"}, std)
 	case "completion":
@@ -73,7 +74,7 @@ func run(args []string, std cli.Stdio, execve execFunc) int {
 	case "help":
 		if len(args) == 1 {
 			fmt.Fprint(stdout, usage)
-			return cli.ExitOK
+			return runs.ExitCompleted
 		}
 		return dispatch(append(args[1:2:2], "--help"), stderr, execve)
 	}

@@ -12,18 +12,15 @@ import (
 	"path/filepath"
 
 	"github.com/alecthomas/kong"
+	"github.com/deltakit/delta/lib/runs"
 	"golang.org/x/term"
 )
 
-// Exit codes shared by all Delta commands (seeds/000 §2.6.5).
-const (
-	ExitOK          = 0
-	ExitFailed      = 1
-	ExitUsage       = 2 // bad command line (kong parse errors)
-	ExitWaiting     = 101
-	ExitConfig      = 126
-	ExitInterrupted = 130
-)
+// ExitUsage is the exit code of a bad command line (kong's parse errors
+// among them). It is the one code of the CLI's own: the others are the
+// run table of lib/runs (runs.ExitFailed, runs.ExitConfig …), which every
+// Delta command shares.
+const ExitUsage = 2
 
 // Error is an error with an exit code and an optional hint saying what to do.
 type Error struct {
@@ -141,7 +138,7 @@ func Run(name string, grammar any, args []string, std Stdio, options ...kong.Opt
 	parser, err := kong.New(grammar, opts...)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: error: %v\n", name, err)
-		return ExitFailed
+		return runs.ExitFailed
 	}
 	ctx, err := parser.Parse(args)
 	if err != nil {
@@ -159,7 +156,7 @@ func Run(name string, grammar any, args []string, std Stdio, options ...kong.Opt
 // Report prints err (if any) in the standard form and returns its exit code.
 func Report(name string, stderr io.Writer, err error) int {
 	if err == nil {
-		return ExitOK
+		return runs.ExitCompleted
 	}
 	label := "error"
 	var e *Error
@@ -178,7 +175,7 @@ func Report(name string, stderr io.Writer, err error) int {
 	if errors.As(err, &coder) {
 		return coder.ExitCode()
 	}
-	return ExitFailed
+	return runs.ExitFailed
 }
 
 // FindCommand finds another Delta command: next to the running executable

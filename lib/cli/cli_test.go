@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/deltakit/delta/lib/runs"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -16,15 +17,15 @@ func TestReport(t *testing.T) {
 		wantCode int
 		wantOut  string
 	}{
-		{name: "nil", err: nil, wantCode: ExitOK, wantOut: ""},
-		{name: "plain error", err: errors.New("boom"), wantCode: ExitFailed, wantOut: "x: error: boom\n"},
-		{name: "code and hint", err: Errorf(ExitConfig, "do this", "bad %s", "config"), wantCode: ExitConfig,
+		{name: "nil", err: nil, wantCode: runs.ExitCompleted, wantOut: ""},
+		{name: "plain error", err: errors.New("boom"), wantCode: runs.ExitFailed, wantOut: "x: error: boom\n"},
+		{name: "code and hint", err: Errorf(runs.ExitConfig, "do this", "bad %s", "config"), wantCode: runs.ExitConfig,
 			wantOut: "x: error: bad config\nx: hint: do this\n"},
 		{name: "wrapped", err: fmt.Errorf("outer: %w", WithCode(ExitUsage, "", errors.New("inner"))), wantCode: ExitUsage,
 			wantOut: "x: error: outer: inner\n"},
-		{name: "label", err: &Error{Code: ExitInterrupted, Label: "interrupted", Err: errors.New("run r stopped")}, wantCode: ExitInterrupted,
+		{name: "label", err: &Error{Code: runs.ExitInterrupted, Label: "interrupted", Err: errors.New("run r stopped")}, wantCode: runs.ExitInterrupted,
 			wantOut: "x: interrupted: run r stopped\n"},
-		{name: "silent", err: &Error{Code: ExitWaiting, Silent: true, Hint: "never shown", Err: errors.New("waiting")}, wantCode: ExitWaiting,
+		{name: "silent", err: &Error{Code: runs.ExitWaiting, Silent: true, Hint: "never shown", Err: errors.New("waiting")}, wantCode: runs.ExitWaiting,
 			wantOut: ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -58,7 +58,7 @@ func pending(events []journal.Event) (calls []llm.ToolCall, it int, st callState
 // answer was journaled but whose end was not. done reports that the run
 // stops here with out.
 func (e *Engine) resume(ctx context.Context, events []journal.Event) (out Outcome, done bool, err error) {
-	if answer, ok := finalAnswer(events); ok && e.Message == "" {
+	if answer, ok := runs.UnendedAnswer(events); ok && e.Message == "" {
 		// The previous engine died after the model's final answer was
 		// journaled but before the run ended: the run is complete.
 		e.Log.Printf("resume: the last iteration already answered; the run ends")
@@ -87,29 +87,6 @@ func (e *Engine) resume(ctx context.Context, events []journal.Event) (out Outcom
 		return *o, true, err
 	}
 	return Outcome{}, false, nil
-}
-
-// finalAnswer returns the text of the last THOUGHT when it is a final
-// answer (no tool calls) that nothing followed but engine bookkeeping: a
-// run that was answered but whose end the process did not finish
-// recording.
-func finalAnswer(events []journal.Event) (string, bool) {
-	for i := len(events) - 1; i >= 0; i-- {
-		switch ev := events[i]; ev.Type {
-		case journal.EngineStart, journal.HookExecution, journal.SystemMessage:
-			continue
-		case journal.EngineEnd:
-			// Killed after ENGINE_END but before metadata.json said so.
-			if runs.Status(ev.Status) != runs.Completed {
-				return "", false
-			}
-		case journal.Thought:
-			return ev.Content, len(ev.ToolCalls) == 0
-		default:
-			return "", false
-		}
-	}
-	return "", false
 }
 
 // act runs the tool calls of one THOUGHT, skipping those already

@@ -31,7 +31,8 @@ func (e *Engine) think(ctx context.Context, it int, events []journal.Event) (llm
 	}
 	e.Run.Records.Wait() // the model may be shown a path into a record
 	started := time.Now()
-	resp, callErr := e.Provider.Complete(ctx, req)
+	callCtx := llm.WithPartialNotify(ctx, func(p llm.PartialAnswer) { e.journalPartial(it, p) })
+	resp, callErr := e.Provider.Complete(callCtx, req)
 	ref := e.Run.Records.invocation(it, started, time.Since(started), req, encoded, resp, callErr)
 	if callErr != nil {
 		if ctx.Err() != nil {
@@ -109,4 +110,21 @@ func (e *Engine) modelRequest(ctx context.Context, it int, events []journal.Even
 		}
 	}
 	return req, encoded, nil, nil
+}
+
+// ErrTypePartialAnswer is the error_details type of the ERROR event that
+// keeps the text of an answer that broke off mid-stream. Unlike the other
+// types it does not end the run: the provider asks the model again.
+const ErrTypePartialAnswer = "partial_answer"
+
+// journalPartial keeps the text of an answer that broke off mid-stream in
+// an ERROR event of type partial_answer: no THOUGHT will hold it, and the
+// provider asks again. A failure to journal it is logged, not fatal: the
+// request goes on.
+func (e *Engine) journalPartial(it int, p llm.PartialAnswer) {
+	details, _ := json.Marshal(map[string]any{"type": ErrTypePartialAnswer, "attempt": p.Attempt, "partial_text": e.Redact.String(p.Text)})
+	ev := &journal.Event{Type: journal.Error, Iteration: it, ErrorMessage: e.Redact.String(p.Err.Error()), ErrorDetails: details}
+	if err := e.append(ev); err != nil {
+		e.Log.Printf("iteration %d: keep the partial answer of attempt %d: %v", it, p.Attempt, err)
+	}
 }

@@ -2,14 +2,10 @@ package provider
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"strings"
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/llm"
@@ -42,6 +38,9 @@ func newAnthropic(cfg agent.LLMConfig, env map[string]string) (llm.Provider, err
 	if err != nil {
 		return nil, err
 	}
+	r.auth = func(h http.Header, key string) { h.Set("X-Api-Key", key) }
+	r.header = http.Header{"Anthropic-Version": {anthropicVersion}}
+	r.errMsg = anthropicErrorMessage
 	return &anthropicProvider{remote: r, cache: cfg.CacheOn()}, nil
 }
 
@@ -51,18 +50,15 @@ func (p *anthropicProvider) Complete(ctx context.Context, req llm.Request) (llm.
 	if err != nil {
 		return llm.Response{}, fmt.Errorf("anthropic: %w", err)
 	}
-	header := http.Header{"Anthropic-Version": {anthropicVersion}}
-	if p.ep.key != "" {
-		header.Set("X-Api-Key", p.ep.key)
-	}
+	stream := req.OnText != nil
 	return p.retry.do(ctx, p.ep, func(ctx context.Context) (llm.Response, error) {
-		resp, err := p.postWire(ctx, "v1/messages", header, body, anthropicErrorMessage)
+		resp, err := p.post(ctx, "v1/messages", body, stream)
 		if err != nil {
 			return llm.Response{}, err
 		}
 		defer resp.Body.Close()
-		if req.OnText != nil {
-			return p.readStream(resp.Body, req.OnText)
+		if stream {
+			return p.readStream(resp.Body, resp.Request.URL.Redacted(), req.OnText)
 		}
 		var m anthropicMessage
 		if err := json.NewDecoder(bufio.NewReader(resp.Body)).Decode(&m); err != nil {
@@ -70,33 +66,6 @@ func (p *anthropicProvider) Complete(ctx context.Context, req llm.Request) (llm.
 		}
 		return m.response(), nil
 	})
-}
-
-// postWire POSTs body (JSON) to path under the base URL. A 2xx answer is
-// returned for the caller to read and close; an error status becomes an
-// *APIError whose message errMsg takes from the body.
-func (r remote) postWire(ctx context.Context, path string, header http.Header, body []byte, errMsg func([]byte) string) (*http.Response, error) {
-	url := strings.TrimSuffix(r.base, "/") + "/" + path
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return nil, r.redacted(err)
-	}
-	req.Header = header.Clone()
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := r.pageGuard(req, r.http.Do)
-	var ae *APIError
-	if errors.As(err, &ae) {
-		return nil, ae
-	}
-	if err != nil {
-		return nil, r.redacted(err)
-	}
-	if resp.StatusCode/100 != 2 {
-		defer resp.Body.Close()
-		text, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-		return nil, r.apiError(resp.StatusCode, resp, errMsg(text))
-	}
-	return resp, nil
 }
 
 // anthropicError is the body of an error answer, and of a stream's error

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -110,38 +109,39 @@ type streamState struct {
 	done   bool
 }
 
-// readStream decodes a streamed answer. onText gets each piece of text as
-// it arrives. A stream that ends before message_stop is an error wrapping
-// io.ErrUnexpectedEOF (retried like a broken connection), returned with
-// what had arrived; an error event is an *APIError of the status its type
-// stands for.
-func (p *anthropicProvider) readStream(body io.Reader, onText func(string)) (llm.Response, error) {
+// readStream decodes a streamed answer from url. onText gets each piece
+// of text as it arrives. A stream that ends before message_stop, stalls
+// or holds an event that is not JSON is a *StreamError (retried) with the
+// text that had arrived; an error event is an *APIError of the status its
+// type stands for.
+func (p *anthropicProvider) readStream(body io.Reader, url string, onText func(string)) (llm.Response, error) {
 	st := &streamState{inputs: map[int][]byte{}, onText: onText}
 	sr := newSSEReader(body)
-	for !st.done {
+	for n := 1; !st.done; n++ {
 		ev, err := sr.Next()
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
 		if err != nil {
-			return st.response(), p.redacted(fmt.Errorf("the answer stream broke off: %w", err))
+			return llm.Response{}, p.streamBroke(url, err, st.partial())
 		}
-		if err := st.add(ev.Data); err != nil {
+		if err := st.add(ev.Data, n, ev.Event); err != nil {
 			var ae *APIError
-			if errors.As(err, &ae) { // an error event: made whole, key removed
-				return st.response(), p.ep.newAPIError(ae.Status, nil, ae.Message)
+			var se *syntaxError
+			switch {
+			case errors.As(err, &ae): // an error event: made whole, key removed
+				return llm.Response{}, p.ep.newAPIError(ae.Status, nil, ae.Message)
+			case errors.As(err, &se):
+				return llm.Response{}, &StreamError{Provider: p.ep.name, URL: url, Err: err, Partial: st.partial()}
 			}
-			return st.response(), p.redacted(err)
+			return llm.Response{}, p.redacted(err)
 		}
 	}
 	return st.response(), nil
 }
 
-// add takes one event's data.
-func (st *streamState) add(data string) error {
+// add takes event n's data (name: its SSE event name, if any).
+func (st *streamState) add(data string, n int, name string) error {
 	var ev anthropicEvent
-	if err := json.Unmarshal([]byte(data), &ev); err != nil {
-		return fmt.Errorf("the answer stream holds an event that is not JSON (%q): %w", clipEvent(data), err)
+	if err := decodeEvent(data, n, name, &ev); err != nil {
+		return err
 	}
 	switch ev.Type {
 	case "message_start":
@@ -223,6 +223,15 @@ func (st *streamState) response() llm.Response {
 		}
 	}
 	return st.msg.response()
+}
+
+// partial is what arrived of an answer that broke off: its text, without
+// its tool calls (whose inputs may be cut) or its reasoning (whose
+// signature may be missing).
+func (st *streamState) partial() llm.Response {
+	r := st.response()
+	r.ToolCalls, r.Reasoning, r.FinishReason = nil, nil, ""
+	return r
 }
 
 func appendPtr(s *string, more string) *string {

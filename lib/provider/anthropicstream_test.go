@@ -102,8 +102,9 @@ func TestAnthropicStreamContract(t *testing.T) {
 			pieces: "Hel|lo", requests: 2},
 		{name: "invalid request error event is final", bodies: []string{sse("error", `{"type":"error","error":{"type":"invalid_request_error","message":"bad thing"}}`)},
 			requests: 1, wantErr: "anthropic: HTTP 400 Bad Request: invalid_request_error: bad thing"},
-		{name: "an event that is not JSON is final", bodies: []string{sseStart + "event: content_block_delta\ndata: bogus\n\n"},
-			requests: 1, wantErr: `not JSON ("bogus")`},
+		{name: "an event that is not JSON is retried", bodies: []string{sseStart + "event: content_block_delta\ndata: bogus\n\n", sseStart + sseText + sseEnd},
+			want:   llm.Response{ID: "msg_s", Model: "claude-test", Content: "Hello", Usage: usage, FinishReason: "stop"},
+			pieces: "Hel|lo", requests: 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -34,6 +34,8 @@ func newGeminiNative(cfg agent.LLMConfig, env map[string]string) (llm.Provider, 
 	if err != nil {
 		return nil, err
 	}
+	r.auth = func(h http.Header, key string) { h.Set("X-Goog-Api-Key", key) }
+	r.errMsg = geminiErrorMessage
 	return &geminiProvider{remote: r}, nil
 }
 
@@ -48,19 +50,16 @@ func (p *geminiProvider) Complete(ctx context.Context, req llm.Request) (llm.Res
 	if req.OnText != nil {
 		path = strings.TrimSuffix(path, ":generateContent") + ":streamGenerateContent?alt=sse"
 	}
-	header := http.Header{}
-	if p.ep.key != "" {
-		header.Set("X-Goog-Api-Key", p.ep.key)
-	}
+	stream := req.OnText != nil
 	return p.retry.do(ctx, p.ep, func(ctx context.Context) (llm.Response, error) {
-		resp, err := p.postWire(ctx, path, header, body, geminiErrorMessage)
+		resp, err := p.post(ctx, path, body, stream)
 		if err != nil {
 			return llm.Response{}, geminiOverflow(err)
 		}
 		defer resp.Body.Close()
 		acc := newGeminiAnswer(req.OnText)
-		if req.OnText != nil {
-			return acc.readStream(p, resp.Body)
+		if stream {
+			return acc.readStream(p, resp.Body, resp.Request.URL.Redacted())
 		}
 		var chunk geminiResponse
 		if err := json.NewDecoder(bufio.NewReader(resp.Body)).Decode(&chunk); err != nil {

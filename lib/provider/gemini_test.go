@@ -111,7 +111,7 @@ func TestGeminiContract(t *testing.T) {
 
 // TestGeminiStreamBreaks: a stream cut before its finish reason is
 // retried; an error chunk is an APIError of its code, retried when
-// transient; an event that is not JSON is final.
+// transient; an event that is not JSON is retried like a cut stream.
 func TestGeminiStreamBreaks(t *testing.T) {
 	chunk := func(text, finish string) string {
 		c := `{"candidates":[{"content":{"role":"model","parts":[{"text":"` + text + `"}]}` + finish + `}],"modelVersion":"gemini-2.5-pro"}`
@@ -127,7 +127,7 @@ func TestGeminiStreamBreaks(t *testing.T) {
 		{"cut stream retried", []string{chunk("Hi ", ""), full}, 2, ""},
 		{"unavailable error chunk retried", []string{`data: {"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}` + "\n\n", full}, 2, ""},
 		{"bad request error chunk final", []string{`data: {"error":{"code":400,"message":"bad","status":"INVALID_ARGUMENT"}}` + "\n\n"}, 1, "HTTP 400 Bad Request: INVALID_ARGUMENT: bad"},
-		{"not JSON final", []string{"data: {nope\n\n"}, 1, "not JSON"},
+		{"not JSON retried", []string{"data: {nope\n\n", full}, 2, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,9 +3,7 @@ package provider
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -139,31 +137,36 @@ func (a *geminiAnswer) response() llm.Response {
 	return a.r
 }
 
-// readStream decodes a streamGenerateContent?alt=sse answer: every event
-// is a chunk. A stream that ends before a chunk gives the finish reason
-// was cut: an error wrapping io.ErrUnexpectedEOF (retried like a broken
-// connection), returned with what had arrived.
-func (a *geminiAnswer) readStream(p *geminiProvider, body io.Reader) (llm.Response, error) {
+// readStream decodes a streamGenerateContent?alt=sse answer from url:
+// every event is a chunk. A stream that ends before a chunk gives the
+// finish reason, stalls or holds an event that is not JSON is a
+// *StreamError (retried) with the text that had arrived.
+func (a *geminiAnswer) readStream(p *geminiProvider, body io.Reader, url string) (llm.Response, error) {
 	sr := newSSEReader(body)
-	for {
+	for n := 1; ; n++ {
 		ev, err := sr.Next()
 		if errors.Is(err, io.EOF) && a.done {
 			return a.response(), nil
 		}
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
 		if err != nil {
-			return a.response(), p.redacted(fmt.Errorf("the answer stream broke off: %w", err))
+			return llm.Response{}, p.streamBroke(url, err, a.partial())
 		}
 		var c geminiResponse
-		if err := json.Unmarshal([]byte(ev.Data), &c); err != nil {
-			return a.response(), p.redacted(fmt.Errorf("the answer stream holds an event that is not JSON (%q): %w", clipEvent(ev.Data), err))
+		if err := decodeEvent(ev.Data, n, ev.Event, &c); err != nil {
+			return llm.Response{}, &StreamError{Provider: p.ep.name, URL: url, Err: err, Partial: a.partial()}
 		}
 		if err := a.add(p, &c); err != nil {
-			return a.response(), err
+			return llm.Response{}, err
 		}
 	}
+}
+
+// partial is what arrived of an answer that broke off: its text, without
+// its function calls or thought signatures, which may be incomplete.
+func (a *geminiAnswer) partial() llm.Response {
+	r := a.r
+	r.ToolCalls, r.Reasoning, r.FinishReason = nil, nil, ""
+	return r
 }
 
 // newCallID names a function call Gemini gave no id, so that its result

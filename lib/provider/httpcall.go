@@ -37,10 +37,12 @@ const (
 // maxErrorBody bounds how much of an error answer is read.
 const maxErrorBody = 64 << 10
 
-// post sends body to path under the base URL. A 2xx answer is returned
-// with its body to read; any other status is an *APIError. With stream,
-// the answer must start within r.firstByte and never pause longer than
-// r.idle: the body's reads then fail with a *TimeoutError.
+// post sends body to path under the base URL: the one way every client of
+// ours (Chat Completions, Responses, Anthropic Messages, Gemini) reaches
+// its API. A 2xx answer is returned with its body to read; any other
+// status is an *APIError. With stream, the answer must start within
+// r.firstByte and never pause longer than r.idle: the body's reads then
+// fail with a *TimeoutError.
 func (r remote) post(ctx context.Context, path string, body []byte, stream bool) (*http.Response, error) {
 	url := strings.TrimSuffix(r.base, "/") + "/" + path
 	var wd *watchdog
@@ -77,7 +79,11 @@ func (r remote) post(ctx context.Context, path string, body []byte, stream bool)
 		defer resp.Body.Close()
 		defer wd.stop()
 		text, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		return nil, r.apiError(resp.StatusCode, resp, errorMessage(text))
+		msg := errorMessage
+		if r.errMsg != nil {
+			msg = r.errMsg
+		}
+		return nil, r.apiError(resp.StatusCode, resp, msg(text))
 	}
 	if wd != nil {
 		resp.Body = &watchedBody{ReadCloser: resp.Body, wd: wd}

@@ -25,6 +25,9 @@ type remote struct {
 	// headers every request carries (an API version).
 	auth   func(h http.Header, key string)
 	header http.Header
+	// errMsg is the message of an error answer's body (errorMessage when
+	// nil): each API words its error envelope its own way.
+	errMsg func(body []byte) string
 }
 
 // DefaultTimeout bounds one model request when llm.timeout_ms is unset:
@@ -68,17 +71,6 @@ func newRemote(name string, cfg agent.LLMConfig, env map[string]string, keyVar, 
 		base = defaultBase
 	}
 	return remote{ep: ep, base: base, retry: retry, http: newHTTPClient(), firstByte: first, idle: idle, auth: bearer}, nil
-}
-
-// send is the SDK middleware of the Anthropic client: without a key (a
-// local server that needs none) no credential header is sent at all, and
-// answers that are web pages become clear errors (pageGuard).
-func (r remote) send(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
-	if r.ep.key == "" {
-		req.Header.Del("Authorization")
-		req.Header.Del("X-Api-Key")
-	}
-	return r.pageGuard(req, next)
 }
 
 // apiError is an HTTP error answer as APIError; resp may be nil.

@@ -235,6 +235,7 @@ func (r Retry) do(ctx context.Context, ep endpoint, call func(context.Context) (
 		if !ok {
 			return llm.Response{}, err
 		}
+		notifyPartial(ctx, i+1, err)
 		last = err
 		if i == attempts-1 {
 			break
@@ -247,6 +248,15 @@ func (r Retry) do(ctx context.Context, ep endpoint, call func(context.Context) (
 		}
 	}
 	return llm.Response{}, fmt.Errorf("%s: giving up after %d attempts: %w", ep.name, attempts, last)
+}
+
+// notifyPartial hands the text of an answer that broke off mid-stream to
+// the caller (llm.WithPartialNotify), which would lose it otherwise.
+func notifyPartial(ctx context.Context, attempt int, err error) {
+	var se *StreamError
+	if errors.As(err, &se) && se.Partial.Content != "" {
+		llm.NotifyPartial(ctx, llm.PartialAnswer{Attempt: attempt, Text: se.Partial.Content, Err: err})
+	}
 }
 
 // attempt makes one call, bounded by r.Timeout.

@@ -17,7 +17,7 @@ func FuzzAnthropicStream(f *testing.F) {
 	p := &anthropicProvider{remote: remote{ep: endpoint{name: "anthropic", keyVars: []string{"DELTA_API_KEY", "ANTHROPIC_API_KEY"}}}}
 	f.Fuzz(func(t *testing.T, stream string) {
 		var text strings.Builder
-		r, err := p.readStream(strings.NewReader(stream), func(s string) { text.WriteString(s) })
+		r, err := p.readStream(strings.NewReader(stream), "http://x/v1/messages", func(s string) { text.WriteString(s) })
 		if err == nil && r.Content != text.String() {
 			t.Errorf("content %q, streamed %q", r.Content, text.String())
 		}
@@ -33,7 +33,7 @@ func FuzzGeminiStream(f *testing.F) {
 	p := &geminiProvider{remote: remote{ep: endpoint{name: "gemini", keyVars: []string{"DELTA_API_KEY", "GEMINI_API_KEY"}}}}
 	f.Fuzz(func(t *testing.T, stream string) {
 		var text strings.Builder
-		r, err := newGeminiAnswer(func(s string) { text.WriteString(s) }).readStream(p, strings.NewReader(stream))
+		r, err := newGeminiAnswer(func(s string) { text.WriteString(s) }).readStream(p, strings.NewReader(stream), "http://x/v1beta")
 		if err == nil && r.Content != text.String() {
 			t.Errorf("content %q, streamed %q", r.Content, text.String())
 		}

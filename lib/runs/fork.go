@@ -118,7 +118,7 @@ func Fork(runDir string, at int64, newID string) (*Metadata, string, error) {
 			}
 		}
 	}
-	if last := lastThought(prefix); last != nil && len(last.ToolCalls) == 0 {
+	if _, answered := FinalAnswer(prefix); answered {
 		m.Status, m.EndTime = Completed, &now
 	}
 	lines := journalPrefix(data, int(at))
@@ -132,15 +132,6 @@ func Fork(runDir string, at int64, newID string) (*Metadata, string, error) {
 		return nil, "", err
 	}
 	return &m, newDir, nil
-}
-
-func lastThought(events []journal.Event) *journal.Event {
-	for i := len(events) - 1; i >= 0; i-- {
-		if events[i].Type == journal.Thought {
-			return &events[i]
-		}
-	}
-	return nil
 }
 
 // journalPrefix is the first n lines of a journal's bytes.

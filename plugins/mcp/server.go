@@ -35,6 +35,7 @@ import (
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/execute"
+	"github.com/deltakit/delta/lib/runs"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -142,9 +143,9 @@ func waitNotice(w io.Writer, cfg agent.MCPServer, wait time.Duration) func() {
 // interrupt), else a configuration error (126) with Hint.
 func StartFailed(err error) error {
 	if errors.Is(err, context.Canceled) {
-		return &cli.Error{Code: cli.ExitInterrupted, Label: "interrupted", Err: err}
+		return &cli.Error{Code: runs.ExitInterrupted, Label: "interrupted", Err: err}
 	}
-	return cli.WithCode(cli.ExitConfig, Hint, err)
+	return cli.WithCode(runs.ExitConfig, Hint, err)
 }
 
 // explain adds to err how a stdio server ended, when it has, and what it

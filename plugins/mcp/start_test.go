@@ -9,6 +9,7 @@ import (
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/plugins/mcp"
 )
 
@@ -26,8 +27,8 @@ func TestStartTimeout(t *testing.T) {
 		t.Fatalf("Start(a silent server, timeout_ms 300) = %v, want an error naming it and the limit", err)
 	}
 	var ce *cli.Error
-	if !errors.As(mcp.StartFailed(err), &ce) || ce.Code != cli.ExitConfig {
-		t.Errorf("StartFailed(%v) = %v, want exit %d", err, mcp.StartFailed(err), cli.ExitConfig)
+	if !errors.As(mcp.StartFailed(err), &ce) || ce.Code != runs.ExitConfig {
+		t.Errorf("StartFailed(%v) = %v, want exit %d", err, mcp.StartFailed(err), runs.ExitConfig)
 	}
 }
 
@@ -38,7 +39,7 @@ func TestStartInterrupted(t *testing.T) {
 	cancel()
 	_, err := mcp.Start(ctx, []agent.MCPServer{silent(0)}, mcp.Options{Environ: []string{"PATH=" + os.Getenv("PATH")}, Dir: t.TempDir()})
 	var ce *cli.Error
-	if err == nil || !errors.As(mcp.StartFailed(err), &ce) || ce.Code != cli.ExitInterrupted {
-		t.Errorf("Start(cancelled) = %v; StartFailed = %v, want exit %d", err, mcp.StartFailed(err), cli.ExitInterrupted)
+	if err == nil || !errors.As(mcp.StartFailed(err), &ce) || ce.Code != runs.ExitInterrupted {
+		t.Errorf("Start(cancelled) = %v; StartFailed = %v, want exit %d", err, mcp.StartFailed(err), runs.ExitInterrupted)
 	}
 }
