@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/deltakit/delta/lib/execute/guard"
+	"github.com/deltakit/delta/lib/sandbox"
 )
 
 const help = `Usage: delta-exec-guard (internal)
@@ -47,6 +48,10 @@ delta(1)
 func run(args []string, stdout, stderr io.Writer) int {
 	if guard.Invoked(args) {
 		return guard.Main(args)
+	}
+	if sandbox.Invoked(args) {
+		// Started by a guard for a sandboxed command (lib/execute).
+		return sandbox.ExecMain(args)
 	}
 	if len(args) < 2 {
 		fmt.Fprint(stderr, help)
