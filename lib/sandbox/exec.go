@@ -46,18 +46,21 @@ func ExecMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "delta sandbox: bad rules: %v\n", err)
 		return 126
 	}
-	if err := Exec(r, args[3], args[4:], os.Environ()); err != nil {
+	if err := Exec(&r, args[3], args[4:], os.Environ()); err != nil {
 		fmt.Fprintf(os.Stderr, "delta sandbox: %v\n", err)
 		return 126
 	}
 	return 0 // not reached: Exec returns only errors
 }
 
-// Exec restricts this process to r and replaces it with the program at
-// path (looked up in PATH when it has no slash), with argv and env.
-func Exec(r Rules, path string, argv, env []string) error {
-	if err := Apply(r); err != nil {
-		return err
+// Exec restricts this process to r (nil: not at all) and replaces it with
+// the program at path (looked up in PATH when it has no slash), with argv
+// and env.
+func Exec(r *Rules, path string, argv, env []string) error {
+	if r != nil {
+		if err := Apply(*r); err != nil {
+			return err
+		}
 	}
 	if p, err := exec.LookPath(path); err == nil {
 		path = p
