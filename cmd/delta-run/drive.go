@@ -21,6 +21,7 @@ import (
 	"github.com/deltakit/delta/lib/provider"
 	"github.com/deltakit/delta/lib/redact"
 	"github.com/deltakit/delta/lib/runs"
+	"github.com/deltakit/delta/lib/sandbox"
 )
 
 // driveOpts is what drive needs to run the engine over an existing run.
@@ -45,6 +46,10 @@ type driveOpts struct {
 	format      string
 	std         cli.Stdio
 	approvals   approvalFlags
+	sandbox     sandboxFlags
+	// rules are the sandbox the run's tools run under (sandboxRules),
+	// nil for none.
+	rules *sandbox.Rules
 	// frontEnd: a front-end such as delta chat runs the command
 	// (--front-end): the model's text streams into the live stream on
 	// stderr when it is not a terminal too, and pauses print no banner.
@@ -69,6 +74,9 @@ func drive(o driveOpts) error {
 	defer j.Close()
 	approve, err := approver(o.agent)
 	if err != nil {
+		return err
+	}
+	if o.rules, err = o.sandboxRules(); err != nil {
 		return err
 	}
 	tools, err := runToolbox(o)
@@ -201,7 +209,8 @@ func (o driveOpts) answering(e *engine.Engine, approve *approval.Policy, show *d
 // runConfig is the configuration ENGINE_START records.
 func runConfig(o driveOpts) json.RawMessage {
 	config, _ := json.Marshal(map[string]any{"agent_name": o.agent.Name, "model": o.llmConfig.Model,
-		"provider": o.llmConfig.Provider, "max_iterations": o.meta.MaxIterations, "interactive": o.interactive})
+		"provider": o.llmConfig.Provider, "max_iterations": o.meta.MaxIterations, "interactive": o.interactive,
+		"sandbox": o.meta.Sandbox})
 	return config
 }
 

@@ -57,13 +57,31 @@ func netnsAvailable() bool {
 	return err != nil || string(b) != "0\n"
 }
 
-// Apply restricts the calling process, and everything it execs or forks
-// from now on, to r. It fails, restricting nothing it could not, when the
-// kernel cannot enforce r.
-func Apply(r Rules) error {
+// Supported reports, without restricting anything, whether the kernel
+// can enforce r: an error wrapping ErrUnsupported says what is missing.
+func Supported(r Rules) error {
+	_, err := abiFor(r)
+	return err
+}
+
+// abiFor is the kernel's Landlock ABI, or why it cannot enforce r.
+func abiFor(r Rules) (int, error) {
 	abi, err := ll.LandlockGetABIVersion()
 	if err != nil || abi < 1 {
-		return fmt.Errorf("%w: this kernel has no Landlock (%v); enable it (CONFIG_SECURITY_LANDLOCK, lsm=landlock) or run without a sandbox: --sandbox danger-full-access", ErrUnsupported, errOr(err))
+		return 0, fmt.Errorf("%w: this kernel has no Landlock (%v); enable it (CONFIG_SECURITY_LANDLOCK, lsm=landlock) or run without a sandbox: --sandbox danger-full-access", ErrUnsupported, errOr(err))
+	}
+	if !r.Network && abi < netABI {
+		return 0, fmt.Errorf("%w: this kernel's Landlock (ABI %d) cannot filter TCP (ABI %d can, Linux 6.7); allow the network (sandbox network: true) or run with --sandbox danger-full-access", ErrUnsupported, abi, netABI)
+	}
+	return abi, nil
+}
+
+// Apply restricts the calling process, and everything it execs or forks
+// from now on, to r. It fails, restricting nothing, when the kernel
+// cannot enforce r.
+func Apply(r Rules) error {
+	if _, err := abiFor(r); err != nil {
+		return err
 	}
 	cfg := landlock.Config{HandledAccessFS: handledFS}
 	rules := []landlock.Rule{landlock.RODirs("/")}
@@ -79,9 +97,6 @@ func Apply(r Rules) error {
 		}
 	}
 	if !r.Network {
-		if abi < netABI {
-			return fmt.Errorf("%w: this kernel's Landlock (ABI %d) cannot filter TCP (ABI %d can, Linux 6.7); allow the network (sandbox network: true) or run with --sandbox danger-full-access", ErrUnsupported, abi, netABI)
-		}
 		cfg.HandledAccessNet = ll.AccessNetConnectTCP
 		for _, port := range r.Ports {
 			rules = append(rules, landlock.ConnectTCP(port))

@@ -20,6 +20,9 @@ func Probe() Support {
 	return Support{Err: fmt.Errorf("%w on %s", ErrUnsupported, runtime.GOOS)}
 }
 
+// Supported says this system cannot enforce any Rules.
+func Supported(r Rules) error { return Apply(r) }
+
 // Apply refuses: the sandbox is built on Linux's Landlock, and a command
 // must never run unconfined when a sandbox was asked for.
 func Apply(Rules) error {

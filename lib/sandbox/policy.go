@@ -124,14 +124,15 @@ func (p Policy) Rules(workspace, runDir string) (*Rules, error) {
 		return nil, err
 	}
 	r := &Rules{Mode: p.Mode, Network: p.Network, Ports: ps, Write: append([]string(nil), devices...)}
+	if runDir != "" {
+		// The run's own records: a plugin (the coding plugin's shell)
+		// writes a call's full output there, whatever the mode.
+		r.Write = append(r.Write, absClean(runDir))
+	}
 	if p.Mode == ReadOnly {
 		return r, nil
 	}
-	for _, d := range []string{workspace, runDir, os.TempDir()} {
-		if d != "" {
-			r.Write = append(r.Write, absClean(d))
-		}
-	}
+	r.Write = append(r.Write, absClean(workspace), absClean(os.TempDir()))
 	for _, w := range p.Writable {
 		r.Write = append(r.Write, resolve(w, workspace))
 	}

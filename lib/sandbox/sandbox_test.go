@@ -32,11 +32,11 @@ func TestRules(t *testing.T) {
 		{"default is full access", Policy{}, nil},
 		{"danger", Policy{Mode: DangerFullAccess, Writable: []string{"x"}}, nil},
 		{"read-only writes only devices", Policy{Mode: ReadOnly, Writable: []string{"x"}},
-			&Rules{Mode: ReadOnly, Write: devices}},
+			&Rules{Mode: ReadOnly, Write: append(append([]string(nil), devices...), run)}},
 		{"workspace-write", Policy{Mode: WorkspaceWrite, Writable: []string{"build", "/opt/cache"}, Allow: []string{"localhost:8080", "[::1]:443"}},
-			&Rules{Mode: WorkspaceWrite, Write: append(append([]string(nil), devices...), ws, run, tmp, filepath.Join(ws, "build"), "/opt/cache"), Ports: []uint16{8080, 443}}},
+			&Rules{Mode: WorkspaceWrite, Write: append(append([]string(nil), devices...), run, ws, tmp, filepath.Join(ws, "build"), "/opt/cache"), Ports: []uint16{8080, 443}}},
 		{"network", Policy{Mode: WorkspaceWrite, Network: true},
-			&Rules{Mode: WorkspaceWrite, Write: append(append([]string(nil), devices...), ws, run, tmp), Network: true}},
+			&Rules{Mode: WorkspaceWrite, Write: append(append([]string(nil), devices...), run, ws, tmp), Network: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
