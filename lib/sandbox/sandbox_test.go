@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -69,5 +70,37 @@ func TestRefused(t *testing.T) {
 		if got := Refused(out); got != want {
 			t.Errorf("Refused(%q) = %v, want %v", out, got, want)
 		}
+	}
+}
+
+func TestResolve(t *testing.T) {
+	agentP := &Policy{Mode: WorkspaceWrite, Network: true}
+	recorded := &Policy{Mode: ReadOnly}
+	tests := []struct {
+		name, flag, env string
+		policies        []*Policy
+		want            Policy
+	}{
+		{"default", "", "", nil, Policy{Mode: DangerFullAccess}},
+		{"agent", "", "", []*Policy{nil, agentP}, *agentP},
+		{"recorded wins over agent", "", "", []*Policy{recorded, agentP}, *recorded},
+		{"env replaces the mode only", "", "read-only", []*Policy{nil, agentP}, Policy{Mode: ReadOnly, Network: true}},
+		{"flag wins over env", "danger-full-access", "read-only", []*Policy{agentP}, Policy{Mode: DangerFullAccess, Network: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv(Env, tt.env)
+			got, err := Resolve(tt.flag, tt.policies...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("Resolve(%q) mismatch (-want +got):\n%s", tt.flag, d)
+			}
+		})
+	}
+	t.Setenv(Env, "none")
+	if _, err := Resolve(""); err == nil || !strings.Contains(err.Error(), "DELTA_SANDBOX") {
+		t.Errorf("Resolve with DELTA_SANDBOX=none = %v, want an error naming DELTA_SANDBOX", err)
 	}
 }
