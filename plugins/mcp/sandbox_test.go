@@ -20,7 +20,7 @@ func TestStdioSandboxed(t *testing.T) {
 	}
 	ws, outside := t.TempDir(), t.TempDir()
 	rules := &sandbox.Rules{Mode: sandbox.WorkspaceWrite, Write: []string{ws}}
-	tb, err := mcp.Start(context.Background(), []agent.MCPServer{{Name: "ts", Command: testServer}},
+	tb, err := mcp.Start(context.Background(), []agent.MCPServer{{Name: "ts", Command: testServer, Args: []string{"writer"}}},
 		mcp.Options{Environ: []string{"PATH=" + os.Getenv("PATH")}, Dir: ws, Sandbox: rules})
 	if err != nil {
 		t.Fatal(err)

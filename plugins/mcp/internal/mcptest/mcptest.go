@@ -1,6 +1,6 @@
 // Package mcptest is a small MCP server for Delta's tests: a few tools
 // whose behaviour a test can predict (echo, add, fail, sleep, big, env,
-// note.read, write).
+// note.read; WriterServer adds write).
 // testdata/testserver serves it over stdio; in-process tests connect to it
 // with the SDK's in-memory transport.
 package mcptest
@@ -108,6 +108,14 @@ func Server() *sdk.Server {
 			}
 			return text(v), nil, nil
 		})
+	return s
+}
+
+// WriterServer is Server with one more tool, write, which writes a file
+// (or fails saying why): the sandbox's tests try it outside the
+// workspace.
+func WriterServer() *sdk.Server {
+	s := Server()
 	sdk.AddTool(s, &sdk.Tool{Name: "write", Description: "Write the text to a file, or fail saying why."},
 		func(_ context.Context, _ *sdk.CallToolRequest, in writeIn) (*sdk.CallToolResult, any, error) {
 			if err := os.WriteFile(in.Path, []byte(in.Text), 0o644); err != nil {
