@@ -84,3 +84,20 @@ func TestRunSandboxedNetwork(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkRunTrueSandboxed is BenchmarkRunTrue confined to a
+// workspace: the difference is the sandbox's cost per call (one more exec
+// of the guard binary and the Landlock rules).
+func BenchmarkRunTrueSandboxed(b *testing.B) {
+	if s := sandbox.Probe(); !s.FS || !s.Net {
+		b.Skipf("this kernel cannot sandbox (Landlock ABI %d): %v", s.ABI, s.Err)
+	}
+	r := &sandbox.Rules{Mode: sandbox.WorkspaceWrite, Write: []string{b.TempDir(), "/dev/null"}}
+	forEachGuardB(b, func(b *testing.B) {
+		for b.Loop() {
+			if res, err := Run(context.Background(), Spec{Argv: []string{"/bin/true"}, Sandbox: r}); err != nil || res.ExitCode != 0 {
+				b.Fatal(err, res.Stderr)
+			}
+		}
+	})
+}

@@ -23,7 +23,7 @@ func (c *Client) confine(cmd *exec.Cmd) error {
 	if c.sandbox == nil {
 		return nil
 	}
-	dir, err := os.MkdirTemp("", "delta-plugin-")
+	dir, err := os.MkdirTemp(socketParent(), "dp")
 	if err != nil {
 		return fmt.Errorf("plugin %q: socket directory: %w", c.bin.Name, err)
 	}
@@ -38,6 +38,17 @@ func (c *Client) confine(cmd *exec.Cmd) error {
 	cmd.Path, cmd.Args = path, argv
 	cmd.Env = append(cmd.Env, plugin.EnvUnixSocketDir+"="+dir)
 	return nil
+}
+
+// socketParent is where a sandboxed plugin's socket directory is made:
+// the temp directory, unless its path is so long that a socket in it
+// would pass the 108 bytes a Unix socket's path may have (go-plugin adds
+// "/plugin" and ten digits), then /tmp.
+func socketParent() string {
+	if d := os.TempDir(); len(d) <= 70 {
+		return d
+	}
+	return "/tmp"
 }
 
 // removeSockDir removes the sandboxed plugin's socket directory, if any.
