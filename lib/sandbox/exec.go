@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"syscall"
 )
 
@@ -53,12 +54,15 @@ func ExecMain(args []string) int {
 	return 0 // not reached: Exec returns only errors
 }
 
-// Exec restricts this process to r (nil: not at all) and replaces it with
-// the program at path (looked up in PATH when it has no slash), with argv
-// and env.
+// Exec replaces this process with the program at path (looked up in PATH
+// when it has no slash), with argv and env, confined to r (nil: not at
+// all). It returns only an error, having run nothing.
 func Exec(r *Rules, path string, argv, env []string) error {
 	if r != nil {
-		if err := Apply(*r); err != nil {
+		// The thread that is restricted is the one that execs: it stays
+		// locked (it never runs another goroutine) until it does.
+		runtime.LockOSThread()
+		if err := restrictThread(*r); err != nil {
 			return err
 		}
 	}

@@ -21,10 +21,10 @@ func Probe() Support {
 }
 
 // Supported says this system cannot enforce any Rules.
-func Supported(r Rules) error { return Apply(r) }
+func Supported(r Rules) error { return restrictThread(r) }
 
-// Apply refuses: the sandbox is built on Linux's Landlock, and a command
-// must never run unconfined when a sandbox was asked for.
-func Apply(Rules) error {
+// restrictThread refuses: the sandbox is built on Linux's Landlock, and a
+// command must never run unconfined when a sandbox was asked for.
+func restrictThread(Rules) error {
 	return fmt.Errorf("%w: the sandbox needs Linux (Landlock) and this is %s; run with --sandbox danger-full-access to run tools unconfined", ErrUnsupported, runtime.GOOS)
 }
