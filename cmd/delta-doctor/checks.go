@@ -13,7 +13,7 @@ import (
 
 // commands are the binaries a Delta installation has; agents' tools call
 // several of them by name, so each must be on PATH.
-var commands = []string{"delta", "delta-run", "delta-context", "delta-tool-expand", "delta-sessions", "delta-pty", "delta-plugin", "delta-mcp", "delta-chat", "delta-workflow"}
+var commands = []string{"delta", "delta-run", "delta-context", "delta-tool-expand", "delta-sessions", "delta-pty", "delta-plugin", "delta-mcp", "delta-chat", "delta-workflow", "delta-sandbox"}
 
 // checkBinaries finds every command on PATH and compares their versions
 // with this one's.

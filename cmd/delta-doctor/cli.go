@@ -28,7 +28,7 @@ type CLI struct {
 func (CLI) Help() string {
 	return `delta-doctor checks that Delta is ready to run agents and says what to fix. "delta doctor" runs it.
 
-It checks: that every Delta command is on PATH (agents' tools call delta-sessions, delta-pty and delta-context by name) and that they are of one version; that an API key is set (DELTA_API_KEY, or the provider's own variable, in the environment or a .env file of the workspace, the agent or the project root); that the model endpoint (DELTA_BASE_URL, or the provider's default) answers to that key — a GET of its model list, which spends no tokens; and that every installed plugin still has its locked checksum. With --agent it also checks the agent as "delta tool expand --check" does and uses its llm settings.
+It checks: that every Delta command is on PATH (agents' tools call delta-sessions, delta-pty and delta-context by name) and that they are of one version; that an API key is set (DELTA_API_KEY, or the provider's own variable, in the environment or a .env file of the workspace, the agent or the project root); that the model endpoint (DELTA_BASE_URL, or the provider's default) answers to that key — a GET of its model list, which spends no tokens; that every installed plugin still has its locked checksum; and which sandbox mechanisms the kernel offers (Landlock's ABI, file and TCP rules, network namespaces), which sandboxed runs need. With --agent it also checks the agent as "delta tool expand --check" does and uses its llm settings.
 
 Each check prints one line: "ok", "warn" (works, but look) or "FAIL" (a run would fail), with what to do. The key itself is never printed.
 
@@ -48,6 +48,7 @@ func (c *CLI) Run(std cli.Stdio) error {
 	cfg := c.llmConfig(r)
 	c.checkModel(r, cfg)
 	checkPlugins(r)
+	checkSandbox(r)
 	if r.failed > 0 {
 		return cli.Errorf(runs.ExitFailed, "", "%d check%s failed", r.failed, plural(r.failed))
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/deltakit/delta/lib/execute/guard"
+	"github.com/deltakit/delta/lib/sandbox"
 )
 
 const help = `Usage: delta-exec-guard (internal)
@@ -15,7 +16,8 @@ Every delta binary starts one with the first tool, hook or context
 generator command it runs and runs them all through it, so that each
 command and every process it started end when the command ends, times
 out, or when the delta process itself is killed. Only processes that
-detached with setsid(1) are left running.
+detached with setsid(1) are left running. For a run with a sandbox it is
+also the program that confines each tool (Landlock) before exec'ing it.
 
 It must be installed next to the other delta binaries (make install does);
 without it they work the same, only slower to start.
@@ -29,7 +31,7 @@ delta-exec-guard - internal process guard of Delta
 .SH SYNOPSIS
 \fBdelta-exec-guard\fP (internal; not run by hand)
 .SH DESCRIPTION
-delta-exec-guard is started by every delta binary with the first tool, hook or context generator command it runs, and runs that command and all the later ones\&. It makes itself a child subreaper, runs each command as the leader of a new session, and kills every process of that session the command left behind when the command exits, and all of them when its caller asks (timeout, cancellation) and when its caller dies, even by SIGKILL\&. Processes that detached with setsid(1) are left running\&.
+delta-exec-guard is started by every delta binary with the first tool, hook or context generator command it runs, and runs that command and all the later ones\&. It makes itself a child subreaper, runs each command as the leader of a new session, and kills every process of that session the command left behind when the command exits, and all of them when its caller asks (timeout, cancellation) and when its caller dies, even by SIGKILL\&. Processes that detached with setsid(1) are left running\&. When a run has a sandbox (delta-agent(5), SANDBOX), each tool is started through it again: it confines itself with Landlock and then becomes the tool, so the tool and all it starts stay confined\&.
 .PP
 It depends on nothing but the Go standard library, so it starts as fast as any small program; when it is missing, the delta binaries re-execute themselves as the guard instead, which is slower but equivalent\&. Install it next to the other delta binaries (make install does)\&.
 .SH OPTIONS
@@ -47,6 +49,10 @@ delta(1)
 func run(args []string, stdout, stderr io.Writer) int {
 	if guard.Invoked(args) {
 		return guard.Main(args)
+	}
+	if sandbox.Invoked(args) {
+		// Started by a guard for a sandboxed command (lib/execute).
+		return sandbox.ExecMain(args)
 	}
 	if len(args) < 2 {
 		fmt.Fprint(stderr, help)

@@ -20,6 +20,7 @@ import (
 	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/redact"
 	"github.com/deltakit/delta/lib/runs"
+	"github.com/deltakit/delta/lib/sandbox"
 	pluginhost "github.com/deltakit/delta/plugins/host"
 	"github.com/deltakit/delta/plugins/mcp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -125,10 +126,18 @@ func agentTools(ctx context.Context, a *agent.Agent, ws string, std cli.Stdio, v
 			closers[i]()
 		}
 	}
-	tools := engine.Toolbox(engine.NewCommandTools(a, os.Environ()))
+	// The agent's sandbox (or $DELTA_SANDBOX's mode) confines the tools
+	// as in a run.
+	_, rules, err := sandbox.For("", ws, "", a.Sandbox)
+	if err != nil {
+		return nil, nil, nil, cli.WithCode(runs.ExitConfig, "set DELTA_SANDBOX=danger-full-access to serve the tools unconfined", err)
+	}
+	commands := engine.NewCommandTools(a, os.Environ())
+	commands.SetSandbox(rules)
+	tools := engine.Toolbox(commands)
 	var host *pluginhost.Host
 	if len(a.Plugins) > 0 {
-		h, err := pluginhost.New(a.Plugins, pluginhost.Options{Stderr: std.Err, Verbose: verbose, Env: agent.FilterEnv(os.Environ(), a.Env), ExecWrapper: a.ExecWrapper})
+		h, err := pluginhost.New(a.Plugins, pluginhost.Options{Stderr: std.Err, Verbose: verbose, Env: agent.FilterEnv(os.Environ(), a.Env), ExecWrapper: a.ExecWrapper, Sandbox: rules})
 		if err != nil {
 			return nil, nil, nil, cli.WithCode(runs.ExitConfig, pluginhost.Hint(err), err)
 		}
@@ -142,7 +151,9 @@ func agentTools(ctx context.Context, a *agent.Agent, ws string, std cli.Stdio, v
 		tools = engine.Merge(tools, ptools)
 	}
 	if len(a.MCPServers) > 0 {
-		mtools, err := mcp.Start(ctx, a.MCPServers, mcp.AgentOptions(a, os.Environ(), ws, std.Err, verbose))
+		mopts := mcp.AgentOptions(a, os.Environ(), ws, std.Err, verbose)
+		mopts.Sandbox = rules
+		mtools, err := mcp.Start(ctx, a.MCPServers, mopts)
 		if err != nil {
 			closeAll()
 			return nil, nil, nil, mcp.StartFailed(err)

@@ -21,6 +21,7 @@ import (
 	"github.com/deltakit/delta/lib/provider"
 	"github.com/deltakit/delta/lib/redact"
 	"github.com/deltakit/delta/lib/runs"
+	"github.com/deltakit/delta/lib/sandbox"
 )
 
 // driveOpts is what drive needs to run the engine over an existing run.
@@ -48,6 +49,10 @@ type driveOpts struct {
 	// overrides are the run's per-run overrides (the agent was loaded
 	// with them; the toolbox and context apply the rest).
 	overrides runOverrides
+	sandbox   sandboxFlags
+	// rules are the sandbox the run's tools run under (sandboxRules),
+	// nil for none.
+	rules *sandbox.Rules
 	// frontEnd: a front-end such as delta chat runs the command
 	// (--front-end): the model's text streams into the live stream on
 	// stderr when it is not a terminal too, and pauses print no banner.
@@ -72,6 +77,9 @@ func drive(o driveOpts) error {
 	defer j.Close()
 	approve, err := approver(o.agent)
 	if err != nil {
+		return err
+	}
+	if o.rules, err = o.sandboxRules(); err != nil {
 		return err
 	}
 	tools, err := runToolbox(o)
@@ -204,7 +212,8 @@ func (o driveOpts) answering(e *engine.Engine, approve *approval.Policy, show *d
 // runConfig is the configuration ENGINE_START records.
 func runConfig(o driveOpts) json.RawMessage {
 	config := map[string]any{"agent_name": o.agent.Name, "model": o.llmConfig.Model,
-		"provider": o.llmConfig.Provider, "max_iterations": o.meta.MaxIterations, "interactive": o.interactive}
+		"provider": o.llmConfig.Provider, "max_iterations": o.meta.MaxIterations, "interactive": o.interactive,
+		"sandbox": o.meta.Sandbox}
 	if !o.overrides.empty() {
 		config["overrides"] = o.overrides
 	}

@@ -29,6 +29,7 @@ type RunCmd struct {
 	InputFormat   string  `name:"input-format" help:"text, or stream-json: stdin carries Claude Code's user message lines, {\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":TEXT}}; the first is the task (unless -m gives it), and each later one continues the run once the previous turn has ended (a follow-up, the answer to a question or approval, or a new instruction after a failure) until stdin ends." enum:"text,stream-json" default:"text"`
 	Format        string  `help:"Output on stdout: text (summary), json (RunResult v2.0), raw (the result alone), stream-json (an init line, a JSON line per journal event as it is written, then the RunResult), or Claude Code's headless formats: claude-json (its result object) and claude-stream-json (its NDJSON: system init, assistant, user and result lines)." enum:"text,json,raw,stream-json,claude-json,claude-stream-json" default:"text"`
 	approvalFlags `embed:""`
+	sandboxFlags  `embed:""`
 	FrontEnd      bool   `name:"front-end" hidden:"" help:"Run under a front-end such as delta chat: the model's text streams into the live stream on stderr even when it is not a terminal, and a pause does not print how to answer it (the front-end asks)."`
 	LLM           string `name:"llm" help:"Override the agent's provider and model: PROVIDER:MODEL or PROVIDER/MODEL with PROVIDER openai (OpenAI's Responses API), openai-compatible (Chat Completions at DELTA_BASE_URL: Ollama, vLLM, OpenRouter …), anthropic or gemini (openai/gpt-4o, anthropic:claude-sonnet-4-5, openai-compatible:llama3; a colon keeps a slash in the model: openai:meta-llama/llama-3), a provider alone (its model: $$DELTA_MODEL, else llm.model), an alias (sonnet, opus, haiku, gpt, codex, gemini-pro, flash), scripted:FILE to replay FILE offline, or replay:RUN to replay the model answers recorded in run RUN." placeholder:"PROVIDER[:ARG]"`
 	subagentFlags `embed:""`
@@ -107,7 +108,7 @@ func (c *RunCmd) runOnce(std cli.Stdio) error {
 	}
 	defer unlock()
 	err = drive(driveOpts{ctx: ctx, agent: a, meta: meta, runDir: runDir, provider: provider, llmConfig: llmConfig, providerEnv: providerEnv,
-		overrides: over, message: c.Message, interactive: c.Interactive, verbose: c.Verbose, format: c.Format, std: std, approvals: c.approvalFlags, frontEnd: c.FrontEnd})
+		overrides: over, message: c.Message, interactive: c.Interactive, verbose: c.Verbose, format: c.Format, std: std, approvals: c.approvalFlags, sandbox: c.sandboxFlags, frontEnd: c.FrontEnd})
 	if err != nil && neverStarted(runDir) {
 		// Refused before its first event (a plugin that does not start, a
 		// journal that cannot be opened): nothing of it is worth keeping,

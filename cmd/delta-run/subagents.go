@@ -81,6 +81,10 @@ func subagentTools(ctx context.Context, o driveOpts, local engine.Toolbox) (engi
 	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
 		return strings.HasPrefix(kv, board.EnvDir+"=") || strings.HasPrefix(kv, board.EnvAgent+"=")
 	})
+	if o.meta.Sandbox != nil {
+		// Children run under the parent's sandbox mode (sandboxFlags).
+		env = append(env, sandboxEnv+"="+string(o.meta.Sandbox.Mode))
+	}
 	return subagent.New(ctx, subagent.Options{Config: o.agent.Subagents, Run: o.meta, RunDir: o.runDir,
 		Binary: bin, Env: env, LLM: o.meta.LLM}), nil
 }

@@ -57,7 +57,9 @@ func (t *runTools) add(box engine.Toolbox) {
 // error, and what was started is stopped again.
 func runToolbox(o driveOpts) (*runTools, error) {
 	t := &runTools{}
-	t.add(engine.NewCommandTools(o.agent, os.Environ()))
+	commands := engine.NewCommandTools(o.agent, os.Environ())
+	commands.SetSandbox(o.rules)
+	t.add(commands)
 	if err := t.addSources(o); err != nil {
 		t.Close()
 		return nil, err
@@ -71,7 +73,7 @@ func (t *runTools) addSources(o driveOpts) error {
 	ctx := o.ctx
 	// Plugins (agent.yaml plugins:, hook plugins): one process each for the
 	// run, stopped when it ends.
-	plugins, err := pluginhost.New(o.agent.Plugins, pluginhost.Options{Stderr: o.std.Err, Verbose: o.verbose, Env: agent.FilterEnv(os.Environ(), o.agent.Env), ExecWrapper: o.agent.ExecWrapper})
+	plugins, err := pluginhost.New(o.agent.Plugins, pluginhost.Options{Stderr: o.std.Err, Verbose: o.verbose, Env: agent.FilterEnv(os.Environ(), o.agent.Env), ExecWrapper: o.agent.ExecWrapper, Sandbox: o.rules})
 	if err != nil {
 		return cli.WithCode(runs.ExitConfig, pluginhost.Hint(err), err)
 	}
@@ -87,7 +89,9 @@ func (t *runTools) addSources(o driveOpts) error {
 	// MCP servers (agent.yaml mcp_servers:): started at once, stopped when
 	// the run ends; one that does not start is a configuration error.
 	if len(o.agent.MCPServers) > 0 {
-		mtools, err := mcp.Start(ctx, o.agent.MCPServers, mcp.AgentOptions(o.agent, os.Environ(), o.meta.ToolDir(), o.std.Err, o.verbose))
+		mopts := mcp.AgentOptions(o.agent, os.Environ(), o.meta.ToolDir(), o.std.Err, o.verbose)
+		mopts.Sandbox = o.rules
+		mtools, err := mcp.Start(ctx, o.agent.MCPServers, mopts)
 		if err != nil {
 			return mcp.StartFailed(err)
 		}

@@ -40,6 +40,7 @@ Commands:
   workflow run FILE         run a multi-agent workflow           (delta-workflow)
   plugin                    install, list, remove plugins        (delta-plugin)
   doctor                    check commands, key, endpoint, plugins (delta-doctor)
+  sandbox exec --mode M -- CMD  run CMD under the tool sandbox   (delta-sandbox)
   completion SHELL          print completions for bash, zsh or fish
   NAME                      any delta-NAME on PATH
 

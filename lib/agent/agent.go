@@ -6,6 +6,7 @@ package agent
 
 import (
 	"github.com/deltakit/delta/lib/llm"
+	"github.com/deltakit/delta/lib/sandbox"
 	"github.com/deltakit/delta/lib/tool"
 )
 
@@ -47,6 +48,10 @@ type Agent struct {
 	// calls are checked for a repeating pattern; 0 when not set (the
 	// engine's default of 10), -1 when loop_detection.enabled is false.
 	LoopWindow int
+
+	// Sandbox is agent.yaml's sandbox: what the tools may write and
+	// connect to; nil when the agent does not say (the run's default).
+	Sandbox *sandbox.Policy
 
 	// Subagents is the subagents block: the spawn_agent tools.
 	Subagents Subagents

@@ -17,6 +17,7 @@ import (
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/observe"
 	"github.com/deltakit/delta/lib/runs"
+	"github.com/deltakit/delta/lib/sandbox"
 	"github.com/deltakit/delta/lib/tool"
 )
 
@@ -35,6 +36,7 @@ type CommandTools struct {
 	timeout time.Duration
 	output  *tool.OutputLimits // agent-wide output limits
 	wrapper []string           // exec_wrapper: argv prefix of every call
+	sandbox *sandbox.Rules     // what every call is confined to; nil: nothing
 }
 
 // NewCommandTools returns the toolbox of a's tools. environ is the process
@@ -134,7 +136,7 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 	// A stream that fits the capture is kept inline in the record, a
 	// longer one in the record's directory (LogsWhenCut).
 	spec := execute.Spec{Argv: argv, Dir: run.WorkDir, Env: env, Timeout: timeout,
-		OutputDir: rec.DirIn(run.RunDir), LogsWhenCut: true, MaxCapture: runs.ToolRecordInlineMax}
+		OutputDir: rec.DirIn(run.RunDir), LogsWhenCut: true, MaxCapture: runs.ToolRecordInlineMax, Sandbox: c.sandbox}
 	if built.Stdin != nil {
 		spec.Stdin = []byte(*built.Stdin)
 	}
@@ -156,7 +158,7 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 		if err != nil {
 			return out, err
 		}
-		out.Observation = text
+		out.Observation = c.refusalNoted(text, out.IsError, res)
 	}
 	rel, err := WriteToolRecord(run, rec)
 	if err != nil {

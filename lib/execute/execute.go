@@ -42,6 +42,7 @@ import (
 	"time"
 
 	"github.com/deltakit/delta/lib/execute/guard"
+	"github.com/deltakit/delta/lib/sandbox"
 	"github.com/deltakit/delta/lib/sys"
 )
 
@@ -94,6 +95,9 @@ type Spec struct {
 	// MaxCapture is how many bytes of stdout and of stderr are kept in
 	// memory (first half and last half); 0 means 256 KiB.
 	MaxCapture int
+	// Sandbox, if set, confines the command and all it starts (package
+	// sandbox): the process that execs it applies the rules first.
+	Sandbox *sandbox.Rules
 }
 
 // Result is what a finished command did.
@@ -230,6 +234,9 @@ func command(s Spec, path string) (guard.Command, error) {
 		c.Env = os.Environ()
 	}
 	c.Env = dedupEnv(guard.WithoutEnv(c.Env))
+	if s.Sandbox != nil {
+		return sandboxed(c, *s.Sandbox)
+	}
 	return c, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/deltakit/delta/lib/execute/guard"
+	"github.com/deltakit/delta/lib/sandbox"
 	"github.com/deltakit/delta/lib/sys"
 )
 
@@ -28,6 +29,11 @@ func init() {
 		// The process is a guard, not a Delta command: it must never run
 		// the program's main. This is the one exit outside a main.
 		os.Exit(guard.Main(os.Args))
+	}
+	if sandbox.Invoked(os.Args) {
+		// A sandboxed command on its way (Sandboxed): this process
+		// confines itself and becomes the command.
+		os.Exit(sandbox.ExecMain(os.Args))
 	}
 }
 

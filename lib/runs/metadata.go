@@ -22,6 +22,7 @@ package runs
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/deltakit/delta/lib/sandbox"
 	"os"
 	"path/filepath"
 	"time"
@@ -97,6 +98,9 @@ type Metadata struct {
 	// over it. A session whose process is gone is cleaned up by list-runs
 	// and prune instead (ServeJanitor).
 	MCPServe bool `json:"mcp_serve,omitempty"`
+	// Sandbox is the sandbox the run's tools run under, as resolved when
+	// it started (or was last continued with --sandbox): continue keeps it.
+	Sandbox *sandbox.Policy `json:"sandbox,omitempty"`
 }
 
 // Resumable reports whether continue may take up the run: every run but a

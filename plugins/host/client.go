@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/sandbox"
 	"github.com/deltakit/delta/lib/sys"
 	"github.com/deltakit/delta/plugins/internal/wire"
 	"github.com/deltakit/delta/plugins/proto"
@@ -63,6 +64,11 @@ type Client struct {
 	verbose bool
 	// env is the plugin's whole environment: secrets never reach it.
 	env []string
+	// sandbox confines the plugin process (sandbox.go); nil: nothing.
+	sandbox *sandbox.Rules
+	// sockDir is the sandboxed plugin's socket directory, removed when
+	// the process stops.
+	sockDir string
 
 	mu      sync.Mutex
 	pc      *plugin.Client
@@ -139,6 +145,9 @@ func (c *Client) ensure(ctx context.Context) error {
 	// it started (Linux; macOS has no parent-death signal, see lib/sys).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	sys.SetParentDeathSignal(cmd.SysProcAttr, syscall.SIGTERM)
+	if err := c.confine(cmd); err != nil {
+		return err
+	}
 	pc := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  wire.Handshake,
 		Plugins:          wire.HostPlugins(),
@@ -205,6 +214,7 @@ func (c *Client) stopLocked() {
 		_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
 	}
 	c.pc, c.cmd, c.tools, c.hooks = nil, nil, nil, nil
+	c.removeSockDir()
 }
 
 // Stop stops the plugin process, if running. The next use starts a new one.

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/deltakit/delta/lib/sandbox"
 	"io"
 	"slices"
 	"sync"
@@ -46,6 +47,9 @@ type Options struct {
 	// DELTA_EXEC_WRAPPER (sdk.ExecWrapper), so that a plugin running
 	// commands (the coding plugin's shell) runs them through it.
 	ExecWrapper []string
+	// Sandbox confines every plugin process and all it starts (the coding
+	// plugin's file tools and shell alike); nil: nothing.
+	Sandbox *sandbox.Rules
 }
 
 // Host holds a run's plugin processes.
@@ -119,7 +123,7 @@ func (h *Host) client(name string) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.verbose = h.opts.Verbose
+	c.verbose, c.sandbox = h.opts.Verbose, h.opts.Sandbox
 	if h.opts.Env != nil {
 		c.env = h.opts.Env
 	}

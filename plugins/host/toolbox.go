@@ -161,6 +161,7 @@ func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 		out.Observation, out.IsError, out.Data = capOutput(res.Output), res.IsError, res.Data
 		if res.IsError {
 			out.ExitCode = 1
+			out.Observation = refusalNoted(t.h.opts.Sandbox, out.Observation)
 		}
 		rec.StdoutBytes = int64(len(res.Output))
 		if len(res.Data) > 0 {

@@ -77,7 +77,8 @@ func connect(ctx context.Context, cfg agent.MCPServer, opts Options) (*server, e
 			s.shown = newPrefixWriter(opts.Stderr, "[mcp "+cfg.Name+"] ")
 			errw = io.MultiWriter(s.stderr, s.shown)
 		}
-		proc, err := execute.Start(execute.Spec{Argv: append([]string{cfg.Command}, cfg.Args...), Dir: opts.Dir, Env: ServerEnv(cfg, opts.Environ)}, errw)
+		proc, err := execute.Start(execute.Spec{Argv: append([]string{cfg.Command}, cfg.Args...), Dir: opts.Dir, Env: ServerEnv(cfg, opts.Environ),
+			Sandbox: opts.Sandbox}, errw)
 		if err != nil {
 			return nil, err
 		}

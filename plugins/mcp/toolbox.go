@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/deltakit/delta/lib/sandbox"
 	"io"
 	"os"
 	"path/filepath"
@@ -41,6 +42,8 @@ type Options struct {
 	ToolTimeout time.Duration
 	// Output is the agent-wide output limits (agent.yaml output:).
 	Output *tool.OutputLimits
+	// Sandbox confines every stdio server and all it starts; nil: nothing.
+	Sandbox *sandbox.Rules
 
 	// transports replaces a server's connection by name (tests: the SDK's
 	// in-memory transport).

@@ -1,6 +1,6 @@
 // Package mcptest is a small MCP server for Delta's tests: a few tools
 // whose behaviour a test can predict (echo, add, fail, sleep, big, env,
-// note.read).
+// note.read; WriterServer adds write).
 // testdata/testserver serves it over stdio; in-process tests connect to it
 // with the SDK's in-memory transport.
 package mcptest
@@ -43,6 +43,11 @@ type sleepIn struct {
 
 type bigIn struct {
 	Lines int `json:"lines" jsonschema:"how many lines to print"`
+}
+
+type writeIn struct {
+	Path string `json:"path" jsonschema:"the file to write"`
+	Text string `json:"text" jsonschema:"what to write"`
 }
 
 type envIn struct {
@@ -102,6 +107,23 @@ func Server() *sdk.Server {
 				v = "<unset>"
 			}
 			return text(v), nil, nil
+		})
+	return s
+}
+
+// WriterServer is Server with one more tool, write, which writes a file
+// (or fails saying why): the sandbox's tests try it outside the
+// workspace.
+func WriterServer() *sdk.Server {
+	s := Server()
+	sdk.AddTool(s, &sdk.Tool{Name: "write", Description: "Write the text to a file, or fail saying why."},
+		func(_ context.Context, _ *sdk.CallToolRequest, in writeIn) (*sdk.CallToolResult, any, error) {
+			if err := os.WriteFile(in.Path, []byte(in.Text), 0o644); err != nil {
+				r := text(err.Error())
+				r.IsError = true
+				return r, nil, nil
+			}
+			return text("written"), nil, nil
 		})
 	return s
 }

@@ -1,5 +1,6 @@
 // testserver serves package mcptest's tools over stdio, for the tests of
-// Delta's MCP client. With an argument "crash" it exits at once instead.
+// Delta's MCP client. With an argument "crash" it exits at once instead;
+// with "writer" it also serves mcptest's write tool.
 package main
 
 import (
@@ -16,7 +17,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "testserver: cannot open the database")
 		os.Exit(3)
 	}
-	if err := mcptest.Server().Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+	server := mcptest.Server()
+	if len(os.Args) > 1 && os.Args[1] == "writer" {
+		server = mcptest.WriterServer()
+	}
+	if err := server.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "testserver:", err)
 		os.Exit(1)
 	}
