@@ -175,7 +175,7 @@ func (t *Tools) manyFiles(ctx context.Context, ws string, paths []string) (files
 		case err != nil:
 			problems = append(problems, fileError(p, err).Error())
 		case st.IsDir():
-			found, err := Glob(ctx, abs, "**")
+			found, err := Glob(ctx, abs, "**", false)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -198,7 +198,7 @@ func (t *Tools) globFiles(ctx context.Context, ws, p string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	found, err := Glob(ctx, base, pattern)
+	found, err := Glob(ctx, base, pattern, false)
 	if err != nil {
 		return nil, err
 	}
