@@ -117,6 +117,7 @@ func readManyFilesTool(ctx context.Context, t *Tools, ws string, raw json.RawMes
 			fmt.Fprintf(&b, "[%d more files not read; name fewer files]\n", len(files)-i)
 			break
 		}
+		saw(ctx, f)
 		data, err := os.ReadFile(f)
 		if err != nil {
 			problems = append(problems, fileError(display(ws, f), err).Error())

@@ -170,9 +170,9 @@ const applyPatchFormat = "Format: *** Begin Patch / *** Add File: P (+lines) / *
 // defaultProfile is every capability under its own name.
 var defaultProfile = []toolDef{
 	tool("read_file", "read_file", "Read a file from the filesystem. Returns line-numbered content (\"N | line\"). Relative paths are in the workspace.", readFileParams),
-	tool("write_file", "write_file", "Write content to a file. Creates the file and parent directories if needed.", writeFileParams),
-	tool("edit_file", "edit_file", "Replace an exact string occurrence in a file. old_string must match exactly once unless replace_all is true.", editFileParams),
-	tool("apply_patch", "apply_patch", "Apply code changes using the patch format. Supports creating, deleting, and modifying files in a single operation. "+applyPatchFormat,
+	tool("write_file", "write_file", "Write content to a file. Creates the file and parent directories if needed."+readFirstMark, writeFileParams),
+	tool("edit_file", "edit_file", "Replace an exact string occurrence in a file. old_string must match exactly once unless replace_all is true."+readFirstMark, editFileParams),
+	tool("apply_patch", "apply_patch", "Apply code changes using the patch format. Supports creating, deleting, and modifying files in a single operation."+readFirstMark+" "+applyPatchFormat,
 		`{"type":"object","properties":{"patch":{"type":"string","description":"the patch content in v4a format"}},"required":["patch"],"additionalProperties":false}`),
 	tool("grep", "grep", "Search file contents using regex patterns. Returns matching lines as path:line:text, the matching files, or a count per file (output_mode).", grepParams),
 	tool("glob", "glob", "Find files matching a glob pattern (\"**\" matches any number of directories). Newest first.", globParams),
@@ -190,7 +190,7 @@ var openaiProfile = []toolDef{
 		"workdir":{"type":"string","description":"The working directory to execute the command in"},
 		"timeout_ms":{"type":"integer","description":"The timeout for the command in milliseconds (default {DEFAULT_TIMEOUT_MS}, at most 600000)"}},
 		"required":["command"],"additionalProperties":false}`),
-	tool("apply_patch", "apply_patch", `Use the apply_patch tool to edit files.
+	tool("apply_patch", "apply_patch", `Use the apply_patch tool to edit files.{READ_FIRST}
 Your patch language is a stripped-down, file-oriented diff format designed to be easy to parse and safe to apply. You can think of it as a high-level envelope:
 
 *** Begin Patch
@@ -249,7 +249,7 @@ It is important to remember:
 		"limit":{"type":"integer","description":"Maximum number of file paths to return (defaults to 100)."},
 		"include_ignored":{"type":"boolean","description":"also search what .gitignore, .ignore and .git/info/exclude exclude (default: false)"}},
 		"required":["pattern"],"additionalProperties":false}`).rename(map[string]string{"include": "glob_filter", "limit": "max_results"}).defaults(map[string]any{"output_mode": "files_with_matches"}),
-	tool("write_file", "write_file", "Write content to a file. Creates the file and parent directories if needed. Use apply_patch to change an existing file.", writeFileParams),
+	tool("write_file", "write_file", "Write content to a file. Creates the file and parent directories if needed. Use apply_patch to change an existing file."+readFirstMark, writeFileParams),
 	tool("glob", "glob", "Find files matching a glob pattern (\"**\" matches any number of directories), newest first.", globParams),
 }
 
@@ -338,7 +338,7 @@ var geminiProfile = []toolDef{
 	tool("read_many_files", "read_many_files", "Reads content from multiple files specified by paths or glob patterns within the project directory. Concatenates their content into a single string, each file after a separator '--- {filePath} ---'. Directories are read recursively; binary files are skipped. Useful when you need to understand or analyze a collection of files.", `{"type":"object","properties":{
 		"paths":{"type":"array","items":{"type":"string"},"description":"An array of glob patterns or paths relative to the project directory. Examples: ['src/**/*.ts'], ['README.md', 'docs/']"}},
 		"required":["paths"],"additionalProperties":false}`),
-	tool("write_file", "write_file", "Writes content to a specified file in the local filesystem. Creates parent directories if needed; overwrites an existing file.", `{"type":"object","properties":{
+	tool("write_file", "write_file", "Writes content to a specified file in the local filesystem. Creates parent directories if needed; overwrites an existing file."+readFirstMark, `{"type":"object","properties":{
 		"file_path":{"type":"string","description":"The absolute path to the file to write to (a relative path is in the project directory)."},
 		"content":{"type":"string","description":"The content to write to the file."}},
 		"required":["file_path","content"],"additionalProperties":false}`),
