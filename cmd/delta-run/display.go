@@ -163,6 +163,8 @@ func (d *display) event(ev journal.Event) {
 		fmt.Fprintf(d.w, "%s\n", d.paint("1;33", "? answer received"))
 	case journal.SystemMessage:
 		fmt.Fprintf(d.w, "%s %s\n", d.paint("1;33", "warning:"), safe(ev.Content))
+	case journal.TurnLimit:
+		fmt.Fprintf(d.w, "%s %s\n", d.paint("1;33", "turn limit:"), safe(ev.Content))
 	case journal.Error:
 		fmt.Fprintf(d.w, "%s %s\n", d.paint("1;31", "error:"), safe(ev.ErrorMessage))
 	case journal.HookExecution:

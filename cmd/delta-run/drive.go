@@ -178,7 +178,7 @@ func newEngine(o driveOpts, j engine.Journal, tools *runTools, show *display, lo
 // limit sets the engine's limits: iterations, turns, parallel calls, the
 // loop detector's window and the context window usage is measured against.
 func (o driveOpts) limit(e *engine.Engine) {
-	e.MaxIterations, e.MaxTurns = o.meta.MaxIterations, o.agent.MaxTurns
+	e.MaxIterations, e.MaxTurns, e.MaxToolRounds = o.meta.MaxIterations, o.agent.MaxTurns, o.agent.MaxToolRoundsPerInput
 	e.Parallel, e.LoopWindow = o.agent.ParallelTools, o.agent.LoopWindow
 	e.ContextWindow = contextWindow(o.llmConfig)
 	e.Cost = engine.CostLimitOf(o.llmConfig)

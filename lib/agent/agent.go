@@ -32,8 +32,13 @@ type Agent struct {
 	// defaults); a tool's own output: overrides it.
 	Output *tool.OutputLimits
 	// MaxTurns caps the model turns of a whole run, over all its
-	// invocations; 0 when not set (no cap).
+	// invocations; 0 when not set (no cap). Reaching it stops the run
+	// with what it has (COMPLETED, a TURN_LIMIT event).
 	MaxTurns int
+	// MaxToolRoundsPerInput caps the tool rounds (model turns that call
+	// tools) after one user input; 0 when not set (no cap). Reaching it
+	// stops the run with what it has (COMPLETED, a TURN_LIMIT event).
+	MaxToolRoundsPerInput int
 	// ParallelTools is how many tool calls of one turn may run at once:
 	// 1 when parallel_tool_calls is false, else max_parallel_tools, else
 	// DefaultParallelTools.

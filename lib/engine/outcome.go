@@ -10,7 +10,6 @@ import (
 // Error types reported in Outcome.Error and RunResult's error.type.
 const (
 	ErrTypeMaxIterations = "max_iterations"
-	ErrTypeMaxTurns      = "max_turns"
 	ErrTypeLLM           = "llm_error"
 	ErrTypeContext       = "context_error"
 	// ErrTypeContextOverflow: the model refused a request longer than its
