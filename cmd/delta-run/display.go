@@ -157,7 +157,11 @@ func (d *display) event(ev journal.Event) {
 		d.question(ev)
 	case journal.HumanInputReceived:
 		if ev.InputType == runs.InputApproval {
-			fmt.Fprintf(d.w, "%s\n", d.paint("1;33", fmt.Sprintf("? %s by %s", ev.Decision, safe(ev.By))))
+			who := "by " + safe(ev.By)
+			if ev.By == "" {
+				who = "(nobody answered)"
+			}
+			fmt.Fprintf(d.w, "%s\n", d.paint("1;33", fmt.Sprintf("? %s %s", ev.Decision, who)))
 			break
 		}
 		fmt.Fprintf(d.w, "%s\n", d.paint("1;33", "? answer received"))

@@ -155,7 +155,8 @@ func newEngine(o driveOpts, j engine.Journal, tools *runTools, show *display, lo
 	cb.Stderr = o.std.Err
 	e := &engine.Engine{
 		Run: engine.RunInfo{RunID: o.meta.RunID, RunDir: o.runDir, JournalPath: filepath.Join(o.runDir, runs.JournalFile),
-			AgentHome: o.agent.Home, WorkDir: o.meta.ToolDir(), Agent: &runAgent},
+			AgentHome: o.agent.Home, WorkDir: o.meta.ToolDir(), Agent: &runAgent,
+			ParentRunID: o.meta.ParentRunID, Depth: runDepth(o)},
 		Journal: j, Provider: o.provider, Params: provider.ParamsOf(o.llmConfig), Context: cb, Tools: tools.box,
 		Hooks:       hooks.New(o.agent, hooks.Options{Stderr: o.std.Err, Plugin: tools.plugins.Hook}),
 		ParentRunID: o.meta.ParentRunID,
