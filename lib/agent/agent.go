@@ -199,6 +199,7 @@ const (
 	SourceJournal      = "journal"
 	SourceEnvironment  = "environment"  // where and when the run works
 	SourceProjectDocs  = "project_docs" // AGENTS.md and the provider's own file
+	SourceSkills       = "skills"       // the SKILL.md files the model may load
 )
 
 // ContextSource is one entry of context.yaml's sources, in priority order.
