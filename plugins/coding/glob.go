@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -37,7 +36,7 @@ func globTool(ctx context.Context, t *Tools, ws string, raw json.RawMessage) (st
 	if st, err := os.Stat(base); err != nil || !st.IsDir() {
 		return "", fmt.Errorf("path not found or not a directory: %s", dir)
 	}
-	files, err := Glob(ctx, base, pattern, a.IncludeIgnored)
+	files, err := t.glob(ctx, base, pattern, a.IncludeIgnored)
 	if err != nil {
 		return "", err
 	}
@@ -51,12 +50,23 @@ func globTool(ctx context.Context, t *Tools, ws string, raw json.RawMessage) (st
 	return b.String(), nil
 }
 
+// fileHit is a file glob found, with its modification time.
+type fileHit struct {
+	path string
+	mod  time.Time
+}
+
 // Glob returns the files under base matching pattern, newest first, then
 // by name. The pattern is doublestar's: "**" matches any number of
 // directories, {a,b} either alternative, [a-z] and [!a-z] one character
 // of a class. The SkippedDirs below base are not searched, nor (unless
 // includeIgnored) what the IgnoreFiles exclude.
 func Glob(ctx context.Context, base, pattern string, includeIgnored bool) ([]string, error) {
+	return (&Tools{}).glob(ctx, base, pattern, includeIgnored)
+}
+
+// glob is Glob in the order of the configured profile's tool (globOrder).
+func (t *Tools) glob(ctx context.Context, base, pattern string, includeIgnored bool) ([]string, error) {
 	pattern = strings.TrimPrefix(filepath.ToSlash(pattern), "./")
 	if pattern == "" {
 		return nil, fmt.Errorf("%w: empty glob", ErrPattern)
@@ -64,11 +74,7 @@ func Glob(ctx context.Context, base, pattern string, includeIgnored bool) ([]str
 	if !doublestar.ValidatePattern(pattern) {
 		return nil, fmt.Errorf("%w: %q is not a valid glob (check its brackets and braces)", ErrPattern, pattern)
 	}
-	type hit struct {
-		path string
-		mod  time.Time
-	}
-	var hits []hit
+	var hits []fileHit
 	err := walkFiles(ctx, base, includeIgnored, func(p string, d fs.DirEntry) error {
 		rel, _ := filepath.Rel(base, p)
 		if ok, _ := doublestar.Match(pattern, filepath.ToSlash(rel)); !ok {
@@ -78,18 +84,13 @@ func Glob(ctx context.Context, base, pattern string, includeIgnored bool) ([]str
 		if err != nil {
 			return nil
 		}
-		hits = append(hits, hit{p, info.ModTime()})
+		hits = append(hits, fileHit{p, info.ModTime()})
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	sort.Slice(hits, func(i, j int) bool {
-		if !hits[i].mod.Equal(hits[j].mod) {
-			return hits[i].mod.After(hits[j].mod)
-		}
-		return hits[i].path < hits[j].path
-	})
+	t.globOrder(hits, time.Now())
 	out := make([]string, len(hits))
 	for i, h := range hits {
 		out[i] = h.path

@@ -2,11 +2,13 @@ package coding
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -137,4 +139,30 @@ func sortedCopy(s []string) []string {
 	s = slices.Clone(s)
 	slices.Sort(s)
 	return s
+}
+
+// TestResultOrder: glob lists files newest first (gemini-cli: the last
+// day's newest first, then the rest by path); Claude Code's grep lists
+// matching files newest first, the others by path.
+func TestResultOrder(t *testing.T) {
+	ws := t.TempDir()
+	writeFiles(t, ws, map[string]string{"a.txt": "x\n", "b.txt": "x\n", "c.txt": "x\n", "d.txt": "x\n"})
+	now := time.Now()
+	for name, age := range map[string]time.Duration{"a.txt": 72 * time.Hour, "b.txt": 48 * time.Hour, "c.txt": time.Hour, "d.txt": 2 * time.Hour} {
+		mt := now.Add(-age)
+		if err := os.Chtimes(filepath.Join(ws, name), mt, mt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct{ profile, tool, args, want string }{
+		{"anthropic", "glob", `{"pattern":"*.txt"}`, "c.txt\nd.txt\nb.txt\na.txt\n"},
+		{"gemini", "glob", `{"pattern":"*.txt"}`, "c.txt\nd.txt\na.txt\nb.txt\n"},
+		{"anthropic", "grep", `{"pattern":"x"}`, "c.txt\nd.txt\nb.txt\na.txt\n"},
+		{"gemini", "search_file_content", `{"pattern":"x"}`, "a.txt:1:x\nb.txt:1:x\nc.txt:1:x\nd.txt:1:x\n"},
+	}
+	for _, tt := range tests {
+		if got := call(t, configured(t, tt.profile), ws, tt.tool, tt.args).Output; got != tt.want {
+			t.Errorf("%s %s(%s) = %q, want %q", tt.profile, tt.tool, tt.args, got, tt.want)
+		}
+	}
 }

@@ -112,7 +112,7 @@ func grepTool(ctx context.Context, t *Tools, ws string, raw json.RawMessage) (st
 		return "No matches found.", nil
 	}
 	if a.OutputMode != ModeContent {
-		return perFile(ws, matches, a.OutputMode, limit, more), nil
+		return perFile(ws, matches, a.OutputMode, limit, more, t.Config.Profile == ProfileAnthropic), nil
 	}
 	var b strings.Builder
 	for _, m := range matches {
@@ -135,9 +135,10 @@ const (
 const maxCountedMatches = 100_000
 
 // perFile is grep's answer in the files_with_matches and count modes: the
-// matching files in the order found, at most limit of them; more says the
-// search stopped at maxCountedMatches lines.
-func perFile(ws string, matches []Match, mode string, limit int, more bool) string {
+// matching files in path order (newestFirst: files_with_matches newest
+// first, as Claude Code's grep lists them), at most limit of them; more
+// says the search stopped at maxCountedMatches lines.
+func perFile(ws string, matches []Match, mode string, limit int, more, newestFirst bool) string {
 	var files []string
 	count := map[string]int{}
 	for _, m := range matches {
@@ -145,6 +146,9 @@ func perFile(ws string, matches []Match, mode string, limit int, more bool) stri
 			files = append(files, m.Path)
 		}
 		count[m.Path]++
+	}
+	if newestFirst && mode == ModeFiles {
+		byModTime(files)
 	}
 	var b strings.Builder
 	for i, f := range files {
