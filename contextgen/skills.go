@@ -12,11 +12,8 @@ import (
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/lib/skills"
 )
-
-// SkillFile is the file that makes a directory a skill: YAML front matter
-// with its name and description, then the instructions.
-const SkillFile = "SKILL.md"
 
 // Limits of the skills source: how many skills it lists, and how long a
 // description may be (the listing is in every request; the instructions
@@ -33,33 +30,9 @@ type Skill struct {
 	Path        string // its SKILL.md
 }
 
-// SkillDirs are the folders the skills source looks in, in order: the
-// agent's skills/, the project's .delta/skills/ and .claude/skills/ (in
-// the workspace), then the user's
-// $XDG_CONFIG_HOME/delta/skills/ (~/.config/delta/skills/) and
-// ~/.claude/skills/. Each skill is a directory of one of them with a
-// SKILL.md; a name found in an earlier folder hides the same name later.
-func SkillDirs(run engine.RunInfo) []string {
-	var dirs []string
-	if run.AgentHome != "" {
-		dirs = append(dirs, filepath.Join(run.AgentHome, "skills"))
-	}
-	if run.WorkDir != "" {
-		dirs = append(dirs, filepath.Join(run.WorkDir, ".delta", "skills"), filepath.Join(run.WorkDir, ".claude", "skills"))
-	}
-	config := os.Getenv("XDG_CONFIG_HOME")
-	home, _ := os.UserHomeDir()
-	if config == "" && home != "" {
-		config = filepath.Join(home, ".config")
-	}
-	if config != "" {
-		dirs = append(dirs, filepath.Join(config, "delta", "skills"))
-	}
-	if home != "" {
-		dirs = append(dirs, filepath.Join(home, ".claude", "skills"))
-	}
-	return dirs
-}
+// SkillDirs are the folders the skills source looks in for the run, in
+// order (skills.Dirs).
+func SkillDirs(run engine.RunInfo) []string { return skills.Dirs(run.AgentHome, run.WorkDir) }
 
 // FindSkills lists the skills of dirs, in folder order and by name within
 // a folder, at most MaxSkills. A SKILL.md without a description is left
@@ -74,7 +47,7 @@ func FindSkills(dirs []string) []Skill {
 		}
 		sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
 		for _, e := range entries {
-			path := filepath.Join(dir, e.Name(), SkillFile)
+			path := filepath.Join(dir, e.Name(), skills.File)
 			s, ok := readSkill(path, e.Name())
 			if !ok || seen[s.Name] {
 				continue
@@ -130,13 +103,13 @@ func readSkill(path, dirName string) (Skill, bool) {
 // Only the listing is in every request; a skill's instructions cost
 // nothing until they are needed. No skills: the source is skipped.
 func skillsSource(run engine.RunInfo, src agent.ContextSource) Part {
-	skills := FindSkills(SkillDirs(run))
-	if len(skills) == 0 {
+	found := FindSkills(SkillDirs(run))
+	if len(found) == 0 {
 		return Part{Skipped: true}
 	}
 	var b strings.Builder
 	b.WriteString("# Skills\n\nA skill is a set of instructions for one kind of task. When the task at hand matches a skill's description, read its SKILL.md in full before you start and follow it; the files it names are in its folder.\n\n")
-	for _, s := range skills {
+	for _, s := range found {
 		path := s.Path
 		if rel, err := filepath.Rel(run.WorkDir, path); err == nil && !strings.HasPrefix(rel, "..") {
 			path = rel

@@ -171,6 +171,7 @@ func (t *Tools) Call(ctx context.Context, req sdk.CallRequest) (sdk.CallResult, 
 		return sdk.CallResult{Output: cutOutput(req, d.Runs, "error: "+err.Error()), IsError: true}, nil
 	}
 	ctx, seen := withCallSeen(ctx)
+	ctx = context.WithValue(ctx, readRootsKey{}, req.SkillDirs())
 	out, err := handlers[d.Runs](ctx, t, req.WorkDir, args)
 	if err != nil {
 		return sdk.CallResult{Output: cutOutput(req, d.Runs, "error: "+err.Error()), IsError: true}, nil

@@ -30,7 +30,7 @@ func readFileTool(ctx context.Context, t *Tools, ws string, raw json.RawMessage)
 	if err := decode(raw, &a); err != nil {
 		return "", err
 	}
-	p, err := t.resolve(ws, a.FilePath)
+	p, err := t.resolveRead(ctx, ws, a.FilePath)
 	if err != nil {
 		return "", err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/runs"
+	"github.com/deltakit/delta/lib/skills"
 )
 
 // Recorded is one earlier call of the run whose result carried Data.
@@ -88,3 +89,11 @@ func (r CallRequest) env(key string) string {
 // RunDir is the run's directory (DELTA_RUN_DIR), "" outside a run: the
 // key under which a plugin keeps what it knows of one run.
 func (r CallRequest) RunDir() string { return r.env("DELTA_RUN_DIR") }
+
+// SkillDirs are the folders holding the agent's skills, in the order the
+// skills context source lists them: the agent's, the workspace's, the
+// user's. A tool that reads files may let the model read in them though
+// they lie outside the workspace, since the context names their files.
+func (r CallRequest) SkillDirs() []string {
+	return skills.Dirs(r.env("DELTA_AGENT_HOME"), r.WorkDir)
+}
