@@ -123,6 +123,8 @@ func (b *Builder) buildSource(ctx context.Context, run engine.RunInfo, src agent
 		return b.environmentSource(ctx, run, src), nil
 	case agent.SourceProjectDocs:
 		return b.projectDocsSource(ctx, run, src)
+	case agent.SourceSkills:
+		return skillsSource(run, src), nil
 	case agent.SourceJournal:
 		if b.Journal != nil {
 			return journalSource(b.Journal.conversation(), src), nil
@@ -133,7 +135,7 @@ func (b *Builder) buildSource(ctx context.Context, run engine.RunInfo, src agent
 		}
 		return journalSource(b.conversationOf(evs), src), nil
 	default:
-		return Part{}, fmt.Errorf("%w: unknown type %q (want file, computed_file, journal, environment or project_docs)", ErrSource, src.Type)
+		return Part{}, fmt.Errorf("%w: unknown type %q (want file, computed_file, journal, environment, project_docs or skills)", ErrSource, src.Type)
 	}
 }
 

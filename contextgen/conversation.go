@@ -97,7 +97,9 @@ func (r *rebuilder) add(ev *journal.Event) {
 	switch ev.Type {
 	case journal.UserMessage:
 		r.addSeg(&segment{user: true, block: r.blocks - 1, msgs: []llm.Message{{Role: llm.RoleUser, Content: ev.Content}}})
-	case journal.SystemMessage:
+	case journal.SystemMessage, journal.TurnLimit:
+		// A turn limit tells the model, when the run is continued, why
+		// its work was cut short.
 		r.addSeg(&segment{block: r.blocks - 1, msgs: []llm.Message{{Role: llm.RoleUser, Content: SystemNotePrefix + ev.Content}}})
 	case journal.Thought:
 		n := len(ev.ToolCalls)

@@ -126,6 +126,12 @@ func newClaudeResult(o driveOpts, out engine.Outcome, start, end time.Time) clau
 	c := claudeResult{Type: "result", Subtype: "success", DurationMS: r.Metrics.DurationMS, NumTurns: out.Iterations - o.priorIterations,
 		SessionID: r.RunID, TotalCostUSD: r.Metrics.Usage.TotalCostUSD, Usage: claudeUsageOf(r.Metrics.Usage.Usage), Status: string(r.Status)}
 	switch {
+	case out.Status == runs.Completed && out.TurnLimit != "":
+		// A turn limit completes a Delta run with its last text; Claude
+		// Code reports the same stop as error_max_turns.
+		c.Result = rawResult(out)
+		c.IsError, c.Subtype = true, "error_max_turns"
+		return c
 	case out.Status == runs.Completed:
 		c.Result = rawResult(out)
 		return c
@@ -137,7 +143,7 @@ func newClaudeResult(o driveOpts, out engine.Outcome, start, end time.Time) clau
 	c.IsError, c.Subtype = true, "error_during_execution"
 	if r.Error != nil {
 		switch r.Error.Type {
-		case engine.ErrTypeMaxIterations, engine.ErrTypeMaxTurns:
+		case engine.ErrTypeMaxIterations:
 			c.Subtype = "error_max_turns"
 		case engine.ErrTypeMaxCost:
 			c.Subtype = "error_max_budget_usd"

@@ -140,3 +140,20 @@ func TestClaudeJSONMaxTurns(t *testing.T) {
 	}
 	checkClaudeResult(t, r, "cl", "error_max_turns", true)
 }
+
+// A turn limit completes a Delta run (exit 0) with the model's last text;
+// Claude Code calls the same stop error_max_turns.
+func TestClaudeJSONTurnLimit(t *testing.T) {
+	stdout, stderr, code := claudeRun(t, "claude-json", "-c", "max_tool_rounds_per_input=1")
+	if code != 0 {
+		t.Fatalf("exit %d, want 0 (a turn limit completes the run)\n%s", code, stderr)
+	}
+	var r claudeLine
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatalf("stdout: %v\n%s", err, stdout)
+	}
+	checkClaudeResult(t, r, "cl", "error_max_turns", true)
+	if r.str("result") != "Looking." {
+		t.Errorf("result = %q, want the last text %q", r.str("result"), "Looking.")
+	}
+}

@@ -157,12 +157,18 @@ func (d *display) event(ev journal.Event) {
 		d.question(ev)
 	case journal.HumanInputReceived:
 		if ev.InputType == runs.InputApproval {
-			fmt.Fprintf(d.w, "%s\n", d.paint("1;33", fmt.Sprintf("? %s by %s", ev.Decision, safe(ev.By))))
+			who := "by " + safe(ev.By)
+			if ev.By == "" {
+				who = "(nobody answered)"
+			}
+			fmt.Fprintf(d.w, "%s\n", d.paint("1;33", fmt.Sprintf("? %s %s", ev.Decision, who)))
 			break
 		}
 		fmt.Fprintf(d.w, "%s\n", d.paint("1;33", "? answer received"))
 	case journal.SystemMessage:
 		fmt.Fprintf(d.w, "%s %s\n", d.paint("1;33", "warning:"), safe(ev.Content))
+	case journal.TurnLimit:
+		fmt.Fprintf(d.w, "%s %s\n", d.paint("1;33", "turn limit:"), safe(ev.Content))
 	case journal.Error:
 		fmt.Fprintf(d.w, "%s %s\n", d.paint("1;31", "error:"), safe(ev.ErrorMessage))
 	case journal.HookExecution:

@@ -166,7 +166,8 @@ func newEngine(o driveOpts, j engine.Journal, tools *runTools, show *display, lo
 	cb.Stderr = o.std.Err
 	e := &engine.Engine{
 		Run: engine.RunInfo{RunID: o.meta.RunID, RunDir: o.runDir, JournalPath: filepath.Join(o.runDir, runs.JournalFile),
-			AgentHome: o.agent.Home, WorkDir: o.meta.ToolDir(), Agent: &runAgent},
+			AgentHome: o.agent.Home, WorkDir: o.meta.ToolDir(), Agent: &runAgent,
+			ParentRunID: o.meta.ParentRunID, Depth: runDepth(o)},
 		Journal: j, Provider: o.provider, Params: provider.ParamsOf(o.llmConfig), Context: withAppendedPrompt(cb, o.overrides.AppendSystemPrompt), Tools: tools.box,
 		Hooks:       hooks.New(o.agent, hooks.Options{Stderr: o.std.Err, Plugin: tools.plugins.Hook}),
 		ParentRunID: o.meta.ParentRunID,
@@ -189,7 +190,7 @@ func newEngine(o driveOpts, j engine.Journal, tools *runTools, show *display, lo
 // limit sets the engine's limits: iterations, turns, parallel calls, the
 // loop detector's window and the context window usage is measured against.
 func (o driveOpts) limit(e *engine.Engine) {
-	e.MaxIterations, e.MaxTurns = o.meta.MaxIterations, o.agent.MaxTurns
+	e.MaxIterations, e.MaxTurns, e.MaxToolRounds = o.meta.MaxIterations, o.agent.MaxTurns, o.agent.MaxToolRoundsPerInput
 	e.Parallel, e.LoopWindow = o.agent.ParallelTools, o.agent.LoopWindow
 	e.ContextWindow = contextWindow(o.llmConfig)
 	e.Cost = engine.CostLimitOf(o.llmConfig)

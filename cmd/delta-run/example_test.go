@@ -88,7 +88,7 @@ func TestSubagentsExample(t *testing.T) {
 
 // TestCodingAgentExample follows examples/coding-agent/README.md: install
 // the coding plugin, copy the workspace template, run the agent, and find
-// greet.sh fixed and bye.sh added.
+// greet.sh fixed, bye.sh added and check.sh edited (it was read first).
 func TestCodingAgentExample(t *testing.T) {
 	agentDir, err := filepath.Abs("../../examples/coding-agent")
 	if err != nil {
@@ -108,7 +108,7 @@ func TestCodingAgentExample(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("run: exit %d, stdout %q\n%s", code, stdout, stderr)
 	}
-	for file, want := range map[string]string{"greet.sh": `echo "Hello, $1!"`, "bye.sh": "Goodbye"} {
+	for file, want := range map[string]string{"greet.sh": `echo "Hello, $1!"`, "bye.sh": "Goodbye", "check.sh": "greet Delta"} {
 		if data, err := os.ReadFile(filepath.Join(ws, file)); err != nil || !strings.Contains(string(data), want) {
 			t.Errorf("%s = %q (%v), want it to contain %q", file, data, err, want)
 		}

@@ -88,3 +88,10 @@ func subagentTools(ctx context.Context, o driveOpts, local engine.Toolbox) (engi
 	return subagent.New(ctx, subagent.Options{Config: o.agent.Subagents, Run: o.meta, RunDir: o.runDir,
 		Binary: bin, Env: env, LLM: o.meta.LLM}), nil
 }
+
+// runDepth is the run's depth in its tree (0 for a top-level run), which
+// its tools see as DELTA_DEPTH.
+func runDepth(o driveOpts) int {
+	depth, _ := subagent.Depth(o.meta, o.agent.Subagents)
+	return depth
+}

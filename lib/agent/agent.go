@@ -33,8 +33,13 @@ type Agent struct {
 	// defaults); a tool's own output: overrides it.
 	Output *tool.OutputLimits
 	// MaxTurns caps the model turns of a whole run, over all its
-	// invocations; 0 when not set (no cap).
+	// invocations; 0 when not set (no cap). Reaching it stops the run
+	// with what it has (COMPLETED, a TURN_LIMIT event).
 	MaxTurns int
+	// MaxToolRoundsPerInput caps the tool rounds (model turns that call
+	// tools) after one user input; 0 when not set (no cap). Reaching it
+	// stops the run with what it has (COMPLETED, a TURN_LIMIT event).
+	MaxToolRoundsPerInput int
 	// ParallelTools is how many tool calls of one turn may run at once:
 	// 1 when parallel_tool_calls is false, else max_parallel_tools, else
 	// DefaultParallelTools.
@@ -199,6 +204,7 @@ const (
 	SourceJournal      = "journal"
 	SourceEnvironment  = "environment"  // where and when the run works
 	SourceProjectDocs  = "project_docs" // AGENTS.md and the provider's own file
+	SourceSkills       = "skills"       // the SKILL.md files the model may load
 )
 
 // ContextSource is one entry of context.yaml's sources, in priority order.

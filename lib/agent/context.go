@@ -17,6 +17,7 @@ var (
 		SourceJournal:      {"type", "id", "max_iterations", "max_tokens"},
 		SourceEnvironment:  {"type", "id", "max_tokens"},
 		SourceProjectDocs:  {"type", "id", "max_tokens"},
+		SourceSkills:       {"type", "id", "max_tokens"},
 	}
 )
 
@@ -68,7 +69,7 @@ func (l *loader) decodeSource(d *doc, n *yaml.Node, index int) (ContextSource, b
 		if typ != nil {
 			at = typ
 		}
-		d.problem(at, ErrInvalid, "source types: file, computed_file, journal, environment, project_docs", "context source #%d needs a type of file, computed_file, journal, environment or project_docs (got %q)", index+1, src.Type)
+		d.problem(at, ErrInvalid, "source types: file, computed_file, journal, environment, project_docs, skills", "context source #%d needs a type of file, computed_file, journal, environment, project_docs or skills (got %q)", index+1, src.Type)
 		return src, false
 	}
 	f := d.fields(n, "a "+src.Type+" source", known)

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/deltakit/delta/lib/agent"
 )
@@ -115,3 +116,16 @@ func ParseAnswer(answer string) (approved bool, reason string) {
 	}
 	return false, a
 }
+
+// noAnswerPrefix starts the reason of a call denied because nobody
+// answered in time.
+const noAnswerPrefix = "no answer within "
+
+// Unanswered is the answer recorded for a call whose approval got no
+// answer within d (--approval-timeout): a denial that nobody decided,
+// so it names no one.
+func Unanswered(d time.Duration) string { return "denied: " + noAnswerPrefix + d.String() }
+
+// IsUnanswered reports whether a denial's reason (ParseAnswer) says
+// nobody answered in time.
+func IsUnanswered(reason string) bool { return strings.HasPrefix(reason, noAnswerPrefix) }

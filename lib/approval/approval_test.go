@@ -3,6 +3,7 @@ package approval
 import (
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/google/go-cmp/cmp"
@@ -89,5 +90,21 @@ func TestFailClosed(t *testing.T) {
 		if got := tc.v.FailClosed(tc.mode, NoHuman); !cmp.Equal(got, tc.want) {
 			t.Errorf("%+v.FailClosed(%s) = %+v, want %+v", tc.v, tc.mode, got, tc.want)
 		}
+	}
+}
+
+// TestUnanswered: the answer recorded when nobody answered in time reads
+// as a denial whose reason says so, and no other denial does.
+func TestUnanswered(t *testing.T) {
+	answer := Unanswered(2 * time.Second)
+	if answer != "denied: no answer within 2s" {
+		t.Errorf("Unanswered(2s) = %q, want %q", answer, "denied: no answer within 2s")
+	}
+	approved, reason := ParseAnswer(answer)
+	if approved || !IsUnanswered(reason) {
+		t.Errorf("ParseAnswer(%q) = %t, %q; want a denial IsUnanswered recognises", answer, approved, reason)
+	}
+	if _, reason := ParseAnswer("denied: too risky"); IsUnanswered(reason) {
+		t.Errorf("IsUnanswered(%q) = true, want false", reason)
 	}
 }

@@ -112,7 +112,7 @@ func (e *Engine) waitApproval(ctx context.Context, it int, calls []toolCall, v a
 		}
 	}
 	for _, a := range unanswered(group, st) {
-		if err := e.receive(it, a.call.ToolCall, fmt.Sprintf("denied: no answer within %s (--approval-timeout)", e.ApprovalTimeout), st); err != nil {
+		if err := e.receive(it, a.call.ToolCall, approval.Unanswered(e.ApprovalTimeout), st); err != nil {
 			return nil, err
 		}
 	}
@@ -269,17 +269,23 @@ func Answers(text string, ids []string) (answers map[string]string, ignored []st
 
 // receive journals a human's answer to an approval.
 func (e *Engine) receive(it int, call llm.ToolCall, answer string, st callState) error {
-	approved, _ := approval.ParseAnswer(answer)
+	approved, reason := approval.ParseAnswer(answer)
 	decision := "denied"
 	if approved {
 		decision = "approved"
 	}
+	// A call nobody answered in time was decided by no one: the journal
+	// names nobody rather than the user who would have answered.
+	by := e.ApprovedBy
+	if !approved && approval.IsUnanswered(reason) {
+		by = ""
+	}
 	if err := e.append(&journal.Event{Type: journal.HumanInputReceived, Iteration: it, CallID: call.ID, ToolName: call.Name,
-		Response: answer, InputType: runs.InputApproval, Decision: decision, By: e.ApprovedBy}); err != nil {
+		Response: answer, InputType: runs.InputApproval, Decision: decision, By: by}); err != nil {
 		return err
 	}
 	st.received[call.ID] = answer
-	e.Log.Printf("iteration %d: %s %s (call %s) by %s", it, decision, call.Name, call.ID, e.ApprovedBy)
+	e.Log.Printf("iteration %d: %s %s (call %s) by %q", it, decision, call.Name, call.ID, by)
 	return nil
 }
 
@@ -329,7 +335,10 @@ func (e *Engine) decided(ctx context.Context, it int, call toolCall, answer stri
 	if err != nil {
 		return nil, err
 	}
-	if !approved {
+	switch {
+	case !approved && approval.IsUnanswered(reason):
+		p.refused = fmt.Sprintf("error: the call to %s was denied: %s (nobody answered the approval in time)", call.Name, reason)
+	case !approved:
 		p.refused = deniedObservation(call.Name, e.answerer(), reason)
 	}
 	if err := e.request(it, p, true); err != nil {

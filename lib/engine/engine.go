@@ -97,8 +97,10 @@ type Engine struct {
 	// run, and denies it when no answer comes.
 	ApprovalTimeout time.Duration
 	// MaxTurns caps the model turns (THOUGHTs) of the whole run, over all
-	// invocations; 0 means no cap.
-	MaxTurns int
+	// invocations, and MaxToolRounds the tool rounds after one user input
+	// (turnLimit); 0 means no cap.
+	MaxTurns      int
+	MaxToolRounds int
 	// ContextWindow is the model's context size in tokens; 0 when unknown
 	// (no usage warning is given).
 	ContextWindow int64
@@ -178,10 +180,7 @@ func (e *Engine) loop(ctx context.Context) (Outcome, error) {
 		if ctx.Err() != nil {
 			return e.outcome(runs.Interrupted, &RunError{Type: ErrTypeInterrupted, Message: "interrupted by signal"}), nil
 		}
-		if e.MaxTurns > 0 && turn >= e.MaxTurns {
-			msg := fmt.Sprintf("the run reached max_turns (%d model turns over all its invocations) without a final answer", e.MaxTurns)
-			out, err := e.failDetails(ctx, turn, ErrTypeMaxTurns, errors.New(msg),
-				fmt.Sprintf("raise max_turns in agent.yaml above %d, then continue the run with -m", turn))
+		if out, err := e.turnLimit(events, turn); err != nil || out != nil {
 			if out == nil {
 				return Outcome{}, err
 			}

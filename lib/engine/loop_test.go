@@ -104,11 +104,12 @@ func TestLoopDetectionDisabled(t *testing.T) {
 
 // TestMaxTurnsAcrossInvocations: max_turns caps the model turns of the
 // whole run: a second invocation with a fresh iteration budget stops at
-// the cap too, FAILED with the error type max_turns.
+// the cap too, COMPLETED with the model's last text and a TURN_LIMIT
+// event (max_iterations still fails the run).
 func TestMaxTurnsAcrossInvocations(t *testing.T) {
-	a := llm.Response{ToolCalls: []llm.ToolCall{call("", "echo", `{"text":"a"}`)}}
+	a := llm.Response{Content: "working", ToolCalls: []llm.ToolCall{call("", "echo", `{"text":"a"}`)}}
 	p := &scriptProvider{turns: []llm.Response{a, a, a, a, a, a}}
-	e, _, _ := newEngine(t, p)
+	e, j, _ := newEngine(t, p)
 	e.MaxTurns, e.MaxIterations = 3, 2
 	out, err := e.Start(context.Background(), nil)
 	if err != nil || out.Error == nil || out.Error.Type != ErrTypeMaxIterations {
@@ -117,11 +118,55 @@ func TestMaxTurnsAcrossInvocations(t *testing.T) {
 	e2 := *e
 	e2.Message = "go on"
 	out, err = e2.Start(context.Background(), nil)
-	if err != nil || out.Status != runs.Failed || out.Error == nil || out.Error.Type != ErrTypeMaxTurns ||
-		!strings.Contains(out.Error.Details, "raise max_turns") || out.Iterations != 3 {
-		t.Fatalf("second invocation = %+v (%+v), %v; want FAILED max_turns after turn 3", out, out.Error, err)
+	if err != nil || out.Status != runs.Completed || out.Error != nil || out.ResultText != "working" || out.Iterations != 3 {
+		t.Fatalf("second invocation = %+v (%+v), %v; want COMPLETED with the last text after turn 3", out, out.Error, err)
 	}
 	if len(p.reqs) != 3 {
 		t.Errorf("%d model calls, want 3", len(p.reqs))
 	}
+	if ev := lastOfType(t, j, journal.TurnLimit); ev.Kind != journal.KindMaxTurns {
+		t.Errorf("TURN_LIMIT kind = %q, want %q", ev.Kind, journal.KindMaxTurns)
+	}
+}
+
+// TestMaxToolRoundsPerInput: max_tool_rounds_per_input stops the loop
+// after that many rounds of tool calls for one input, COMPLETED with the
+// model's last text and a TURN_LIMIT event; a new input gets a fresh
+// budget.
+func TestMaxToolRoundsPerInput(t *testing.T) {
+	a := llm.Response{Content: "still looking", ToolCalls: []llm.ToolCall{call("", "echo", `{"text":"a"}`)}}
+	b := llm.Response{ToolCalls: []llm.ToolCall{call("", "echo", `{"text":"b"}`)}}
+	p := &scriptProvider{turns: []llm.Response{a, b, a, b, {Content: "done"}}}
+	e, j, _ := newEngine(t, p)
+	e.MaxToolRounds = 2
+	out, err := e.Start(context.Background(), nil)
+	if err != nil || out.Status != runs.Completed || out.ResultText != "still looking" || out.Iterations != 2 {
+		t.Fatalf("Start() = %+v (%+v), %v; want COMPLETED with the last text after 2 rounds", out, out.Error, err)
+	}
+	ev := lastOfType(t, j, journal.TurnLimit)
+	if ev.Kind != journal.KindMaxToolRounds || !strings.Contains(ev.Content, "2 rounds") {
+		t.Errorf("TURN_LIMIT = %+v, want kind %s naming 2 rounds", ev, journal.KindMaxToolRounds)
+	}
+	e2 := *e
+	e2.Message = "go on"
+	out, err = e2.Start(context.Background(), nil)
+	if err != nil || out.Status != runs.Completed || out.ResultText != "still looking" || len(p.reqs) != 4 {
+		t.Fatalf("second input = %+v, %v after %d model calls; want 2 more rounds", out, err, len(p.reqs))
+	}
+}
+
+// lastOfType is the journal's last event of type typ.
+func lastOfType(t *testing.T, j Journal, typ journal.Type) journal.Event {
+	t.Helper()
+	events, err := j.Events()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := len(events) - 1; i >= 0; i-- {
+		if events[i].Type == typ {
+			return events[i]
+		}
+	}
+	t.Fatalf("no %s event in the journal", typ)
+	return journal.Event{}
 }

@@ -10,7 +10,6 @@ import (
 // Error types reported in Outcome.Error and RunResult's error.type.
 const (
 	ErrTypeMaxIterations = "max_iterations"
-	ErrTypeMaxTurns      = "max_turns"
 	ErrTypeLLM           = "llm_error"
 	ErrTypeContext       = "context_error"
 	// ErrTypeContextOverflow: the model refused a request longer than its
@@ -57,6 +56,9 @@ type Outcome struct {
 	// it per model name.
 	Usage      llm.Usage
 	ModelUsage map[string]llm.Usage
+	// TurnLimit names the turn limit that completed the run
+	// (journal.KindMaxTurns or journal.KindMaxToolRounds), "" when none did.
+	TurnLimit string
 }
 
 // ParseResult turns the model's final text into a RunResult value: the JSON

@@ -40,6 +40,11 @@ type RunInfo struct {
 	WorkDir     string
 	Agent       *agent.Agent
 	Iteration   int // the iteration about to run (or running)
+	// ParentRunID is the run that spawned this one ("" for a top-level
+	// run) and Depth the run's depth in its tree (0 for a top-level
+	// run), for tools that behave differently in a subagent.
+	ParentRunID string
+	Depth       int
 	// Events, when set, returns the journal's events as the engine holds
 	// them: what reading JournalPath yields, without parsing the file
 	// again (the engine sets it to its Journal's Events). Nil: read
@@ -64,6 +69,8 @@ type RunInfo struct {
 //	DELTA_CWD         the workspace, the name hooks have always had
 //	JOURNAL_PATH      the run's journal.jsonl
 //	RUN_DIR           the run directory, the name the hook protocol shows
+//	DELTA_DEPTH       the run's depth: 0 for a top-level run, 1 for its subagents …
+//	DELTA_PARENT_RUN_ID  the run that spawned this one, "" for a top-level run
 //
 // Callers add their own on top: DELTA_CALL_ID and DELTA_ITERATION for
 // tools, the hook and generator variables for those.
@@ -77,6 +84,8 @@ func (r RunInfo) Env() []string {
 		"DELTA_CWD=" + r.WorkDir,
 		"JOURNAL_PATH=" + r.JournalPath,
 		"RUN_DIR=" + r.RunDir,
+		"DELTA_DEPTH=" + strconv.Itoa(r.Depth),
+		"DELTA_PARENT_RUN_ID=" + r.ParentRunID,
 	}
 }
 

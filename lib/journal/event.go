@@ -30,6 +30,18 @@ const (
 	EngineEnd          Type = "ENGINE_END"
 	SystemMessage      Type = "SYSTEM_MESSAGE"
 	HookExecution      Type = "HOOK_EXECUTION"
+	// TurnLimit: a limit of seeds/001 stopped the loop, and the run
+	// completed with what it had; Kind says which limit.
+	TurnLimit Type = "TURN_LIMIT"
+)
+
+// Kinds of TURN_LIMIT: the agent.yaml setting that was reached.
+const (
+	// KindMaxToolRounds: max_tool_rounds_per_input, the tool rounds after
+	// one user input.
+	KindMaxToolRounds = "max_tool_rounds_per_input"
+	// KindMaxTurns: max_turns, the model turns of the whole run.
+	KindMaxTurns = "max_turns"
 )
 
 // Kinds of SYSTEM_MESSAGE.

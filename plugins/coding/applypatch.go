@@ -11,7 +11,7 @@ import (
 // applyPatchTool applies a patch in the apply_patch format (ComputePatch)
 // whole or not at all: every target is resolved and every new content
 // staged beside its file before the first file changes.
-func applyPatchTool(_ context.Context, t *Tools, ws string, raw json.RawMessage) (string, error) {
+func applyPatchTool(ctx context.Context, t *Tools, ws string, raw json.RawMessage) (string, error) {
 	var a struct {
 		Patch string `json:"patch"`
 	}
@@ -21,6 +21,9 @@ func applyPatchTool(_ context.Context, t *Tools, ws string, raw json.RawMessage)
 	read := func(path string) (string, error) {
 		p, err := t.resolve(ws, path)
 		if err != nil {
+			return "", err
+		}
+		if err := t.mustHaveRead(p, path); err != nil {
 			return "", err
 		}
 		data, err := os.ReadFile(p)
@@ -48,7 +51,14 @@ func applyPatchTool(_ context.Context, t *Tools, ws string, raw json.RawMessage)
 	if err := stageChanges(changes, targets, staged); err != nil {
 		return "", notApplied(err)
 	}
-	return commitChanges(changes, targets, staged)
+	out, err := commitChanges(changes, targets, staged)
+	for _, tg := range targets {
+		saw(ctx, tg.from) // gone when deleted or moved: nothing is stamped
+		if tg.to != "" {
+			saw(ctx, tg.to)
+		}
+	}
+	return out, err
 }
 
 // patchTarget is where a change of a patch goes: the file it changes and,
@@ -64,8 +74,15 @@ func (t *Tools) patchTargets(ws string, changes []Change) ([]patchTarget, error)
 		if targets[i].from, err = t.resolve(ws, c.Path); err != nil {
 			return nil, err
 		}
+		// An added file may replace one the model has not seen.
+		if err := t.mustHaveRead(targets[i].from, c.Path); err != nil {
+			return nil, err
+		}
 		if c.NewPath != "" {
 			if targets[i].to, err = t.resolve(ws, c.NewPath); err != nil {
+				return nil, err
+			}
+			if err := t.mustHaveRead(targets[i].to, c.NewPath); err != nil {
 				return nil, err
 			}
 		}

@@ -36,6 +36,10 @@ type Config struct {
 	// ShellTimeoutMS is the shell's timeout for a call that sets none
 	// (0: DefaultShellTimeoutMS).
 	ShellTimeoutMS int `json:"shell_timeout_ms"`
+	// RequireReadBeforeWrite (nil: true) refuses write_file of an
+	// existing file, edit_file and apply_patch on a file the run has not
+	// read, or that changed on disk since it was read.
+	RequireReadBeforeWrite *bool `json:"require_read_before_write"`
 }
 
 // Tools is the coding tools' sdk.ToolProvider.
@@ -43,6 +47,8 @@ type Tools struct {
 	Config Config
 	// tools is the profile's tool set (nil: the default profile).
 	tools []toolDef
+	// reads is what the model has seen of the files it may change.
+	reads readState
 }
 
 var (
@@ -102,12 +108,24 @@ func (t *Tools) profileTools() []toolDef {
 // DefaultShellTimeoutMS), which Tools writes in.
 const defaultTimeoutMark = "{DEFAULT_TIMEOUT_MS}"
 
+// readFirstMark stands in the descriptions of the tools that change files
+// for the sentence saying they must be read first, which Tools writes in
+// when the config requires it (and removes when not).
+const readFirstMark = "{READ_FIRST}"
+
+// readFirstNote is the sentence readFirstMark stands for.
+const readFirstNote = " A file this run has not read with read_file, or that changed on disk since, is refused: read it first."
+
 // Tools lists the profile's tools, their descriptions naming the shell's
-// default timeout.
+// default timeout and whether files must be read before they change.
 func (t *Tools) Tools(context.Context) ([]sdk.Tool, error) {
 	p := t.profileTools()
 	ms, _ := t.shellTimeout(0, time.Time{}, "")
-	r := strings.NewReplacer(defaultTimeoutMark, strconv.FormatInt(ms, 10))
+	note := readFirstNote
+	if t.Config.RequireReadBeforeWrite != nil && !*t.Config.RequireReadBeforeWrite {
+		note = ""
+	}
+	r := strings.NewReplacer(defaultTimeoutMark, strconv.FormatInt(ms, 10), readFirstMark, note)
 	out := make([]sdk.Tool, len(p))
 	for i, d := range p {
 		out[i] = d.Tool
@@ -146,14 +164,20 @@ func (t *Tools) Call(ctx context.Context, req sdk.CallRequest) (sdk.CallResult, 
 			return res, nil
 		}
 	}
+	if err == nil {
+		err = t.reads.load(req, req.RunDir(), t.profileTools())
+	}
 	if err != nil {
 		return sdk.CallResult{Output: cutOutput(req, d.Runs, "error: "+err.Error()), IsError: true}, nil
 	}
+	ctx, seen := withCallSeen(ctx)
+	ctx = context.WithValue(ctx, readRootsKey{}, req.SkillDirs())
 	out, err := handlers[d.Runs](ctx, t, req.WorkDir, args)
 	if err != nil {
 		return sdk.CallResult{Output: cutOutput(req, d.Runs, "error: "+err.Error()), IsError: true}, nil
 	}
-	return sdk.Text(cutOutput(req, d.Runs, out)), nil
+	t.reads.note(seen.stamps)
+	return sdk.CallResult{Output: cutOutput(req, d.Runs, out), Data: seen.data()}, nil
 }
 
 // ErrArguments is wrapped when a call's JSON arguments are invalid.

@@ -21,7 +21,7 @@ var ErrBinary = errors.New("binary file")
 
 const defaultReadLimit = 2000
 
-func readFileTool(_ context.Context, t *Tools, ws string, raw json.RawMessage) (string, error) {
+func readFileTool(ctx context.Context, t *Tools, ws string, raw json.RawMessage) (string, error) {
 	var a struct {
 		FilePath string `json:"file_path"`
 		Offset   int    `json:"offset"`
@@ -30,10 +30,13 @@ func readFileTool(_ context.Context, t *Tools, ws string, raw json.RawMessage) (
 	if err := decode(raw, &a); err != nil {
 		return "", err
 	}
-	p, err := t.resolve(ws, a.FilePath)
+	p, err := t.resolveRead(ctx, ws, a.FilePath)
 	if err != nil {
 		return "", err
 	}
+	// Stamped before it is read: a change in between makes a later
+	// edit ask for a fresh read rather than overwrite unseen text.
+	saw(ctx, p)
 	data, err := os.ReadFile(p)
 	if err != nil {
 		return "", fileError(a.FilePath, err)
@@ -73,7 +76,7 @@ func ReadLines(data []byte, offset, limit int) (string, error) {
 	return b.String(), nil
 }
 
-func writeFileTool(_ context.Context, t *Tools, ws string, raw json.RawMessage) (string, error) {
+func writeFileTool(ctx context.Context, t *Tools, ws string, raw json.RawMessage) (string, error) {
 	var a struct {
 		FilePath string  `json:"file_path"`
 		Content  *string `json:"content"`
@@ -88,9 +91,13 @@ func writeFileTool(_ context.Context, t *Tools, ws string, raw json.RawMessage) 
 	if err != nil {
 		return "", err
 	}
+	if err := t.mustHaveRead(p, a.FilePath); err != nil {
+		return "", err
+	}
 	if err := writeFile(p, *a.Content); err != nil {
 		return "", err
 	}
+	saw(ctx, p)
 	return fmt.Sprintf("Wrote %d bytes to %s", len(*a.Content), display(ws, p)), nil
 }
 
@@ -110,7 +117,7 @@ func writeFile(p, content string) error {
 	return nil
 }
 
-func editFileTool(_ context.Context, t *Tools, ws string, raw json.RawMessage) (string, error) {
+func editFileTool(ctx context.Context, t *Tools, ws string, raw json.RawMessage) (string, error) {
 	var a struct {
 		FilePath   string  `json:"file_path"`
 		OldString  *string `json:"old_string"`
@@ -128,6 +135,9 @@ func editFileTool(_ context.Context, t *Tools, ws string, raw json.RawMessage) (
 	}
 	p, err := t.resolve(ws, a.FilePath)
 	if err != nil {
+		return "", err
+	}
+	if err := t.mustHaveRead(p, a.FilePath); err != nil {
 		return "", err
 	}
 	data, err := os.ReadFile(p)
@@ -151,6 +161,7 @@ func editFileTool(_ context.Context, t *Tools, ws string, raw json.RawMessage) (
 	if err := writeFile(p, res.Content); err != nil {
 		return "", err
 	}
+	saw(ctx, p)
 	msg := fmt.Sprintf("Made %d replacement(s) in %s", res.Replacements, display(ws, p))
 	if res.Fuzzy {
 		msg += " (old_string matched after ignoring whitespace, Unicode punctuation and normalisation differences)"

@@ -117,6 +117,7 @@ func readManyFilesTool(ctx context.Context, t *Tools, ws string, raw json.RawMes
 			fmt.Fprintf(&b, "[%d more files not read; name fewer files]\n", len(files)-i)
 			break
 		}
+		saw(ctx, f)
 		data, err := os.ReadFile(f)
 		if err != nil {
 			problems = append(problems, fileError(display(ws, f), err).Error())
@@ -175,7 +176,7 @@ func (t *Tools) manyFiles(ctx context.Context, ws string, paths []string) (files
 		case err != nil:
 			problems = append(problems, fileError(p, err).Error())
 		case st.IsDir():
-			found, err := Glob(ctx, abs, "**")
+			found, err := Glob(ctx, abs, "**", false)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -198,7 +199,7 @@ func (t *Tools) globFiles(ctx context.Context, ws, p string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	found, err := Glob(ctx, base, pattern)
+	found, err := Glob(ctx, base, pattern, false)
 	if err != nil {
 		return nil, err
 	}

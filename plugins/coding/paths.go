@@ -1,6 +1,7 @@
 package coding
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -37,6 +38,30 @@ func (t *Tools) resolve(ws, p string) (string, error) {
 		return "", fmt.Errorf("%w: %s is not under %s (the plugin config allow_outside_workspace: true allows it)", ErrOutsideWorkspace, p, ws)
 	}
 	return abs, nil
+}
+
+type readRootsKey struct{}
+
+// resolveRead is resolve for a tool that only reads: besides the
+// workspace it may read in the agent's skill folders (the call's
+// sdk.CallRequest.SkillDirs), whose SKILL.md files the skills context
+// source tells the model to read.
+func (t *Tools) resolveRead(ctx context.Context, ws, p string) (string, error) {
+	abs, err := t.resolve(ws, p)
+	if !errors.Is(err, ErrOutsideWorkspace) {
+		return abs, err
+	}
+	roots, _ := ctx.Value(readRootsKey{}).([]string)
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(ws, p)
+	}
+	real := realPath(filepath.Clean(p))
+	for _, r := range roots {
+		if within(realPath(r), real) {
+			return filepath.Clean(p), nil
+		}
+	}
+	return "", err
 }
 
 // realPath resolves symlinks in the longest existing prefix of p.

@@ -142,11 +142,13 @@ const (
 		"glob_filter":{"type":"string","description":"file pattern filter (e.g. \"*.py\")"},
 		"case_insensitive":{"type":"boolean","description":"default: false"},
 		"output_mode":{"type":"string","enum":["content","files_with_matches","count"],"description":"content: matching lines as path:line:text (default); files_with_matches: the paths of matching files; count: path:count per file"},
-		"max_results":{"type":"integer","description":"max matching lines (content) or files (other modes); default: 100"}},
+		"max_results":{"type":"integer","description":"max matching lines (content) or files (other modes); default: 100"},
+		"include_ignored":{"type":"boolean","description":"also search what .gitignore, .ignore and .git/info/exclude exclude (default: false)"}},
 		"required":["pattern"],"additionalProperties":false}`
 	globParams = `{"type":"object","properties":{
 		"pattern":{"type":"string","description":"glob pattern (e.g. \"**/*.ts\")"},
-		"path":{"type":"string","description":"base directory (default: the workspace)"}},
+		"path":{"type":"string","description":"base directory (default: the workspace)"},
+		"include_ignored":{"type":"boolean","description":"also search what .gitignore, .ignore and .git/info/exclude exclude (default: false)"}},
 		"required":["pattern"],"additionalProperties":false}`
 	shellParams = `{"type":"object","properties":{
 		"command":{"type":"string","description":"the command to run (bash -c)"},
@@ -168,9 +170,9 @@ const applyPatchFormat = "Format: *** Begin Patch / *** Add File: P (+lines) / *
 // defaultProfile is every capability under its own name.
 var defaultProfile = []toolDef{
 	tool("read_file", "read_file", "Read a file from the filesystem. Returns line-numbered content (\"N | line\"). Relative paths are in the workspace.", readFileParams),
-	tool("write_file", "write_file", "Write content to a file. Creates the file and parent directories if needed.", writeFileParams),
-	tool("edit_file", "edit_file", "Replace an exact string occurrence in a file. old_string must match exactly once unless replace_all is true.", editFileParams),
-	tool("apply_patch", "apply_patch", "Apply code changes using the patch format. Supports creating, deleting, and modifying files in a single operation. "+applyPatchFormat,
+	tool("write_file", "write_file", "Write content to a file. Creates the file and parent directories if needed."+readFirstMark, writeFileParams),
+	tool("edit_file", "edit_file", "Replace an exact string occurrence in a file. old_string must match exactly once unless replace_all is true."+readFirstMark, editFileParams),
+	tool("apply_patch", "apply_patch", "Apply code changes using the patch format. Supports creating, deleting, and modifying files in a single operation."+readFirstMark+" "+applyPatchFormat,
 		`{"type":"object","properties":{"patch":{"type":"string","description":"the patch content in v4a format"}},"required":["patch"],"additionalProperties":false}`),
 	tool("grep", "grep", "Search file contents using regex patterns. Returns matching lines as path:line:text, the matching files, or a count per file (output_mode).", grepParams),
 	tool("glob", "glob", "Find files matching a glob pattern (\"**\" matches any number of directories). Newest first.", globParams),
@@ -188,7 +190,7 @@ var openaiProfile = []toolDef{
 		"workdir":{"type":"string","description":"The working directory to execute the command in"},
 		"timeout_ms":{"type":"integer","description":"The timeout for the command in milliseconds (default {DEFAULT_TIMEOUT_MS}, at most 600000)"}},
 		"required":["command"],"additionalProperties":false}`),
-	tool("apply_patch", "apply_patch", `Use the apply_patch tool to edit files.
+	tool("apply_patch", "apply_patch", `Use the apply_patch tool to edit files.{READ_FIRST}
 Your patch language is a stripped-down, file-oriented diff format designed to be easy to parse and safe to apply. You can think of it as a high-level envelope:
 
 *** Begin Patch
@@ -244,9 +246,10 @@ It is important to remember:
 		"pattern":{"type":"string","description":"Regular expression pattern to search for."},
 		"include":{"type":"string","description":"Optional glob that limits which files are searched (e.g. \"*.rs\")."},
 		"path":{"type":"string","description":"Directory or file path to search. Defaults to the session's working directory."},
-		"limit":{"type":"integer","description":"Maximum number of file paths to return (defaults to 100)."}},
+		"limit":{"type":"integer","description":"Maximum number of file paths to return (defaults to 100)."},
+		"include_ignored":{"type":"boolean","description":"also search what .gitignore, .ignore and .git/info/exclude exclude (default: false)"}},
 		"required":["pattern"],"additionalProperties":false}`).rename(map[string]string{"include": "glob_filter", "limit": "max_results"}).defaults(map[string]any{"output_mode": "files_with_matches"}),
-	tool("write_file", "write_file", "Write content to a file. Creates the file and parent directories if needed. Use apply_patch to change an existing file.", writeFileParams),
+	tool("write_file", "write_file", "Write content to a file. Creates the file and parent directories if needed. Use apply_patch to change an existing file."+readFirstMark, writeFileParams),
 	tool("glob", "glob", "Find files matching a glob pattern (\"**\" matches any number of directories), newest first.", globParams),
 }
 
@@ -304,7 +307,8 @@ Usage:
 - Returns matching file paths sorted by modification time (newest first)
 - Use this tool when you need to find files by name patterns`, `{"type":"object","properties":{
 		"pattern":{"type":"string","description":"The glob pattern to match files against"},
-		"path":{"type":"string","description":"The directory to search in. If not specified, the workspace is used."}},
+		"path":{"type":"string","description":"The directory to search in. If not specified, the workspace is used."},
+		"include_ignored":{"type":"boolean","description":"also search what .gitignore, .ignore and .git/info/exclude exclude (default: false)"}},
 		"required":["pattern"],"additionalProperties":false}`),
 	tool("grep", "grep", `A powerful search tool built on ripgrep.
 
@@ -319,7 +323,8 @@ Usage:
 		"glob":{"type":"string","description":"Glob pattern to filter files (e.g. \"*.js\", \"*.{ts,tsx}\")"},
 		"output_mode":{"type":"string","enum":["content","files_with_matches","count"],"description":"Output mode: \"content\" shows matching lines, \"files_with_matches\" shows file paths (default), \"count\" shows match counts"},
 		"-i":{"type":"boolean","description":"Case insensitive search"},
-		"head_limit":{"type":"integer","description":"Limit output to the first N lines/entries (default 100)"}},
+		"head_limit":{"type":"integer","description":"Limit output to the first N lines/entries (default 100)"},
+		"include_ignored":{"type":"boolean","description":"also search what .gitignore, .ignore and .git/info/exclude exclude (default: false)"}},
 		"required":["pattern"],"additionalProperties":false}`).rename(map[string]string{"glob": "glob_filter", "-i": "case_insensitive", "head_limit": "max_results"}).defaults(map[string]any{"output_mode": "files_with_matches"}),
 }
 
@@ -333,7 +338,7 @@ var geminiProfile = []toolDef{
 	tool("read_many_files", "read_many_files", "Reads content from multiple files specified by paths or glob patterns within the project directory. Concatenates their content into a single string, each file after a separator '--- {filePath} ---'. Directories are read recursively; binary files are skipped. Useful when you need to understand or analyze a collection of files.", `{"type":"object","properties":{
 		"paths":{"type":"array","items":{"type":"string"},"description":"An array of glob patterns or paths relative to the project directory. Examples: ['src/**/*.ts'], ['README.md', 'docs/']"}},
 		"required":["paths"],"additionalProperties":false}`),
-	tool("write_file", "write_file", "Writes content to a specified file in the local filesystem. Creates parent directories if needed; overwrites an existing file.", `{"type":"object","properties":{
+	tool("write_file", "write_file", "Writes content to a specified file in the local filesystem. Creates parent directories if needed; overwrites an existing file."+readFirstMark, `{"type":"object","properties":{
 		"file_path":{"type":"string","description":"The absolute path to the file to write to (a relative path is in the project directory)."},
 		"content":{"type":"string","description":"The content to write to the file."}},
 		"required":["file_path","content"],"additionalProperties":false}`),
@@ -354,12 +359,14 @@ Important: if any of the above are not satisfied, the tool will fail. For single
 		"required":["path"],"additionalProperties":false}`),
 	tool("glob", "glob", "Efficiently finds files matching specific glob patterns (e.g., `src/**/*.ts`, `**/*.md`), returning paths sorted by modification time (newest first). Ideal for quickly locating files based on their name or path structure.", `{"type":"object","properties":{
 		"pattern":{"type":"string","description":"The glob pattern to match against (e.g., '**/*.py', 'docs/*.md')."},
-		"path":{"type":"string","description":"Optional: the directory to search within. If omitted, searches the project directory."}},
+		"path":{"type":"string","description":"Optional: the directory to search within. If omitted, searches the project directory."},
+		"include_ignored":{"type":"boolean","description":"also search what .gitignore, .ignore and .git/info/exclude exclude (default: false)"}},
 		"required":["pattern"],"additionalProperties":false}`),
 	tool("search_file_content", "grep", "Searches for a regular expression pattern within the content of files in a specified directory (or the project directory). Can filter files by a glob pattern. Returns the lines containing matches, along with their file paths and line numbers.", `{"type":"object","properties":{
 		"pattern":{"type":"string","description":"The regular expression (regex) pattern to search for within file contents (e.g., 'function\\s+myFunction')."},
 		"path":{"type":"string","description":"Optional: the directory to search within. If omitted, searches the project directory."},
-		"include":{"type":"string","description":"Optional: a glob pattern to filter which files are searched (e.g., '*.js', '*.{ts,tsx}'). If omitted, searches all files."}},
+		"include":{"type":"string","description":"Optional: a glob pattern to filter which files are searched (e.g., '*.js', '*.{ts,tsx}'). If omitted, searches all files."},
+		"include_ignored":{"type":"boolean","description":"also search what .gitignore, .ignore and .git/info/exclude exclude (default: false)"}},
 		"required":["pattern"],"additionalProperties":false}`).rename(map[string]string{"include": "glob_filter"}),
 	tool("run_shell_command", "shell", `This tool executes a given shell command as bash -c <command>. Command can start background processes using &. Command is executed as a subprocess in its own process group; the whole group is stopped when the timeout runs out.
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func configured(t *testing.T, profile string) *Tools {
@@ -51,7 +52,16 @@ func TestProfiles(t *testing.T) {
 			ws := t.TempDir()
 			writeFiles(t, ws, map[string]string{"src/a.go": "needle one\nneedle two\n", "src/b.go": "needle three\n",
 				"src/deep/c.txt": "text\n", "twice.txt": "x x\n"})
-			res := call(t, configured(t, tt.profile), ws, tt.tool, tt.args)
+			// a.go is the newer, so newest-first and path orders agree.
+			old := time.Now().Add(-time.Hour)
+			if err := os.Chtimes(filepath.Join(ws, "src/b.go"), old, old); err != nil {
+				t.Fatal(err)
+			}
+			tools := configured(t, tt.profile)
+			if tt.tool == "replace" { // an edit needs a read first
+				call(t, tools, ws, "read_file", `{"absolute_path":"twice.txt"}`)
+			}
+			res := call(t, tools, ws, tt.tool, tt.args)
 			if res.IsError != tt.wantErr || !strings.HasPrefix(res.Output, tt.want) {
 				t.Errorf("%s %s(%s) = %q (error %v), want prefix %q (error %v)", tt.profile, tt.tool, tt.args, res.Output, res.IsError, tt.want, tt.wantErr)
 			}

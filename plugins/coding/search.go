@@ -10,12 +10,11 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
-	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
 )
 
 // SkippedDirs are the directories grep and glob do not descend into unless
@@ -46,6 +45,8 @@ type GrepOptions struct {
 	Glob            string // file name (or relative path) filter
 	CaseInsensitive bool
 	MaxResults      int
+	// IncludeIgnored searches what the IgnoreFiles exclude too.
+	IncludeIgnored bool
 }
 
 // Match is one matching line.
@@ -63,6 +64,7 @@ func grepTool(ctx context.Context, t *Tools, ws string, raw json.RawMessage) (st
 		CaseInsensitive bool   `json:"case_insensitive"`
 		MaxResults      int    `json:"max_results"`
 		OutputMode      string `json:"output_mode"`
+		IncludeIgnored  bool   `json:"include_ignored"`
 	}
 	if err := decode(raw, &a); err != nil {
 		return "", err
@@ -84,7 +86,7 @@ func grepTool(ctx context.Context, t *Tools, ws string, raw json.RawMessage) (st
 	if _, err := os.Stat(root); err != nil {
 		return "", fmt.Errorf("path not found: %s", a.Path)
 	}
-	opts := GrepOptions{Pattern: a.Pattern, Root: root, Glob: a.GlobFilter, CaseInsensitive: a.CaseInsensitive, MaxResults: a.MaxResults}
+	opts := GrepOptions{Pattern: a.Pattern, Root: root, Glob: a.GlobFilter, CaseInsensitive: a.CaseInsensitive, MaxResults: a.MaxResults, IncludeIgnored: a.IncludeIgnored}
 	if opts.MaxResults <= 0 {
 		opts.MaxResults = defaultMaxResults
 	}
@@ -110,7 +112,7 @@ func grepTool(ctx context.Context, t *Tools, ws string, raw json.RawMessage) (st
 		return "No matches found.", nil
 	}
 	if a.OutputMode != ModeContent {
-		return perFile(ws, matches, a.OutputMode, limit, more), nil
+		return perFile(ws, matches, a.OutputMode, limit, more, t.Config.Profile == ProfileAnthropic), nil
 	}
 	var b strings.Builder
 	for _, m := range matches {
@@ -133,9 +135,10 @@ const (
 const maxCountedMatches = 100_000
 
 // perFile is grep's answer in the files_with_matches and count modes: the
-// matching files in the order found, at most limit of them; more says the
-// search stopped at maxCountedMatches lines.
-func perFile(ws string, matches []Match, mode string, limit int, more bool) string {
+// matching files in path order (newestFirst: files_with_matches newest
+// first, as Claude Code's grep lists them), at most limit of them; more
+// says the search stopped at maxCountedMatches lines.
+func perFile(ws string, matches []Match, mode string, limit int, more, newestFirst bool) string {
 	var files []string
 	count := map[string]int{}
 	for _, m := range matches {
@@ -143,6 +146,9 @@ func perFile(ws string, matches []Match, mode string, limit int, more bool) stri
 			files = append(files, m.Path)
 		}
 		count[m.Path]++
+	}
+	if newestFirst && mode == ModeFiles {
+		byModTime(files)
 	}
 	var b strings.Builder
 	for i, f := range files {
@@ -163,8 +169,9 @@ func perFile(ws string, matches []Match, mode string, limit int, more bool) stri
 }
 
 // GrepGo searches in Go: files under Root in lexical order, skipping the
-// SkippedDirs below Root and binary files, at most MaxResults matches; more reports that there
-// were more.
+// SkippedDirs below Root, what the IgnoreFiles exclude (unless
+// IncludeIgnored) and binary files, at most MaxResults matches; more
+// reports that there were more.
 func GrepGo(ctx context.Context, o GrepOptions) (matches []Match, more bool, err error) {
 	expr := o.Pattern
 	if o.CaseInsensitive {
@@ -174,26 +181,11 @@ func GrepGo(ctx context.Context, o GrepOptions) (matches []Match, more bool, err
 	if err != nil {
 		return nil, false, fmt.Errorf("%w: %v", ErrPattern, err)
 	}
-	if o.Glob != "" {
-		if _, err := path.Match(o.Glob, ""); err != nil {
-			return nil, false, fmt.Errorf("%w: glob_filter %q: %v", ErrPattern, o.Glob, err)
-		}
+	if o.Glob != "" && !doublestar.ValidatePattern(o.Glob) {
+		return nil, false, fmt.Errorf("%w: glob_filter %q is not a valid glob", ErrPattern, o.Glob)
 	}
-	errStop := errors.New("stop")
-	err = filepath.WalkDir(o.Root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil // unreadable entries are skipped, as rg does
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if d.IsDir() {
-			if skipDir(d.Name()) && p != o.Root {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() || !globFilter(o.Glob, o.Root, p) {
+	err = walkFiles(ctx, o.Root, o.IncludeIgnored, func(p string, _ fs.DirEntry) error {
+		if !globFilter(o.Glob, o.Root, p) {
 			return nil
 		}
 		found, stop, err := grepFile(p, re, o.MaxResults-len(matches))
@@ -203,11 +195,11 @@ func GrepGo(ctx context.Context, o GrepOptions) (matches []Match, more bool, err
 		matches = append(matches, found...)
 		if stop {
 			more = true
-			return errStop
+			return filepath.SkipAll
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, errStop) {
+	if err != nil {
 		return nil, false, err
 	}
 	return matches, more, nil
@@ -220,14 +212,15 @@ func globFilter(glob, root, p string) bool {
 		return true
 	}
 	if !strings.Contains(glob, "/") {
-		ok, _ := path.Match(glob, filepath.Base(p))
+		ok, _ := doublestar.Match(glob, filepath.Base(p))
 		return ok
 	}
 	rel, err := filepath.Rel(root, p)
 	if err != nil {
 		return false
 	}
-	return matchGlob(splitGlob(glob), strings.Split(filepath.ToSlash(rel), "/"))
+	ok, _ := doublestar.Match(strings.TrimPrefix(glob, "./"), filepath.ToSlash(rel))
+	return ok
 }
 
 // grepFile returns up to max matches in file p; stop is set when the file
@@ -260,8 +253,11 @@ func grepFile(p string, re *regexp.Regexp, max int) ([]Match, bool, error) {
 	return out, false, nil
 }
 
-// GrepRipgrep searches with ripgrep, which also skips hidden and
-// .gitignored files. The SkippedDirs are excluded explicitly too (so that
+// GrepRipgrep searches with ripgrep, which also skips hidden files and,
+// unless IncludeIgnored, what the IgnoreFiles and .git/info/exclude
+// exclude (in a directory that is no Git repository too, as GrepGo does;
+// never what the user's global Git excludes file says, which GrepGo
+// does not read). The SkippedDirs are excluded explicitly too (so that
 // an rg config with --hidden does not bring them back; --no-config keeps
 // the user's config out altogether); rg never filters the root it is given,
 // so an explicit path inside one of them is still searched.
@@ -269,6 +265,11 @@ func GrepRipgrep(ctx context.Context, rg string, o GrepOptions) ([]Match, bool, 
 	args := []string{"--no-config", "--line-number", "--no-heading", "--with-filename", "--color", "never", "--null", "--sort", "path"}
 	for _, d := range SkippedDirs {
 		args = append(args, "--glob", "!"+d+"/")
+	}
+	if o.IncludeIgnored {
+		args = append(args, "--no-ignore")
+	} else {
+		args = append(args, "--no-require-git", "--no-ignore-global")
 	}
 	if o.CaseInsensitive {
 		args = append(args, "--ignore-case")
@@ -305,156 +306,4 @@ func GrepRipgrep(ctx context.Context, rg string, o GrepOptions) ([]Match, bool, 
 		out = append(out, Match{Path: file, Line: line, Text: text})
 	}
 	return out, false, nil
-}
-
-func globTool(ctx context.Context, t *Tools, ws string, raw json.RawMessage) (string, error) {
-	var a struct {
-		Pattern string `json:"pattern"`
-		Path    string `json:"path"`
-	}
-	if err := decode(raw, &a); err != nil {
-		return "", err
-	}
-	if a.Path == "" {
-		a.Path = "."
-	}
-	dir, pattern, err := splitGlobBase(a.Path, a.Pattern)
-	if err != nil {
-		return "", err
-	}
-	base, err := t.resolve(ws, dir)
-	if err != nil {
-		return "", err
-	}
-	if st, err := os.Stat(base); err != nil || !st.IsDir() {
-		return "", fmt.Errorf("path not found or not a directory: %s", dir)
-	}
-	files, err := Glob(ctx, base, pattern)
-	if err != nil {
-		return "", err
-	}
-	if len(files) == 0 {
-		return "No files found.", nil
-	}
-	var b strings.Builder
-	for _, f := range files {
-		b.WriteString(display(ws, f) + "\n")
-	}
-	return b.String(), nil
-}
-
-// Glob returns the files under base matching pattern ("**" matches any
-// number of directories, other segments as path.Match), newest first, then
-// by name. The SkippedDirs below base are not searched.
-func Glob(ctx context.Context, base, pattern string) ([]string, error) {
-	if pattern == "" {
-		return nil, fmt.Errorf("%w: empty glob", ErrPattern)
-	}
-	segs := splitGlob(strings.TrimPrefix(filepath.ToSlash(pattern), "./"))
-	for _, s := range segs {
-		if _, err := path.Match(s, ""); err != nil {
-			return nil, fmt.Errorf("%w: %q: %v", ErrPattern, pattern, err)
-		}
-	}
-	type hit struct {
-		path string
-		mod  time.Time
-	}
-	var hits []hit
-	err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if d.IsDir() {
-			if skipDir(d.Name()) && p != base {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		rel, _ := filepath.Rel(base, p)
-		if !matchGlob(segs, strings.Split(filepath.ToSlash(rel), "/")) {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return nil
-		}
-		hits = append(hits, hit{p, info.ModTime()})
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	sort.Slice(hits, func(i, j int) bool {
-		if !hits[i].mod.Equal(hits[j].mod) {
-			return hits[i].mod.After(hits[j].mod)
-		}
-		return hits[i].path < hits[j].path
-	})
-	out := make([]string, len(hits))
-	for i, h := range hits {
-		out[i] = h.path
-	}
-	return out, nil
-}
-
-// splitGlobBase moves a glob pattern's leading literal directories (an
-// absolute "/etc/*", a "../*") into the base directory, so that the base
-// goes through the workspace check like every other path instead of the
-// walk silently finding nothing. ".." after a wildcard is refused.
-func splitGlobBase(dir, pattern string) (string, string, error) {
-	pattern = filepath.ToSlash(pattern)
-	if strings.HasPrefix(pattern, "/") {
-		dir, pattern = "/", strings.TrimLeft(pattern, "/")
-	}
-	segs := strings.Split(pattern, "/")
-	i := 0
-	for i < len(segs)-1 && !strings.ContainsAny(segs[i], "*?[\\") {
-		i++
-	}
-	for _, s := range segs[i:] {
-		if s == ".." {
-			return "", "", fmt.Errorf("%w: %q: \"..\" after a wildcard; set path to the directory instead", ErrPattern, pattern)
-		}
-	}
-	if i > 0 {
-		dir = filepath.Join(append([]string{dir}, segs[:i]...)...)
-	}
-	return dir, strings.Join(segs[i:], "/"), nil
-}
-
-func splitGlob(pattern string) []string {
-	var segs []string
-	for _, s := range strings.Split(pattern, "/") {
-		if s != "" && s != "." {
-			segs = append(segs, s)
-		}
-	}
-	return segs
-}
-
-// matchGlob matches path segments against pattern segments, "**" standing
-// for zero or more segments.
-func matchGlob(pat, name []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			for i := 0; i <= len(name); i++ {
-				if matchGlob(pat[1:], name[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(name) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(pat[0], name[0]); !ok {
-			return false
-		}
-		pat, name = pat[1:], name[1:]
-	}
-	return len(name) == 0
 }

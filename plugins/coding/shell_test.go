@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deltakit/delta/lib/observe"
 	"github.com/deltakit/delta/plugins/sdk"
 )
 
@@ -174,7 +173,7 @@ func TestShellKeepsWholeOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len([]rune(res.Output)); n > observe.CommandLimits.MaxChars+1000 || !strings.Contains(res.Output, "[WARNING: Tool output was truncated.") {
+	if n := len([]rune(res.Output)); n > sdk.CommandLimits.MaxChars+1000 || !strings.Contains(res.Output, "[WARNING: Tool output was truncated.") {
 		t.Fatalf("shell output (%d chars) is not cut with a marker: %.300q", n, res.Output)
 	}
 	if !strings.HasPrefix(res.Output, "r1 c1\n") {

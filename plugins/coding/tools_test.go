@@ -83,8 +83,8 @@ var canonicalParams = map[string]map[string]bool{
 	"write_file":      {"file_path": true, "content": true},
 	"edit_file":       {"file_path": true, "old_string": true, "new_string": true, "replace_all": true, "expected_replacements": true},
 	"apply_patch":     {"patch": true},
-	"grep":            {"pattern": true, "path": true, "glob_filter": true, "case_insensitive": true, "max_results": true, "output_mode": true},
-	"glob":            {"pattern": true, "path": true},
+	"grep":            {"pattern": true, "path": true, "glob_filter": true, "case_insensitive": true, "max_results": true, "output_mode": true, "include_ignored": true},
+	"glob":            {"pattern": true, "path": true, "include_ignored": true},
 	"shell":           {"command": true, "timeout_ms": true, "description": true, "workdir": true},
 	"list_dir":        {"path": true, "depth": true, "limit": true},
 	"read_many_files": {"paths": true},
@@ -158,7 +158,11 @@ func TestApplyPatchTool(t *testing.T) {
 	writeFiles(t, ws, map[string]string{"old.py": "import os\nimport sys\nimport old_dep\n", "gone.py": "x\n", "keep.py": "a\n"})
 	patch := "*** Begin Patch\n*** Add File: pkg/new.py\n+print(1)\n*** Delete File: gone.py\n*** Update File: old.py\n*** Move to: moved/new.py\n@@ import os\n import sys\n-import old_dep\n+import new_dep\n*** End Patch\n"
 	args, _ := json.Marshal(map[string]string{"patch": patch})
-	res := call(t, &Tools{}, ws, "apply_patch", string(args))
+	tools := &Tools{}
+	for _, f := range []string{"gone.py", "old.py"} { // a patch needs its files read first
+		call(t, tools, ws, "read_file", `{"file_path":"`+f+`"}`)
+	}
+	res := call(t, tools, ws, "apply_patch", string(args))
 	want := "Success. Updated the following files:\nA pkg/new.py\nD gone.py\nM old.py -> moved/new.py\n"
 	if res.IsError || res.Output != want {
 		t.Fatalf("apply_patch = %q, want %q", res.Output, want)
@@ -178,7 +182,8 @@ func TestApplyPatchTool(t *testing.T) {
 	}
 	// A failing hunk changes nothing, not even the files before it.
 	bad, _ := json.Marshal(map[string]string{"patch": "*** Begin Patch\n*** Add File: x.py\n+x\n*** Update File: keep.py\n@@\n-zzz\n+y\n*** End Patch\n"})
-	if res := call(t, &Tools{}, ws, "apply_patch", string(bad)); !res.IsError || !strings.Contains(res.Output, "hunk 1 of keep.py") ||
+	call(t, tools, ws, "read_file", `{"file_path":"keep.py"}`)
+	if res := call(t, tools, ws, "apply_patch", string(bad)); !res.IsError || !strings.Contains(res.Output, "hunk 1 of keep.py") ||
 		!strings.Contains(res.Output, "nothing was applied") {
 		t.Errorf("apply_patch(bad) = %q", res.Output)
 	}
@@ -187,7 +192,7 @@ func TestApplyPatchTool(t *testing.T) {
 	}
 	// Add File over an existing file says so.
 	over, _ := json.Marshal(map[string]string{"patch": "*** Begin Patch\n*** Add File: keep.py\n+b\n*** End Patch\n"})
-	if res := call(t, &Tools{}, ws, "apply_patch", string(over)); res.IsError || res.Output != "Success. Updated the following files:\nA keep.py (replaced the existing file)\n" {
+	if res := call(t, tools, ws, "apply_patch", string(over)); res.IsError || res.Output != "Success. Updated the following files:\nA keep.py (replaced the existing file)\n" {
 		t.Errorf("apply_patch(Add File over keep.py) = %q", res.Output)
 	}
 }
@@ -292,7 +297,7 @@ func TestReadFileTruncates(t *testing.T) {
 
 func TestConfigureRejectsUnknownKeys(t *testing.T) {
 	err := (&Tools{}).Configure(context.Background(), json.RawMessage(`{"allow_outside_workpace":true}`))
-	want := `coding plugin config: unknown key "allow_outside_workpace" (known keys: allow_outside_workspace, no_ripgrep, profile, shell_timeout_ms)`
+	want := `coding plugin config: unknown key "allow_outside_workpace" (known keys: allow_outside_workspace, no_ripgrep, profile, shell_timeout_ms, require_read_before_write)`
 	if err == nil || err.Error() != want {
 		t.Errorf("Configure() error = %v, want %q", err, want)
 	}

@@ -1,15 +1,11 @@
 package coding
 
-import (
-	"github.com/deltakit/delta/lib/execute"
-	"github.com/deltakit/delta/lib/observe"
-	"github.com/deltakit/delta/plugins/sdk"
-)
+import "github.com/deltakit/delta/plugins/sdk"
 
 // Truncation modes of seeds/001 §5.1.
 const (
-	HeadTail = "head_tail"
-	Tail     = "tail"
+	HeadTail = sdk.HeadTail
+	Tail     = sdk.Tail
 )
 
 // Limit is one tool's output limit (seeds/001 §5.2, §5.3).
@@ -50,40 +46,31 @@ func TruncateTool(tool, out string) string {
 
 // TruncateChars is seeds/001 §5.1 truncate_output, counting characters
 // (runes), with the warning that tells the model output is missing: the
-// head_tail mode is the one every tool gets (lib/observe); tail keeps the
-// end of search results.
+// head_tail mode is the one every tool gets; tail keeps the end of search
+// results.
 func TruncateChars(out string, maxChars int, mode string) string {
-	if mode == HeadTail {
-		return observe.Truncate(out, maxChars, 0)
-	}
-	return observe.TruncateTail(out, maxChars)
+	return sdk.Truncate(out, sdk.Limits{MaxChars: maxChars, Mode: mode})
 }
 
 // TruncateLines is seeds/001 §5.3 truncate_lines, as every tool gets it.
 func TruncateLines(out string, maxLines int) string {
-	return observe.Truncate(out, 0, maxLines)
+	return sdk.Truncate(out, sdk.Limits{MaxLines: maxLines})
 }
 
 // cutOutput is what the model sees of a tool's output: within the tool's
 // limits it is the output itself; past them, the part the tool's mode
-// keeps with one marker giving the whole output's size and the file, under
-// the run's io/tool_executions, that keeps all of it (as the shell's
-// marker does). Outside a run (no run to keep it in) the seed's markers
-// say what was removed.
+// keeps with one marker giving the whole output's size and the file, in
+// the call's record, that keeps all of it (as the shell's marker does).
+// Outside a run (no run to keep it in) the seed's markers say what was
+// removed.
 func cutOutput(req sdk.CallRequest, tool, out string) string {
 	l, ok := Limits[tool]
 	if !ok {
 		return out
 	}
-	limits := observe.Limits{MaxChars: l.MaxChars, MaxLines: l.MaxLines, Mode: l.Mode}
-	whole := observe.WholeOf(out)
-	if observe.Fits(out, limits, whole) {
-		return out
+	cut, err := req.Cut(out, sdk.Limits{MaxChars: l.MaxChars, MaxLines: l.MaxLines, Mode: l.Mode})
+	if err != nil {
+		return TruncateTool(tool, out)
 	}
-	if req.RecordDir != "" {
-		if full, err := fullOutput(req, out, execute.Result{}); err == nil {
-			return observe.Cut(out, limits, whole, full)
-		}
-	}
-	return TruncateTool(tool, out)
+	return cut
 }
