@@ -84,7 +84,7 @@ bench:
 man: build
 	@for b in $(BIN)/delta*; do \
 		n=$$(basename $$b); \
-		case $$n in delta-plugin-*) continue;; esac; \
+		case $$n in delta-plugin-*|*.sha256) continue;; esac; \
 		$$b --man > man/$$n.1 || exit 1; \
 	done
 
