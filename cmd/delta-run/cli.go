@@ -20,6 +20,7 @@ type CLI struct {
 	Fork     ForkCmd     `cmd:"" help:"Start a new run from another's journal up to an iteration, to continue it another way; the original is untouched."`
 	Send     SendCmd     `cmd:"" help:"Give a running run a message: the model sees it on its next call (or, with --follow-up, after its current answer)."`
 	Init     InitCmd     `cmd:"" help:"Create a new agent directory from a template (minimal, hello-world, sessions, file-ops, api-tester, coding-openai, coding-anthropic, coding-gemini)."`
+	Config   ConfigCmd   `cmd:"" help:"Show the settings a run would use and where each comes from (config show)."`
 }
 
 // Help is the description at the top of --help and the man page.
