@@ -156,3 +156,54 @@ func TestBuiltinAgentsLoad(t *testing.T) {
 		})
 	}
 }
+
+// TestChooseBuiltin: the built-in agent follows the model family named by
+// --llm, else the user config, else DELTA_MODEL; and its llm defaults give
+// way to what is set.
+func TestChooseBuiltin(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	tests := []struct {
+		name, llmFlag, envModel string
+		user                    *agent.UserConfig
+		want                    string
+	}{
+		{"nothing", "", "", nil, "coding-openai"},
+		{"--llm alias", "sonnet", "", &agent.UserConfig{Provider: "gemini"}, "coding-anthropic"},
+		{"--llm scripted", "scripted:x.yaml", "", nil, "coding-openai"},
+		{"user provider", "", "anthropic/x", &agent.UserConfig{Provider: "gemini"}, "coding-gemini"},
+		{"user model", "", "", &agent.UserConfig{Model: "anthropic/claude-haiku-4-5"}, "coding-anthropic"},
+		{"DELTA_MODEL", "", "flash", nil, "coding-gemini"},
+		{"unknown family", "", "llama3", nil, "coding-openai"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(modelVar, tc.envModel)
+			b, err := chooseBuiltin(tc.llmFlag, tc.user)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.template != tc.want {
+				t.Errorf("chooseBuiltin(%q, %+v) with DELTA_MODEL=%q = %s, want %s", tc.llmFlag, tc.user, tc.envModel, b.template, tc.want)
+			}
+		})
+	}
+	b := &builtinAgent{template: "coding-openai"}
+	def := agent.LLMConfig{Provider: "openai", DefaultProvider: true}
+	for _, tc := range []struct {
+		name          string
+		cfg           agent.LLMConfig
+		env           map[string]string
+		provider, mdl string
+	}{
+		{"defaults", def, nil, "openai", "gpt-5"},
+		{"base URL", def, map[string]string{"DELTA_BASE_URL": "http://x"}, "openai-compatible", "gpt-5"},
+		{"DELTA_MODEL left to resolve", def, map[string]string{modelVar: "m"}, "openai", ""},
+		{"set provider kept", agent.LLMConfig{Provider: "anthropic", Model: "x"}, map[string]string{"DELTA_BASE_URL": "http://x"}, "anthropic", "x"},
+	} {
+		got := b.llm(tc.cfg, tc.env)
+		if got.Provider != tc.provider || got.Model != tc.mdl {
+			t.Errorf("%s: llm = %s/%s, want %s/%s", tc.name, got.Provider, got.Model, tc.provider, tc.mdl)
+		}
+	}
+}
