@@ -11,6 +11,14 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo deve
 LDFLAGS := -s -w -X 'github.com/deltakit/delta/lib/cli.version=$(VERSION)'
 MANDIR  ?= $(abspath $(GOBIN)/../share/man)
 
+# The first-party plugins (main packages under plugins/): their checksums go
+# into delta-plugins.sha256 beside the binaries, which delta-run trusts
+# without a `delta plugin install` (third-party plugins still need one).
+FIRST_PARTY_PLUGINS := delta-plugin-coding
+define plugin_manifest
+cd $(1) && { command -v sha256sum >/dev/null && sha256sum $(FIRST_PARTY_PLUGINS) || shasum -a 256 $(FIRST_PARTY_PLUGINS); } > delta-plugins.sha256.tmp && mv delta-plugins.sha256.tmp delta-plugins.sha256
+endef
+
 .PHONY: all build install test bench man check demo proto clean cross snapshot
 
 all: build
@@ -23,11 +31,13 @@ build:
 	@mkdir -p $(BIN)
 	@[ -x $(BIN)/delta-run ] || echo "building Delta into $(BIN)/ (the first build downloads modules and takes a few minutes)" >&2
 	CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) -ldflags "$(LDFLAGS)" -o $(BIN)/ $(PKGS)
+	@$(call plugin_manifest,$(BIN))
 
 ## install: every binary into GOBIN, the man pages into MANDIR (GOBIN/../share/man,
 ## which man(1) finds when GOBIN is on PATH)
 install:
 	CGO_ENABLED=0 GOBIN=$(GOBIN) $(GO) install $(BUILDFLAGS) -ldflags "$(LDFLAGS)" $(PKGS)
+	@$(call plugin_manifest,$(GOBIN))
 	@mkdir -p $(MANDIR)/man1 $(MANDIR)/man5
 	cp man/*.1 $(MANDIR)/man1/
 	cp man/*.5 $(MANDIR)/man5/
@@ -74,7 +84,7 @@ bench:
 man: build
 	@for b in $(BIN)/delta*; do \
 		n=$$(basename $$b); \
-		case $$n in delta-plugin-*) continue;; esac; \
+		case $$n in delta-plugin-*|*.sha256) continue;; esac; \
 		$$b --man > man/$$n.1 || exit 1; \
 	done
 

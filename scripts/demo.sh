@@ -1,6 +1,7 @@
 #!/bin/sh
 # demo.sh — run examples/hello-world offline (scripted model, no API key)
-# in a throwaway workspace and show what the run left on disk.
+# in a new workspace and show what the run left on disk. The workspace is
+# kept, so the journal it prints can be read, continued and replayed.
 set -eu
 cd "$(dirname "$0")/.."
 BIN=${BIN:-./bin}
@@ -9,7 +10,6 @@ if [ ! -x "$BIN/delta-run" ]; then
 	exit 1
 fi
 WS=$(mktemp -d "${TMPDIR:-/tmp}/delta-demo.XXXXXX")
-trap 'rm -rf "$WS"' EXIT
 
 echo "== delta run --agent examples/hello-world -w $WS -m 'Say hello to the world'" >&2
 "$BIN/delta-run" run --agent examples/hello-world -w "$WS" -m "Say hello to the world" --format json >"$WS/result.json"
@@ -31,4 +31,6 @@ else
 	cut -c1-120 "$WS/.delta/$RUN/journal.jsonl"
 fi
 echo >&2
-echo "demo: ok" >&2
+echo "demo: ok; the workspace is kept in $WS:" >&2
+echo "  $BIN/delta-run log -w $WS --last   # the run as the live stream showed it" >&2
+echo "  rm -rf $WS   # when you are done" >&2

@@ -231,7 +231,11 @@ func (s *session) startRun(text string) {
 		s.ws = ws
 	}
 	s.runID = runs.NewID()
-	s.begin(append([]string{"run", "--agent", s.agentDir, "-w", s.ws, "--run-id", s.runID, "-m", "-"}, s.common()...), text)
+	args := []string{"run", "-w", s.ws, "--run-id", s.runID, "-m", "-"}
+	if s.agentDir != "" { // else delta run's built-in agent
+		args = append(args, "--agent", s.agentDir)
+	}
+	s.begin(append(args, s.common()...), text)
 }
 
 // continueArgs continues the run with more arguments.
@@ -403,7 +407,11 @@ func (s *session) showLog() {
 // status prints the run's id, workspace and status.
 func (s *session) status() {
 	if s.runID == "" {
-		s.say("no run yet: the first message starts one (agent %s)", s.agentDir)
+		agentName := s.agentDir
+		if agentName == "" {
+			agentName = s.name
+		}
+		s.say("no run yet: the first message starts one (agent %s)", agentName)
 		return
 	}
 	runDir, err := runs.Find(s.ws, s.runID)

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/alecthomas/kong"
@@ -17,7 +18,7 @@ type CLI struct {
 	cli.ManFlag
 
 	AgentArg string `arg:"" optional:"" name:"AGENT" help:"Agent directory (same as --agent)." type:"path"`
-	Agent    string `name:"agent" placeholder:"DIR" help:"Agent directory (default: the current directory)." type:"path"`
+	Agent    string `name:"agent" placeholder:"DIR" help:"Agent directory (default: the current directory; without an agent.yaml there, delta run's built-in coding agent, working in the current directory)." type:"path"`
 	WorkDir  string `short:"w" name:"work-dir" placeholder:"DIR" help:"Workspace of the run (default: a new workspace W001, W002 … of the agent, as delta run makes; with --run-id, where the run is found)." type:"path"`
 	RunID    string `name:"run-id" placeholder:"ID" help:"Resume this earlier run (a chat, or any run) instead of starting a new one with the first message."`
 	LLM      string `name:"llm" placeholder:"PROVIDER[:ARG]" help:"Override the agent's provider for every turn, as delta run --llm does (openai:MODEL, anthropic:MODEL, scripted:FILE)."`
@@ -130,6 +131,9 @@ func (c *CLI) session() (*session, error) {
 		s.ws, s.agentDir, s.name = ws, m.AgentHome, m.AgentName
 		return s, nil
 	}
+	if dir == "" && !hasAgent(".") {
+		return c.builtinSession(s)
+	}
 	if dir == "" {
 		dir = "."
 	}
@@ -146,5 +150,32 @@ func (c *CLI) session() (*session, error) {
 	if s.agentDir, err = filepath.Abs(s.agentDir); err != nil {
 		return nil, fmt.Errorf("agent directory: %w", err)
 	}
+	return s, nil
+}
+
+// hasAgent reports whether dir holds an agent (agent.yaml, or the legacy
+// config.yaml).
+func hasAgent(dir string) bool {
+	for _, f := range []string{"agent.yaml", "config.yaml"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// builtinSession chats with delta run's built-in coding agent, as a run
+// with no agent does: its workspace is -w, else the current directory, for
+// every run of the chat (/new too).
+func (c *CLI) builtinSession(s *session) (*session, error) {
+	ws := c.WorkDir
+	if ws == "" {
+		ws = "."
+	}
+	var err error
+	if s.ws, err = runs.Canonical(ws); err != nil {
+		return nil, err
+	}
+	s.fixedWS, s.name = true, "the built-in coding agent"
 	return s, nil
 }

@@ -31,6 +31,11 @@ type display struct {
 	tty, streaming bool
 	// streamText shows streamed text (a terminal, or --stream-text).
 	streamText bool
+	// frontEnd: a front-end such as delta chat shows this stream as a
+	// conversation. The model's text is the agent speaking ("agent:",
+	// not "thought:"), and questions and approvals are left to the
+	// front-end, which asks them itself (once).
+	frontEnd bool
 	// wait is the waiting indicator (terminal only), running counts the
 	// tool calls started and not finished.
 	wait    *waiting
@@ -190,7 +195,7 @@ func (d *display) thought(ev journal.Event, streamed bool) {
 		}
 	}
 	if strings.TrimSpace(ev.Content) != "" && !streamed {
-		fmt.Fprintf(d.w, "%s\n%s\n", d.paint("1;35", "thought:"), indent(d.abbreviate(ev.Content, 12, 200), "  "))
+		fmt.Fprintf(d.w, "%s\n%s\n", d.paint("1;35", d.textLabel()), indent(d.abbreviate(ev.Content, 12, 200), "  "))
 	}
 	if d.verbose && ev.Usage != nil {
 		fmt.Fprintf(d.w, "  %s\n", d.paint("2", fmt.Sprintf("(%s, %d in / %d out tokens)", ev.Model, ev.Usage.InputTokens, ev.Usage.OutputTokens)))
@@ -222,6 +227,9 @@ func (d *display) question(ev journal.Event) {
 		d.hidden[ev.CallID] = true
 	}
 	d.asked[ev.CallID] = true
+	if d.frontEnd {
+		return
+	}
 	label := "? ask_human:"
 	if ev.InputType == runs.InputApproval {
 		label = "? approval needed:"
@@ -234,6 +242,14 @@ func (d *display) question(ev journal.Event) {
 	}
 }
 
+// textLabel heads the model's text.
+func (d *display) textLabel() string {
+	if d.frontEnd {
+		return "agent:"
+	}
+	return "thought:"
+}
+
 // text shows a piece of the model's answer as it streams in; the
 // THOUGHT that follows does not repeat it.
 func (d *display) text(delta string) {
@@ -242,7 +258,7 @@ func (d *display) text(delta string) {
 		if strings.TrimSpace(delta) == "" {
 			return // no header for leading blank space
 		}
-		fmt.Fprintf(d.w, "%s\n  ", d.paint("1;35", "thought:"))
+		fmt.Fprintf(d.w, "%s\n  ", d.paint("1;35", d.textLabel()))
 		d.streaming = true
 	}
 	fmt.Fprint(d.w, strings.ReplaceAll(safe(delta), "\n", "\n  "))

@@ -132,6 +132,7 @@ func (o *driveOpts) liveStreams() *display {
 	o.std.Err = &liveStream{w: o.std.Err}
 	show := newDisplay(o.std.Err, o.verbose)
 	show.streamText = show.tty || o.frontEnd
+	show.frontEnd = o.frontEnd
 	if show.tty {
 		// Everything written to stderr (stream, prompts, plugin output)
 		// erases the waiting indicator first.
@@ -290,6 +291,9 @@ func exitFor(o driveOpts, out engine.Outcome) error {
 		// Waiting is not an error: the guidance above is all the user needs.
 		return &cli.Error{Code: runs.ExitWaiting, Silent: true, Err: fmt.Errorf("run %s is waiting for input", id)}
 	case runs.Interrupted:
+		if o.frontEnd { // the front-end goes on with the run itself
+			return &cli.Error{Code: runs.ExitInterrupted, Label: "interrupted", Err: fmt.Errorf("run %s stopped", id)}
+		}
 		return &cli.Error{Code: runs.ExitInterrupted, Label: "interrupted",
 			Err: fmt.Errorf("run %s stopped; resume with: delta continue --run-id %s -w %s", id, id, ws)}
 	default:

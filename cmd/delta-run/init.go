@@ -21,7 +21,7 @@ var templates embed.FS
 // InitCmd creates an agent from a template.
 type InitCmd struct {
 	Name     string `arg:"" help:"Directory of the new agent (its base name becomes the agent name)."`
-	Template string `short:"t" help:"Template: minimal, hello-world, sessions, file-ops (file organization), api-tester (HTTP APIs with curl), or a coding agent aligned with one model family: coding-openai (codex tools: shell, apply_patch …), coding-anthropic (Claude Code tools: edit_file …) or coding-gemini (gemini-cli tools: replace, run_shell_command …); the coding agents need the coding plugin installed (delta plugin install …/delta-plugin-coding)." default:"minimal"`
+	Template string `short:"t" help:"Template: minimal, hello-world, sessions, file-ops (file organization), api-tester (HTTP APIs with curl), or a coding agent aligned with one model family: coding-openai (codex tools: shell, apply_patch …), coding-anthropic (Claude Code tools: edit_file …) or coding-gemini (gemini-cli tools: replace, run_shell_command …); the coding agents use the coding plugin, trusted beside delta-run after make build or make install (else: delta plugin install …/delta-plugin-coding)." default:"minimal"`
 	Yes      bool   `short:"y" help:"Do not ask anything (init never prompts; accepted for symmetry with run)."`
 }
 
@@ -75,7 +75,7 @@ func (c *InitCmd) Run(std cli.Stdio) error {
 		fmt.Fprintf(std.Err, "Try it (offline, scripted model): delta run --agent %s -m \"Say hello\" -y\n", c.Name)
 	case strings.HasPrefix(c.Template, "coding-"):
 		key := map[string]string{"coding-openai": "OPENAI_API_KEY", "coding-anthropic": "ANTHROPIC_API_KEY", "coding-gemini": "GEMINI_API_KEY"}[c.Template]
-		fmt.Fprintf(std.Err, "It uses the coding plugin; install it once: delta plugin install \"$(dirname \"$(command -v delta)\")/delta-plugin-coding\"\n")
+		fmt.Fprintf(std.Err, "It uses the coding plugin (trusted beside delta-run when make build or make install put it there); otherwise install it once: delta plugin install \"$(dirname \"$(command -v delta)\")/delta-plugin-coding\"\n")
 		fmt.Fprintf(std.Err, "Run it in a project: delta run --agent %s -w PROJECT -m \"…\" (needs %s or DELTA_API_KEY)\n", c.Name, key)
 	default:
 		fmt.Fprintf(std.Err, "Run it: delta run --agent %s -m \"…\" (needs DELTA_API_KEY)\n", c.Name)

@@ -69,7 +69,11 @@ func replaySource(override, workDir string) (string, error) {
 
 // providerFrom resolves the provider of a (with --llm override) from env.
 func providerFrom(a *agent.Agent, override, model string, env map[string]string) (llm.Provider, agent.LLMConfig, error) {
-	cfg, err := resolveLLM(a.LLM, override, model, env)
+	base := a.LLM
+	if b := builtinOf(a.Home); b != nil {
+		base = b.llm(base, env)
+	}
+	cfg, err := resolveLLM(base, override, model, env)
 	if err != nil {
 		return nil, cfg, err
 	}

@@ -17,7 +17,7 @@ import (
 // RunCmd starts a new run (seeds/000 §2.6.1).
 type RunCmd struct {
 	AgentArg      string  `arg:"" optional:"" name:"agent-dir" help:"Agent directory, as an alternative to --agent." type:"path"`
-	Agent         string  `short:"a" help:"Agent directory (default: the current directory)." type:"path"`
+	Agent         string  `short:"a" help:"Agent directory (default: the current directory; without an agent.yaml there, the built-in coding agent for the model's family, working in the current directory)." type:"path"`
 	Message       string  `short:"m" help:"Task description or user message (required: this, or --message-file); - reads it from stdin. When stdin is a pipe or a file (cat log | delta run -m summarize), its content is appended to the message after a blank line."`
 	MessageFile   string  `name:"message-file" help:"Read the task from FILE." type:"path" placeholder:"FILE"`
 	WorkDir       string  `short:"w" name:"work-dir" help:"Workspace directory (default: a new workspace W001, W002 … under the agent; on a terminal without -y you may pick one)." type:"path" placeholder:"DIR"`
@@ -62,10 +62,6 @@ func (c *RunCmd) runOnce(std cli.Stdio) error {
 	if c.Message = msg; strings.TrimSpace(c.Message) == "" {
 		return cli.Errorf(cli.ExitUsage, `give the task, e.g. -m "Create a greeting file" (or -m - to read it from stdin, or --message-file FILE)`, "-m/--message is empty or missing")
 	}
-	dir, err := c.agentDir()
-	if err != nil {
-		return err
-	}
 	over, err := c.overrideFlags.over(runOverrides{}, false)
 	if err != nil {
 		return err
@@ -75,7 +71,7 @@ func (c *RunCmd) runOnce(std cli.Stdio) error {
 		return err
 	}
 	c.approvalFlags.userDefault = user.ApprovalsDefault()
-	a, err := loadAgentWith(dir, over, user, std)
+	a, err := c.loadRunAgent(over, user, std)
 	if err != nil {
 		return err
 	}
@@ -173,17 +169,41 @@ func neverStarted(runDir string) bool {
 }
 
 // agentDir is --agent or the positional AGENT (delta run [AGENT] -m …),
-// else the current directory.
-func (c *RunCmd) agentDir() (string, error) {
+// else the current directory (named false).
+func (c *RunCmd) agentDir() (dir string, named bool, err error) {
 	switch {
 	case c.AgentArg != "" && c.Agent != "" && c.AgentArg != c.Agent:
-		return "", cli.Errorf(cli.ExitUsage, "", "two agent directories: %s and --agent %s", c.AgentArg, c.Agent)
+		return "", false, cli.Errorf(cli.ExitUsage, "", "two agent directories: %s and --agent %s", c.AgentArg, c.Agent)
 	case c.AgentArg != "":
-		return c.AgentArg, nil
+		return c.AgentArg, true, nil
 	case c.Agent != "":
-		return c.Agent, nil
+		return c.Agent, true, nil
 	}
-	return ".", nil
+	return ".", false, nil
+}
+
+// loadRunAgent loads the run's agent: the directory named, else the
+// current directory's agent, else the built-in coding agent with the
+// current directory as its workspace (unless -w names another).
+func (c *RunCmd) loadRunAgent(over runOverrides, user *agent.UserConfig, std cli.Stdio) (*agent.Agent, error) {
+	dir, named, err := c.agentDir()
+	if err != nil {
+		return nil, err
+	}
+	if wantsBuiltin(dir, named) {
+		b, err := chooseBuiltin(c.LLM, user)
+		if err != nil {
+			return nil, err
+		}
+		if err := b.materialise(); err != nil {
+			return nil, err
+		}
+		dir = b.home
+		if c.WorkDir == "" {
+			c.WorkDir = "."
+		}
+	}
+	return loadAgentWith(dir, over, user, std)
 }
 
 // workspace resolves -w, or picks/creates a workspace under the agent.

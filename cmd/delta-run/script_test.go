@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/deltakit/delta/lib/clitest"
+	"github.com/deltakit/delta/plugins/lock"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -14,5 +15,11 @@ func TestMain(m *testing.M) { code := m.Run(); clitest.Cleanup(); os.Exit(code) 
 // real binaries with the scripted provider.
 func TestScripts(t *testing.T) {
 	p := clitest.Params(t, "testdata/script")
+	clitest.WithExamples()(&p)
+	// As make build does: the coding plugin beside delta-run is trusted
+	// by the manifest, so the built-in agent runs without an install.
+	if err := lock.WriteManifest(clitest.BinDir(t), "delta-plugin-coding"); err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, p)
 }

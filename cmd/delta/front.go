@@ -52,7 +52,7 @@ See delta(1), delta-agent(5) and each command's man page.
 `
 
 // runSubcommands are delta-run's subcommands, reachable as delta SUB.
-var runSubcommands = map[string]bool{"run": true, "continue": true, "list-runs": true, "init": true, "stop": true, "log": true, "send": true, "fork": true, "prune": true}
+var runSubcommands = map[string]bool{"run": true, "config": true, "continue": true, "list-runs": true, "init": true, "stop": true, "log": true, "send": true, "fork": true, "prune": true}
 
 // run dispatches args; it returns only when it does not exec.
 func run(args []string, std cli.Stdio, execve execFunc) int {

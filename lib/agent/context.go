@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -24,15 +26,26 @@ var (
 // DefaultGeneratorTimeoutMS is a computed_file generator's default timeout.
 const DefaultGeneratorTimeoutMS = 30000
 
-// loadContext reads the required context.yaml (seeds/000 §2.4.3, §2.7.7).
+// loadContext reads context.yaml (seeds/000 §2.4.3). An agent written by
+// hand without one gets DefaultContextYAML and a warning instead of the
+// seeds' error (§2.7.7): a first agent should run, and the warning says
+// how to change what the model sees.
 func (l *loader) loadContext(a *Agent) {
 	path := filepath.Join(l.home, ContextFile)
-	if _, err := os.Stat(path); err != nil {
-		l.add(Problem{File: l.display(path), Msg: noContextMessage(l.home), Hint: "create context.yaml (the default is shown above); delta init writes a commented one", Err: ErrNoContext})
-		return
-	}
 	a.Context.Path = path
-	d, root := l.readDoc(path)
+	var d *doc
+	var root *yaml.Node
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		l.warn("[WARNING] %s: no context.yaml, so the model sees the default context: system_prompt.md, the workspace's DELTA.md when there is one, and the conversation (write a context.yaml to change it; see man 5 delta-agent, CONTEXT)", l.display(l.home))
+		var parsed yaml.Node
+		if err := yaml.Unmarshal([]byte(DefaultContextYAML), &parsed); err != nil || len(parsed.Content) == 0 {
+			l.add(Problem{File: l.display(path), Msg: noContextMessage(l.home), Err: ErrNoContext})
+			return
+		}
+		d, root = &doc{l: l, path: path, name: l.display(path)}, parsed.Content[0]
+	} else {
+		d, root = l.readDoc(path)
+	}
 	if root == nil {
 		return
 	}

@@ -171,6 +171,25 @@ func TestLoadModelNamesProvider(t *testing.T) {
 	}
 }
 
+// TestLoadDefaultContext: an agent without context.yaml loads with the
+// default context's sources, and a warning says so.
+func TestLoadDefaultContext(t *testing.T) {
+	a, err := Load(writeAgent(t, map[string]string{"agent.yaml": "name: a\n", "context.yaml": "<none>"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, s := range a.Context.Sources {
+		ids = append(ids, s.ID)
+	}
+	if got, want := strings.Join(ids, ","), "system_prompt,workspace_guide,conversation_history"; got != want {
+		t.Errorf("sources = %s, want %s", got, want)
+	}
+	if len(a.Warnings) != 1 || !strings.Contains(a.Warnings[0], "no context.yaml, so the model sees the default context") {
+		t.Errorf("warnings = %q, want one about the default context", a.Warnings)
+	}
+}
+
 func TestLoadSentinels(t *testing.T) {
 	outside := t.TempDir()
 	os.WriteFile(filepath.Join(outside, "x.yaml"), []byte("tools: []\n"), 0o644)
@@ -180,7 +199,6 @@ func TestLoadSentinels(t *testing.T) {
 		kind  error
 	}{
 		{"no config", map[string]string{}, ErrNoConfig},
-		{"no context", map[string]string{"agent.yaml": "name: a\n", "context.yaml": "<none>"}, ErrNoContext},
 		{"cycle", map[string]string{"agent.yaml": "imports: [a.yaml]\n", "a.yaml": "imports: [b.yaml]\n", "b.yaml": "imports: [a.yaml]\n"}, ErrImportCycle},
 		{"self import", map[string]string{"agent.yaml": "imports: [agent.yaml]\n"}, ErrImportCycle},
 		{"outside", map[string]string{"agent.yaml": "imports: [" + filepath.Join(outside, "x.yaml") + "]\n"}, ErrOutsideHome},

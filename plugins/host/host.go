@@ -78,7 +78,7 @@ func New(refs []agent.PluginRef, opts Options) (*Host, error) {
 		h.opts.Dir, h.setupErr = lock.Dir()
 	}
 	if h.setupErr == nil {
-		lk, err := lock.Read(h.opts.Dir)
+		lk, err := lock.ReadTrusted(h.opts.Dir)
 		if err == nil {
 			h.lock = lk
 		}

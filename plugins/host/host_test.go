@@ -152,7 +152,10 @@ func TestCrashAndRestart(t *testing.T) {
 }
 
 func TestHangTimesOut(t *testing.T) {
-	h := newHost(t, installed(t), host.Options{TimeoutMS: 300}, agent.PluginRef{Name: "test"})
+	// The timeout bounds each call, the restart of the plugin included, so
+	// it must leave room for a process start on a loaded machine (300 ms
+	// did not, on 2 busy cores); the hang itself never ends.
+	h := newHost(t, installed(t), host.Options{TimeoutMS: 5000}, agent.PluginRef{Name: "test"})
 	tb, err := h.Toolbox(context.Background())
 	if err != nil {
 		t.Fatal(err)

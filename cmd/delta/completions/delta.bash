@@ -10,6 +10,24 @@ _delta() {
 		COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur"))
 		return
 	fi
+	local prev=${COMP_WORDS[COMP_CWORD-1]}
+	case "$prev" in
+	--run-id|--parent)
+		# The runs of the current directory (and of the agent directory's
+		# workspaces), newest first.
+		COMPREPLY=($(compgen -W "$(delta list-runs --format raw 2>/dev/null)" -- "$cur"))
+		return
+		;;
+	esac
+	if [ "$COMP_CWORD" -eq 2 ] && [ "${cur#-}" = "$cur" ]; then
+		# A command's subcommands (config show, plugin install …), from its --help.
+		local subs
+		subs=$(delta help "$sub" 2>/dev/null | awk '/^Commands:/ {c = 1; next} c && /^  [a-z]/ {w = ""; for (i = 1; i <= NF; i++) if ($i ~ /^[a-z][a-z0-9:-]*$/) w = $i; else break; if (w != "") print w}')
+		if [ -n "$subs" ]; then
+			COMPREPLY=($(compgen -W "$subs" -- "$cur"))
+			return
+		fi
+	fi
 	case "$cur" in
 	-*)
 		# The flags come from the command's own --help, so they are never stale.

@@ -13,6 +13,21 @@ _delta() {
 		compadd bash zsh fish
 		return
 	fi
+	if [[ $words[CURRENT-1] == (--run-id|--parent) ]]; then
+		local -a ids
+		ids=(${(f)"$(delta list-runs --format raw 2>/dev/null)"})
+		compadd -a ids
+		return
+	fi
+	if (( CURRENT == 3 )) && [[ $words[CURRENT] != -* ]]; then
+		# A command's subcommands (config show, plugin install …), from its --help.
+		local -a subs
+		subs=(${(f)"$(delta help $sub 2>/dev/null | awk '/^Commands:/ {c = 1; next} c && /^  [a-z]/ {w = ""; for (i = 1; i <= NF; i++) if ($i ~ /^[a-z][a-z0-9:-]*$/) w = $i; else break; if (w != "") print w}')"})
+		if (( ${#subs} )); then
+			compadd -a subs
+			return
+		fi
+	fi
 	if [[ $words[CURRENT] == -* ]]; then
 		# The flags come from the command's own --help, so they are never stale.
 		flags=(${(f)"$(delta help $sub 2>/dev/null | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u)"})
