@@ -2,6 +2,7 @@ package contextgen
 
 import (
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -42,4 +43,38 @@ func TestStreamIsRebuild(t *testing.T) {
 	waiting := journalOf(user("deploy"), thought("", call("c1", "ask_human")), ask, journal.Event{Type: journal.EngineEnd, Status: "WAITING_FOR_INPUT"})
 	check("waiting", waiting, agent.ContextSource{Type: agent.SourceJournal})
 	check("empty", nil, agent.ContextSource{Type: agent.SourceJournal})
+}
+
+// A Stream fed events of which only StreamFields were decoded gives the
+// conversation of the whole events: the list names every field it reads.
+func TestStreamFieldsSuffice(t *testing.T) {
+	for seed := range uint64(100) {
+		r := rand.New(rand.NewPCG(seed, 12))
+		events, _ := randomJournal(r)
+		path := filepath.Join(t.TempDir(), "journal.jsonl")
+		w, err := journal.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range events {
+			if _, err := w.Write(&events[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		full, err := journal.ReadFile(path) // as written: seq and timestamps set
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := NewStream()
+		if err := journal.ScanFields(path, StreamFields(), func(ev *journal.Event) error { s.Add(ev); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		src := agent.ContextSource{Type: agent.SourceJournal, MaxIterations: r.IntN(4), MaxTokens: r.IntN(3) * 40}
+		if diff := cmp.Diff(journalSource(rebuild(full), src), journalSource(s.conversation(), src)); diff != "" {
+			t.Fatalf("seed %d: part (-all fields +StreamFields):\n%s", seed, diff)
+		}
+	}
 }
