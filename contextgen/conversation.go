@@ -245,25 +245,24 @@ func (it *iteration) messages(waiting bool) []llm.Message {
 	return msgs
 }
 
-// window returns the messages of the last n iterations (all when n <= 0),
-// with every user message, in journal order. Iterations are whole: an
-// assistant message is never separated from its tool results.
-func (c *conversation) window(from int) []llm.Message {
+// pieces returns the messages of the iterations from the one numbered
+// from on (all when from <= 0), with every user message, in journal
+// order, one piece per segment. Iterations are whole: an assistant
+// message is never separated from its tool results.
+func (c *conversation) pieces(from int) [][]llm.Message {
 	n := 0
 	for _, s := range c.segs {
 		if s.user || from <= 0 || s.block >= from {
-			n += len(s.msgs)
+			n++
 		}
 	}
-	// Sized at once: a long conversation's messages would otherwise be
-	// copied at every doubling, fresh memory each time.
 	if n == 0 {
 		return nil
 	}
-	out := make([]llm.Message, 0, n)
+	out := make([][]llm.Message, 0, n)
 	for _, s := range c.segs {
 		if s.user || from <= 0 || s.block >= from {
-			out = append(out, s.msgs...)
+			out = append(out, s.msgs)
 		}
 	}
 	return out
@@ -277,7 +276,7 @@ func (c *conversation) firstKept(maxIterations int) int {
 	return c.blocks - maxIterations
 }
 
-// chars counts the characters of the segments window(from) would keep.
+// chars counts the characters of the segments pieces(from) would keep.
 func (c *conversation) chars(from int) int {
 	n := 0
 	for _, s := range c.segs {
@@ -293,5 +292,5 @@ func (c *conversation) chars(from int) int {
 // user message. It is what a journal source without max_tokens yields.
 func Conversation(events []journal.Event, maxIterations int) []llm.Message {
 	c := rebuild(events)
-	return c.window(c.firstKept(maxIterations))
+	return join(c.pieces(c.firstKept(maxIterations)))
 }
