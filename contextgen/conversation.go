@@ -39,6 +39,7 @@ type segment struct {
 
 // iteration is a THOUGHT and what answers its tool calls.
 type iteration struct {
+	seg segment // the iteration's segment, made with it
 	// msgs are the assistant message, then one tool message per call in
 	// the order of the calls, filled in as the call's result comes (an
 	// empty Role: not yet): once every call has its result they are the
@@ -89,11 +90,15 @@ type rebuilder struct {
 	segs   []*segment
 	blocks int
 	its    []*iteration
-	byID   map[string]*iteration
-	n      int // events added
+	// byID is the latest iteration with each call id, made the first time
+	// a result answers a call of an older iteration than the latest: the
+	// engine journals the results right after their THOUGHT, so most
+	// conversations never need it.
+	byID map[string]*iteration
+	n    int // events added
 }
 
-func newRebuilder() *rebuilder { return &rebuilder{byID: map[string]*iteration{}} }
+func newRebuilder() *rebuilder { return &rebuilder{} }
 
 // add takes the next event.
 func (r *rebuilder) add(ev *journal.Event) {
@@ -105,24 +110,25 @@ func (r *rebuilder) add(ev *journal.Event) {
 		r.addSeg(&segment{block: r.blocks - 1, msgs: []llm.Message{{Role: llm.RoleUser, Content: SystemNotePrefix + ev.Content}}})
 	case journal.Thought:
 		it := newIteration(ev)
-		for _, tc := range it.calls() {
-			r.byID[tc.ID] = it
+		if r.byID != nil {
+			r.index(it)
 		}
+		it.seg = segment{block: r.blocks, it: it}
 		r.its = append(r.its, it)
-		r.segs = append(r.segs, &segment{block: r.blocks, it: it})
+		r.segs = append(r.segs, &it.seg)
 		r.blocks++
 	case journal.ActionResult:
-		if it, i := find(r.its, r.byID, ev.CallID, ev.ToolName); it != nil && it.msgs[1+i].Role == "" {
+		if it, i := r.find(ev.CallID, ev.ToolName); it != nil && it.msgs[1+i].Role == "" {
 			it.msgs[1+i] = llm.Message{Role: llm.RoleTool, Content: ev.ObservationContent, ToolCallID: it.calls()[i].ID, IsError: ev.IsError}
 			it.pending--
 		}
 	case journal.HumanInputRequest:
-		if it, i := find(r.its, r.byID, ev.CallID, "ask_human"); it != nil && ev.CallID != "" {
+		if it, i := r.find(ev.CallID, "ask_human"); it != nil && ev.CallID != "" {
 			it.humanSlots()
 			it.asked[i] = ev.Prompt
 		}
 	case journal.HumanInputReceived:
-		if it, i := find(r.its, r.byID, ev.CallID, "ask_human"); it != nil && ev.CallID != "" {
+		if it, i := r.find(ev.CallID, "ask_human"); it != nil && ev.CallID != "" {
 			it.humanSlots()
 			it.human[i] = ev.Response
 		}
@@ -157,31 +163,53 @@ func (r *rebuilder) conversation(waiting bool) *conversation {
 }
 
 // find returns the iteration and position of the call a result answers: by
-// call_id, or (for results recorded without one) the oldest unanswered call
-// of that tool name in the latest iteration.
-func find(its []*iteration, byID map[string]*iteration, callID, tool string) (*iteration, int) {
+// call_id (in the latest iteration with a call of that id), or (for
+// results recorded without one) the oldest unanswered call of that tool
+// name in the latest iteration.
+func (r *rebuilder) find(callID, tool string) (*iteration, int) {
+	if len(r.its) == 0 {
+		return nil, 0
+	}
 	if callID != "" {
-		it := byID[callID]
-		if it == nil {
-			return nil, 0
+		if i := callIndex(r.its[len(r.its)-1], callID); i >= 0 {
+			return r.its[len(r.its)-1], i
 		}
-		for i, tc := range it.calls() {
-			if tc.ID == callID {
-				return it, i
+		if r.byID == nil {
+			r.byID = make(map[string]*iteration, len(r.its))
+			for _, it := range r.its {
+				r.index(it)
 			}
 		}
+		if it := r.byID[callID]; it != nil {
+			return it, callIndex(it, callID)
+		}
 		return nil, 0
 	}
-	if len(its) == 0 {
-		return nil, 0
-	}
-	it := its[len(its)-1]
+	it := r.its[len(r.its)-1]
 	for i, tc := range it.calls() {
 		if tc.Name == tool && it.msgs[1+i].Role == "" {
 			return it, i
 		}
 	}
 	return nil, 0
+}
+
+// index adds the calls of it, the latest iteration, to byID.
+func (r *rebuilder) index(it *iteration) {
+	for _, tc := range it.calls() {
+		r.byID[tc.ID] = it
+	}
+}
+
+// callIndex is the position of the first call of it with id callID, -1
+// when it has none.
+func callIndex(it *iteration, callID string) int {
+	for i, tc := range it.calls() {
+		if tc.ID == callID {
+			return i
+		}
+	}
+	return -1
 }
 
 // newIteration is the iteration of THOUGHT ev. Its tool calls are ev's,
