@@ -75,7 +75,11 @@ func (c *ShowCmd) Run(std cli.Stdio) error {
 	}
 	// Each part's messages printed in turn: joining a long conversation's
 	// into one slice first is a copy of them all.
-	var lists [][]llm.Message
+	n := 0
+	for _, p := range parts {
+		n += 1 + len(p.Pieces)
+	}
+	lists := make([][]llm.Message, 0, n)
 	for _, p := range parts {
 		lists = append(lists, p.Messages)
 		lists = append(lists, p.Pieces...)

@@ -166,8 +166,11 @@ func (e *Event) stringField(key string) *string {
 func (d *decoder) toolCalls() ([]llm.ToolCall, bool) {
 	calls := []llm.ToolCall{}
 	ok := d.array(func() bool {
-		var c llm.ToolCall
-		ok := d.strings(func(key string) *string {
+		// Decoded in its place in calls: a call decoded apart would be
+		// made on the heap, then copied.
+		calls = append(calls, llm.ToolCall{})
+		c := &calls[len(calls)-1]
+		return d.strings(func(key string) *string {
 			switch key {
 			case "id":
 				return &c.ID
@@ -178,8 +181,6 @@ func (d *decoder) toolCalls() ([]llm.ToolCall, bool) {
 			}
 			return nil
 		})
-		calls = append(calls, c)
-		return ok
 	})
 	return calls, ok
 }
@@ -188,8 +189,9 @@ func (d *decoder) toolCalls() ([]llm.ToolCall, bool) {
 func (d *decoder) reasoning() ([]llm.Reasoning, bool) {
 	blocks := []llm.Reasoning{}
 	ok := d.array(func() bool {
-		var r llm.Reasoning
-		ok := d.strings(func(key string) *string {
+		blocks = append(blocks, llm.Reasoning{}) // decoded in place, as a tool call
+		r := &blocks[len(blocks)-1]
+		return d.strings(func(key string) *string {
 			switch key {
 			case "type":
 				return &r.Type
@@ -204,8 +206,6 @@ func (d *decoder) reasoning() ([]llm.Reasoning, bool) {
 			}
 			return nil
 		})
-		blocks = append(blocks, r)
-		return ok
 	})
 	return blocks, ok
 }
