@@ -31,15 +31,23 @@ func truncateText(content string, maxTokens int) (string, bool) {
 	return content + marker(total), true
 }
 
-// journalSource is a journal source of the conversation c: the last
-// max_iterations iterations, then, if max_tokens is set, older iterations
-// dropped one by one until the estimate fits. User messages are never
+// journalSource is a journal source of the conversation c, its messages
+// joined (journalPieces).
+func journalSource(c *conversation, src agent.ContextSource) Part {
+	pieces, truncated := journalPieces(c, src)
+	return Part{Messages: join(pieces), Truncated: truncated}
+}
+
+// journalPieces are the messages of a journal source of the conversation
+// c, in the pieces they were built in: the last max_iterations
+// iterations, then, if max_tokens is set, older iterations dropped one by
+// one until the estimate fits (truncated). User messages are never
 // dropped and the latest iteration is always kept, even over budget: the
 // model must see the answer to its last call.
-func journalSource(c *conversation, src agent.ContextSource) Part {
+func journalPieces(c *conversation, src agent.ContextSource) (pieces [][]llm.Message, truncated bool) {
 	from := c.firstKept(src.MaxIterations)
 	if src.MaxTokens <= 0 {
-		return Part{Messages: c.window(from)}
+		return c.pieces(from), false
 	}
 	budget := src.MaxTokens * llm.CharsPerToken
 	dropped := 0
@@ -48,20 +56,37 @@ func journalSource(c *conversation, src agent.ContextSource) Part {
 		dropped++
 	}
 	if dropped == 0 {
-		return Part{Messages: c.window(from)}
+		return c.pieces(from), false
 	}
 	note := llm.Message{Role: llm.RoleUser, Content: fmt.Sprintf("%s%d earlier iteration(s) omitted to fit max_tokens: %d; iterations %d to %d follow", SystemNotePrefix, from, src.MaxTokens, from+1, c.blocks)}
-	var out []llm.Message
 	placed := false
 	for _, s := range c.segs {
 		if !s.user && s.block < from {
 			continue
 		}
 		if !placed && !s.user {
-			out = append(out, note)
+			pieces = append(pieces, []llm.Message{note})
 			placed = true
 		}
-		out = append(out, s.msgs...)
+		pieces = append(pieces, s.msgs)
 	}
-	return Part{Messages: out, Truncated: true}
+	return pieces, true
+}
+
+// join is the messages of pieces in one slice (nil when there are none),
+// sized at once: a long conversation's messages would otherwise be
+// copied at every doubling, fresh memory each time.
+func join(pieces [][]llm.Message) []llm.Message {
+	n := 0
+	for _, p := range pieces {
+		n += len(p)
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]llm.Message, 0, n)
+	for _, p := range pieces {
+		out = append(out, p...)
+	}
+	return out
 }

@@ -34,6 +34,11 @@ type Builder struct {
 	// Stream): journal sources use it instead of the run's events, which
 	// only a jq generator then reads.
 	Journal *Stream
+	// Pieces, when set, has BuildParts give a journal source's messages
+	// in Part.Pieces rather than joined in Part.Messages: joining a long
+	// conversation's messages copies them all, when a caller that prints
+	// them needs them only in turn.
+	Pieces bool
 
 	mu     sync.Mutex
 	conv   *rebuilder      // the conversation of convOf
@@ -50,7 +55,11 @@ func New() *Builder { return &Builder{} }
 type Part struct {
 	Source   agent.ContextSource
 	Messages []llm.Message
-	// Tokens is the estimate of Messages (EstimateTokens).
+	// Pieces, with a Builder's Pieces set, are a journal source's
+	// messages in order, in the pieces they were built in, and Messages
+	// is nil (see All).
+	Pieces [][]llm.Message
+	// Tokens is the estimate of the messages (EstimateTokens).
 	Tokens int
 	// Truncated is true when max_tokens cut the source's content.
 	Truncated bool
@@ -66,11 +75,30 @@ func (b *Builder) Build(ctx context.Context, run engine.RunInfo) ([]llm.Message,
 	if err != nil {
 		return nil, err
 	}
-	var msgs []llm.Message
+	var pieces [][]llm.Message
 	for _, p := range parts {
-		msgs = append(msgs, p.Messages...)
+		pieces = append(pieces, p.Messages)
+		pieces = append(pieces, p.Pieces...)
 	}
-	return msgs, nil
+	return join(pieces), nil
+}
+
+// All returns the part's messages in one slice: Messages, or its Pieces
+// joined.
+func (p *Part) All() []llm.Message {
+	if p.Pieces == nil {
+		return p.Messages
+	}
+	return join(p.Pieces)
+}
+
+// Len is the number of the part's messages.
+func (p *Part) Len() int {
+	n := len(p.Messages)
+	for _, piece := range p.Pieces {
+		n += len(piece)
+	}
+	return n
 }
 
 // BuildParts is Build with the contribution of each source kept apart, for
@@ -104,7 +132,11 @@ func (b *Builder) BuildParts(ctx context.Context, run engine.RunInfo) ([]Part, e
 			return nil, &SourceError{Index: src.Index, ID: src.ID, Type: src.Type, File: cfg.Path, Line: src.Line, Err: err}
 		}
 		p.Source = src
-		p.Tokens = EstimateTokens(p.Messages)
+		chars := llm.MessageChars(p.Messages)
+		for _, piece := range p.Pieces {
+			chars += llm.MessageChars(piece)
+		}
+		p.Tokens = llm.TokensOf(chars) // EstimateTokens of all the messages
 		if src.MaxTokens > 0 && p.Tokens > src.MaxTokens && src.Type == agent.SourceJournal {
 			b.warnf("context source %q: the latest iteration alone is about %d tokens, over its max_tokens of %d; it is kept whole", src.ID, p.Tokens, src.MaxTokens)
 		}
@@ -126,14 +158,21 @@ func (b *Builder) buildSource(ctx context.Context, run engine.RunInfo, src agent
 	case agent.SourceSkills:
 		return skillsSource(run, src), nil
 	case agent.SourceJournal:
+		var c *conversation
 		if b.Journal != nil {
-			return journalSource(b.Journal.conversation(), src), nil
+			c = b.Journal.conversation()
+		} else {
+			evs, err := events()
+			if err != nil {
+				return Part{}, err
+			}
+			c = b.conversationOf(evs)
 		}
-		evs, err := events()
-		if err != nil {
-			return Part{}, err
+		if b.Pieces {
+			pieces, truncated := journalPieces(c, src)
+			return Part{Pieces: pieces, Truncated: truncated}, nil
 		}
-		return journalSource(b.conversationOf(evs), src), nil
+		return journalSource(c, src), nil
 	default:
 		return Part{}, fmt.Errorf("%w: unknown type %q (want file, computed_file, journal, environment, project_docs or skills)", ErrSource, src.Type)
 	}

@@ -2,6 +2,7 @@ package contextgen
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/deltakit/delta/lib/engine"
 	"github.com/deltakit/delta/lib/journal"
@@ -38,14 +39,18 @@ type segment struct {
 
 // iteration is a THOUGHT and what answers its tool calls.
 type iteration struct {
-	seg       *segment
-	assistant llm.Message
-	calls     []llm.ToolCall
-	results   []*string
-	failed    []bool   // the call's ACTION_RESULT says is_error
-	human     []string // HUMAN_INPUT_RECEIVED responses, the fallback result
-	asked     []string // HUMAN_INPUT_REQUEST prompts still unanswered
-	final     bool     // every call has its ACTION_RESULT: nothing later changes it
+	seg segment // the iteration's segment, made with it
+	// msgs are the assistant message, then one tool message per call in
+	// the order of the calls, filled in as the call's result comes (an
+	// empty Role: not yet): once every call has its result they are the
+	// iteration's messages as they are, made only once.
+	msgs    []llm.Message
+	pending int // calls without their result
+	// human are HUMAN_INPUT_RECEIVED responses, the fallback result, and
+	// asked the HUMAN_INPUT_REQUEST prompts still unanswered, per call;
+	// both nil until the iteration's first such event (most have none).
+	human, asked []string
+	final        bool // every call has its ACTION_RESULT: nothing later changes it
 }
 
 // conversation is the journal split into segments, in journal order.
@@ -85,11 +90,15 @@ type rebuilder struct {
 	segs   []*segment
 	blocks int
 	its    []*iteration
-	byID   map[string]*iteration
-	n      int // events added
+	// byID is the latest iteration with each call id, made the first time
+	// a result answers a call of an older iteration than the latest: the
+	// engine journals the results right after their THOUGHT, so most
+	// conversations never need it.
+	byID map[string]*iteration
+	n    int // events added
 }
 
-func newRebuilder() *rebuilder { return &rebuilder{byID: map[string]*iteration{}} }
+func newRebuilder() *rebuilder { return &rebuilder{} }
 
 // add takes the next event.
 func (r *rebuilder) add(ev *journal.Event) {
@@ -102,38 +111,27 @@ func (r *rebuilder) add(ev *journal.Event) {
 		// its work was cut short.
 		r.addSeg(&segment{block: r.blocks - 1, msgs: []llm.Message{{Role: llm.RoleUser, Content: SystemNotePrefix + ev.Content}}})
 	case journal.Thought:
-		n := len(ev.ToolCalls)
-		it := &iteration{results: make([]*string, n)}
-		if n > 0 {
-			it.calls = make([]llm.ToolCall, 0, n)
+		it := newIteration(ev)
+		if r.byID != nil {
+			r.index(it)
 		}
-		for i, tc := range ev.ToolCalls {
-			if tc.ID == "" {
-				tc.ID = fmt.Sprintf("call_%d_%d", ev.Seq, i)
-			}
-			it.calls = append(it.calls, tc)
-			r.byID[tc.ID] = it
-		}
-		strs := make([]string, 2*n) // one allocation for both
-		it.human, it.asked = strs[:n:n], strs[n:]
-		it.failed = make([]bool, n)
-		it.assistant = llm.Message{Role: llm.RoleAssistant, Content: ev.Content, ToolCalls: it.calls, Reasoning: ev.Reasoning}
-		it.seg = &segment{block: r.blocks, it: it}
+		it.seg = segment{block: r.blocks, it: it}
 		r.its = append(r.its, it)
-		r.segs = append(r.segs, it.seg)
+		r.segs = append(r.segs, &it.seg)
 		r.blocks++
 	case journal.ActionResult:
-		if it, i := find(r.its, r.byID, ev.CallID, ev.ToolName); it != nil && it.results[i] == nil {
-			content := ev.ObservationContent
-			it.results[i] = &content
-			it.failed[i] = ev.IsError
+		if it, i := r.find(ev.CallID, ev.ToolName); it != nil && it.msgs[1+i].Role == "" {
+			it.msgs[1+i] = llm.Message{Role: llm.RoleTool, Content: ev.ObservationContent, ToolCallID: it.calls()[i].ID, IsError: ev.IsError}
+			it.pending--
 		}
 	case journal.HumanInputRequest:
-		if it, i := find(r.its, r.byID, ev.CallID, "ask_human"); it != nil && ev.CallID != "" {
+		if it, i := r.find(ev.CallID, "ask_human"); it != nil && ev.CallID != "" {
+			it.humanSlots()
 			it.asked[i] = ev.Prompt
 		}
 	case journal.HumanInputReceived:
-		if it, i := find(r.its, r.byID, ev.CallID, "ask_human"); it != nil && ev.CallID != "" {
+		if it, i := r.find(ev.CallID, "ask_human"); it != nil && ev.CallID != "" {
+			it.humanSlots()
 			it.human[i] = ev.Response
 		}
 	}
@@ -153,11 +151,11 @@ func (r *rebuilder) conversation(waiting bool) *conversation {
 	c := &conversation{segs: make([]*segment, len(r.segs)), blocks: r.blocks}
 	for i, s := range r.segs {
 		if it := s.it; it != nil && !it.final {
-			msgs := it.messages(waiting)
-			if it.answered() {
+			if it.pending == 0 {
 				it.final = true
-				s.msgs, s.chars = msgs, llm.MessageChars(msgs)
+				s.msgs, s.chars = it.msgs, llm.MessageChars(it.msgs)
 			} else {
+				msgs := it.messages(waiting)
 				s = &segment{block: s.block, msgs: msgs, chars: llm.MessageChars(msgs), it: it}
 			}
 		}
@@ -167,85 +165,134 @@ func (r *rebuilder) conversation(waiting bool) *conversation {
 }
 
 // find returns the iteration and position of the call a result answers: by
-// call_id, or (for results recorded without one) the oldest unanswered call
-// of that tool name in the latest iteration.
-func find(its []*iteration, byID map[string]*iteration, callID, tool string) (*iteration, int) {
+// call_id (in the latest iteration with a call of that id), or (for
+// results recorded without one) the oldest unanswered call of that tool
+// name in the latest iteration.
+func (r *rebuilder) find(callID, tool string) (*iteration, int) {
+	if len(r.its) == 0 {
+		return nil, 0
+	}
 	if callID != "" {
-		it := byID[callID]
-		if it == nil {
-			return nil, 0
+		if i := callIndex(r.its[len(r.its)-1], callID); i >= 0 {
+			return r.its[len(r.its)-1], i
 		}
-		for i, tc := range it.calls {
-			if tc.ID == callID {
-				return it, i
+		if r.byID == nil {
+			r.byID = make(map[string]*iteration, len(r.its))
+			for _, it := range r.its {
+				r.index(it)
 			}
 		}
+		if it := r.byID[callID]; it != nil {
+			return it, callIndex(it, callID)
+		}
 		return nil, 0
 	}
-	if len(its) == 0 {
-		return nil, 0
-	}
-	it := its[len(its)-1]
-	for i, tc := range it.calls {
-		if tc.Name == tool && it.results[i] == nil {
+	it := r.its[len(r.its)-1]
+	for i, tc := range it.calls() {
+		if tc.Name == tool && it.msgs[1+i].Role == "" {
 			return it, i
 		}
 	}
 	return nil, 0
 }
 
-// answered reports whether every call of it has its result.
-func (it *iteration) answered() bool {
-	for _, r := range it.results {
-		if r == nil {
-			return false
+// index adds the calls of it, the latest iteration, to byID.
+func (r *rebuilder) index(it *iteration) {
+	for _, tc := range it.calls() {
+		r.byID[tc.ID] = it
+	}
+}
+
+// callIndex is the position of the first call of it with id callID, -1
+// when it has none.
+func callIndex(it *iteration, callID string) int {
+	for i, tc := range it.calls() {
+		if tc.ID == callID {
+			return i
 		}
 	}
-	return true
+	return -1
+}
+
+// newIteration is the iteration of THOUGHT ev. Its tool calls are ev's,
+// copied only to give a call without an id one (ev may be the engine's
+// event, never changed).
+func newIteration(ev *journal.Event) *iteration {
+	calls := ev.ToolCalls
+	for i := range calls {
+		if calls[i].ID == "" {
+			calls = slices.Clone(calls)
+			for j := i; j < len(calls); j++ {
+				if calls[j].ID == "" {
+					calls[j].ID = fmt.Sprintf("call_%d_%d", ev.Seq, j)
+				}
+			}
+			break
+		}
+	}
+	if len(calls) == 0 {
+		calls = nil
+	}
+	it := &iteration{msgs: make([]llm.Message, 1+len(calls)), pending: len(calls)}
+	it.msgs[0] = llm.Message{Role: llm.RoleAssistant, Content: ev.Content, ToolCalls: calls, Reasoning: ev.Reasoning}
+	return it
+}
+
+// calls are the iteration's tool calls.
+func (it *iteration) calls() []llm.ToolCall { return it.msgs[0].ToolCalls }
+
+// humanSlots makes human and asked, on the iteration's first human input
+// event.
+func (it *iteration) humanSlots() {
+	if it.human == nil {
+		n := len(it.calls())
+		strs := make([]string, 2*n) // one allocation for both
+		it.human, it.asked = strs[:n:n], strs[n:]
+	}
 }
 
 // messages are the assistant message and one tool message per call, in
-// the order of the calls. waiting: the run is paused for a human, so an
-// unanswered ask_human is shown as pending.
+// the order of the calls, for an iteration some of whose calls have no
+// result yet. waiting: the run is paused for a human, so an unanswered
+// ask_human is shown as pending.
 func (it *iteration) messages(waiting bool) []llm.Message {
-	msgs := make([]llm.Message, 0, 1+len(it.calls))
-	msgs = append(msgs, it.assistant)
-	for i, tc := range it.calls {
+	msgs := slices.Clone(it.msgs)
+	for i, tc := range it.calls() {
+		if msgs[1+i].Role != "" {
+			continue
+		}
 		// A call without a result was interrupted: an error, as the
 		// ACTION_RESULT the engine journals for it on resume says.
 		content, failed := engine.InterruptedCallObservation, true
 		switch {
-		case it.results[i] != nil:
-			content, failed = *it.results[i], it.failed[i]
-		case it.human[i] != "":
+		case it.human != nil && it.human[i] != "":
 			content, failed = it.human[i], false
-		case waiting && it.asked[i] != "":
+		case waiting && it.asked != nil && it.asked[i] != "":
 			content, failed = PendingQuestionPrefix+it.asked[i], false
 		}
-		msgs = append(msgs, llm.Message{Role: llm.RoleTool, Content: content, ToolCallID: tc.ID, IsError: failed})
+		msgs[1+i] = llm.Message{Role: llm.RoleTool, Content: content, ToolCallID: tc.ID, IsError: failed}
 	}
 	return msgs
 }
 
-// window returns the messages of the last n iterations (all when n <= 0),
-// with every user message, in journal order. Iterations are whole: an
-// assistant message is never separated from its tool results.
-func (c *conversation) window(from int) []llm.Message {
+// pieces returns the messages of the iterations from the one numbered
+// from on (all when from <= 0), with every user message, in journal
+// order, one piece per segment. Iterations are whole: an assistant
+// message is never separated from its tool results.
+func (c *conversation) pieces(from int) [][]llm.Message {
 	n := 0
 	for _, s := range c.segs {
 		if s.user || from <= 0 || s.block >= from {
-			n += len(s.msgs)
+			n++
 		}
 	}
-	// Sized at once: a long conversation's messages would otherwise be
-	// copied at every doubling, fresh memory each time.
 	if n == 0 {
 		return nil
 	}
-	out := make([]llm.Message, 0, n)
+	out := make([][]llm.Message, 0, n)
 	for _, s := range c.segs {
 		if s.user || from <= 0 || s.block >= from {
-			out = append(out, s.msgs...)
+			out = append(out, s.msgs)
 		}
 	}
 	return out
@@ -259,7 +306,7 @@ func (c *conversation) firstKept(maxIterations int) int {
 	return c.blocks - maxIterations
 }
 
-// chars counts the characters of the segments window(from) would keep.
+// chars counts the characters of the segments pieces(from) would keep.
 func (c *conversation) chars(from int) int {
 	n := 0
 	for _, s := range c.segs {
@@ -275,5 +322,5 @@ func (c *conversation) chars(from int) int {
 // user message. It is what a journal source without max_tokens yields.
 func Conversation(events []journal.Event, maxIterations int) []llm.Message {
 	c := rebuild(events)
-	return c.window(c.firstKept(maxIterations))
+	return join(c.pieces(c.firstKept(maxIterations)))
 }

@@ -59,6 +59,29 @@ func TestConversation(t *testing.T) {
 			},
 		},
 		{
+			// Results journaled after a later THOUGHT go to their own
+			// iteration; an id used twice answers the latest call with it.
+			name: "late results of an older iteration, an id reused",
+			events: journalOf(
+				thought("one", call("a", "x"), call("b", "y")),
+				result("a", "x", "A"),
+				thought("two", call("c", "z")),
+				result("c", "z", "C"),
+				result("b", "y", "B"),
+				thought("three", call("a", "x")),
+				result("a", "x", "A3"),
+			),
+			want: []llm.Message{
+				{Role: "assistant", Content: "one", ToolCalls: []llm.ToolCall{call("a", "x"), call("b", "y")}},
+				{Role: "tool", Content: "A", ToolCallID: "a"},
+				{Role: "tool", Content: "B", ToolCallID: "b"},
+				{Role: "assistant", Content: "two", ToolCalls: []llm.ToolCall{call("c", "z")}},
+				{Role: "tool", Content: "C", ToolCallID: "c"},
+				{Role: "assistant", Content: "three", ToolCalls: []llm.ToolCall{call("a", "x")}},
+				{Role: "tool", Content: "A3", ToolCallID: "a"},
+			},
+		},
+		{
 			name: "results in the order of the calls, notice after them",
 			events: journalOf(
 				user("t"),

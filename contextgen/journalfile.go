@@ -39,6 +39,14 @@ type Stream struct {
 	tail []journal.Event // the last event's type and status (none yet: empty), for waitingFor
 }
 
+// StreamFields are the JSON keys of the event fields Add reads (besides
+// type and seq): a reader that scans a journal for a Stream needs to
+// decode only these (journal.ScanFields).
+func StreamFields() []string {
+	return []string{"content", "tool_calls", "reasoning", "call_id", "tool_name", "observation_content", "is_error",
+		"prompt", "response", "status"}
+}
+
 // NewStream returns an empty Stream.
 func NewStream() *Stream { return &Stream{r: newRebuilder()} }
 

@@ -72,7 +72,10 @@ func findRun(workspace, id string) (r runRef, ok bool, err error) {
 // that has not started) is an empty conversation.
 func (r *runRef) read() error {
 	r.Conversation = contextgen.NewStream()
-	err := journal.Scan(r.Journal, func(ev *journal.Event) error {
+	// Only what the conversation and this function read is decoded: not
+	// every event's timestamp, usage, model and refs.
+	fields := append(contextgen.StreamFields(), "agent_home", "work_dir", "config")
+	err := journal.ScanFields(r.Journal, fields, func(ev *journal.Event) error {
 		r.Conversation.Add(ev)
 		switch ev.Type {
 		case journal.Thought:

@@ -47,8 +47,10 @@ func (c *ShowCmd) Run(std cli.Stdio) error {
 	}
 	// The journal was read to find the run: journal sources use the
 	// conversation built then rather than a second read of the file.
+	// The conversation's messages are printed in the pieces they were
+	// built in (Pieces), never copied into one slice.
 	b := contextgen.New()
-	b.Journal = conv
+	b.Journal, b.Pieces = conv, true
 	parts, err := b.BuildParts(ctx, run)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -73,9 +75,14 @@ func (c *ShowCmd) Run(std cli.Stdio) error {
 	}
 	// Each part's messages printed in turn: joining a long conversation's
 	// into one slice first is a copy of them all.
-	lists := make([][]llm.Message, len(parts))
-	for i, p := range parts {
-		lists[i] = p.Messages
+	n := 0
+	for _, p := range parts {
+		n += 1 + len(p.Pieces)
+	}
+	lists := make([][]llm.Message, 0, n)
+	for _, p := range parts {
+		lists = append(lists, p.Messages)
+		lists = append(lists, p.Pieces...)
 	}
 	return printMessages(std.Out, lists...)
 }
@@ -84,20 +91,20 @@ func (c *ShowCmd) Run(std cli.Stdio) error {
 // there are none); a single part's are used as they are, not copied.
 func messagesOf(parts []contextgen.Part) []llm.Message {
 	n := 0
-	for _, p := range parts {
-		n += len(p.Messages)
+	for i := range parts {
+		n += parts[i].Len()
 	}
 	if n == 0 {
 		return []llm.Message{}
 	}
-	for _, p := range parts {
-		if len(p.Messages) == n {
-			return p.Messages
+	for i := range parts {
+		if parts[i].Len() == n {
+			return parts[i].All()
 		}
 	}
 	msgs := make([]llm.Message, 0, n)
-	for _, p := range parts {
-		msgs = append(msgs, p.Messages...)
+	for i := range parts {
+		msgs = append(msgs, parts[i].All()...)
 	}
 	return msgs
 }
@@ -179,7 +186,7 @@ func (c *ShowCmd) printTokens(w io.Writer, parts []contextgen.Part) error {
 		if id == "" {
 			id = fmt.Sprintf("#%d", p.Source.Index+1)
 		}
-		rep.Sources = append(rep.Sources, sourceTokens{ID: id, Type: p.Source.Type, Messages: len(p.Messages),
+		rep.Sources = append(rep.Sources, sourceTokens{ID: id, Type: p.Source.Type, Messages: p.Len(),
 			Tokens: p.Tokens, Truncated: p.Truncated, Skipped: p.Skipped})
 		rep.Total += p.Tokens
 	}

@@ -14,7 +14,12 @@ import (
 // integer, a string with invalid UTF-8 or a lone surrogate, more than
 // whitespace after the object) it gives up and returns false, and the caller decodes the line with encoding/json.
 // A fuzz test holds the two to the same result.
-func decodeEvent(data []byte, e *Event) bool {
+func decodeEvent(data []byte, e *Event) bool { return decodeFields(data, e, 0) }
+
+// decodeFields is decodeEvent leaving the fields whose bits are in skip
+// zero: their values are checked as decodeEvent checks them, without
+// allocating.
+func decodeFields(data []byte, e *Event, skip uint64) bool {
 	d := decoder{data: data}
 	var seen uint64
 	ok := d.object(func(key []byte) bool {
@@ -23,6 +28,9 @@ func decodeEvent(data []byte, e *Event) bool {
 			return false
 		}
 		seen |= bit
+		if skip&bit != 0 {
+			return d.discardField(key)
+		}
 		return d.eventField(key, e)
 	})
 	if !ok {
@@ -84,7 +92,8 @@ func (d *decoder) eventField(key []byte, e *Event) bool {
 	case "tool_calls":
 		e.ToolCalls, ok = d.toolCalls()
 	case "usage":
-		e.Usage, ok = d.usage()
+		e.Usage = &llm.Usage{}
+		ok = d.usage(e.Usage)
 	case "reasoning":
 		e.Reasoning, ok = d.reasoning()
 	default:
@@ -157,8 +166,11 @@ func (e *Event) stringField(key string) *string {
 func (d *decoder) toolCalls() ([]llm.ToolCall, bool) {
 	calls := []llm.ToolCall{}
 	ok := d.array(func() bool {
-		var c llm.ToolCall
-		ok := d.strings(func(key string) *string {
+		// Decoded in its place in calls: a call decoded apart would be
+		// made on the heap, then copied.
+		calls = append(calls, llm.ToolCall{})
+		c := &calls[len(calls)-1]
+		return d.strings(func(key string) *string {
 			switch key {
 			case "id":
 				return &c.ID
@@ -169,8 +181,6 @@ func (d *decoder) toolCalls() ([]llm.ToolCall, bool) {
 			}
 			return nil
 		})
-		calls = append(calls, c)
-		return ok
 	})
 	return calls, ok
 }
@@ -179,8 +189,9 @@ func (d *decoder) toolCalls() ([]llm.ToolCall, bool) {
 func (d *decoder) reasoning() ([]llm.Reasoning, bool) {
 	blocks := []llm.Reasoning{}
 	ok := d.array(func() bool {
-		var r llm.Reasoning
-		ok := d.strings(func(key string) *string {
+		blocks = append(blocks, llm.Reasoning{}) // decoded in place, as a tool call
+		r := &blocks[len(blocks)-1]
+		return d.strings(func(key string) *string {
 			switch key {
 			case "type":
 				return &r.Type
@@ -195,8 +206,6 @@ func (d *decoder) reasoning() ([]llm.Reasoning, bool) {
 			}
 			return nil
 		})
-		blocks = append(blocks, r)
-		return ok
 	})
 	return blocks, ok
 }
@@ -220,11 +229,10 @@ func (d *decoder) strings(field func(key string) *string) bool {
 	})
 }
 
-// usage decodes THOUGHT's usage object.
-func (d *decoder) usage() (*llm.Usage, bool) {
-	u := &llm.Usage{}
+// usage decodes THOUGHT's usage object into u.
+func (d *decoder) usage(u *llm.Usage) bool {
 	var seen uint8
-	ok := d.object(func(key []byte) bool {
+	return d.object(func(key []byte) bool {
 		var bit uint8
 		var dst *int64
 		switch string(key) {
@@ -249,5 +257,25 @@ func (d *decoder) usage() (*llm.Usage, bool) {
 		*dst, ok = d.int()
 		return ok
 	})
-	return u, ok
+}
+
+// discardField checks the value of key as eventField would decode it,
+// keeping nothing: the fields ScanFields leaves out cost no allocation.
+func (d *decoder) discardField(key []byte) bool {
+	var e Event // what stays on the stack: strings, times, numbers
+	switch string(key) {
+	case "usage":
+		var u llm.Usage
+		return d.usage(&u)
+	case "exit_code":
+		var n int
+		return d.intField(&n)
+	case "config", "tool_args", "error_details":
+		return d.skip() // raw's check, without the copy
+	}
+	if e.stringField(string(key)) != nil {
+		_, _, ok := d.scanStr()
+		return ok
+	}
+	return d.eventField(key, &e)
 }

@@ -3,6 +3,7 @@ package journal
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -174,26 +175,31 @@ func (d *decoder) scanStr() (raw []byte, plain, ok bool) {
 
 // unquote decodes the body of a valid JSON string with escapes or
 // non-ASCII bytes. Invalid UTF-8 and lone surrogates, which encoding/json
-// replaces with U+FFFD, are left to it.
+// replaces with U+FFFD, are left to it. The string is built in place (a
+// strings.Builder grown once), not in a buffer then copied: on a long
+// journal most text has escapes, and each copy is fresh memory.
 func unquote(body []byte) (string, bool) {
-	out := make([]byte, 0, len(body))
+	var out strings.Builder
+	out.Grow(len(body))
+	start := 0 // the bytes from start to i stand for themselves
 	for i := 0; i < len(body); {
 		c := body[i]
 		switch {
 		case c == '\\':
+			out.Write(body[start:i])
 			switch body[i+1] {
 			case '"', '\\', '/':
-				out = append(out, body[i+1])
+				out.WriteByte(body[i+1])
 			case 'b':
-				out = append(out, '\b')
+				out.WriteByte('\b')
 			case 'f':
-				out = append(out, '\f')
+				out.WriteByte('\f')
 			case 'n':
-				out = append(out, '\n')
+				out.WriteByte('\n')
 			case 'r':
-				out = append(out, '\r')
+				out.WriteByte('\r')
 			case 't':
-				out = append(out, '\t')
+				out.WriteByte('\t')
 			case 'u':
 				r := hex4(body[i+2 : i+6])
 				i += 6
@@ -207,23 +213,24 @@ func unquote(body []byte) (string, bool) {
 					}
 					i += 6
 				}
-				out = utf8.AppendRune(out, r)
+				out.WriteRune(r)
+				start = i
 				continue
 			}
 			i += 2
+			start = i
 		case c < utf8.RuneSelf:
-			out = append(out, c)
 			i++
 		default:
 			r, size := utf8.DecodeRune(body[i:])
 			if r == utf8.RuneError && size == 1 {
 				return "", false
 			}
-			out = append(out, body[i:i+size]...)
 			i += size
 		}
 	}
-	return string(out), true
+	out.Write(body[start:])
+	return out.String(), true
 }
 
 func hexValue(c byte) int {

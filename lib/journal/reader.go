@@ -25,8 +25,12 @@ func ParseLine(line []byte) (Event, error) {
 }
 
 // parseInto is ParseLine decoding into *e, which must be the zero Event.
-func parseInto(line []byte, e *Event) error {
-	if !decodeEvent(line, e) {
+func parseInto(line []byte, e *Event) error { return parseFields(line, e, 0) }
+
+// parseFields is parseInto that may leave the fields whose bits are in
+// skip zero (decodeFields).
+func parseFields(line []byte, e *Event, skip uint64) error {
+	if !decodeFields(line, e, skip) {
 		// What the one-pass decoder leaves (unusual but maybe valid JSON,
 		// or an error to report) is decoded by encoding/json.
 		*e = Event{}

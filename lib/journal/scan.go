@@ -18,13 +18,34 @@ import (
 // what it would allocate. The *Event is reused from one call to the next;
 // fn may keep its strings and slices but not the pointer. An error from
 // fn stops the scan and is returned as it is.
-func Scan(path string, fn func(*Event) error) error {
+func Scan(path string, fn func(*Event) error) error { return scanPath(path, 0, fn) }
+
+// ScanFields is Scan decoding only type, seq and the fields named by their
+// JSON keys: every other field is checked as Scan checks it but may be
+// left zero, its strings and slices never made. A reader that needs a few
+// fields of each event (a conversation needs none of the timestamps,
+// usages, models or refs) allocates that much less.
+func ScanFields(path string, keys []string, fn func(*Event) error) error {
+	skip := ^(eventFieldBits["type"] | eventFieldBits["seq"])
+	for _, k := range keys {
+		bit, ok := eventFieldBits[k]
+		if !ok {
+			return fmt.Errorf("read journal %s: %q is not an event field (see man 5 delta-journal)", path, k)
+		}
+		skip &^= bit
+	}
+	return scanPath(path, skip, fn)
+}
+
+// scanPath is ScanFields with the fields left out given as decodeFields'
+// skip bits.
+func scanPath(path string, skip uint64, fn func(*Event) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("read journal: %w", err)
 	}
 	defer f.Close()
-	if err := scan(bufio.NewReaderSize(f, 64<<10), fn); err != nil {
+	if err := scan(bufio.NewReaderSize(f, 64<<10), skip, fn); err != nil {
 		var stop fnError
 		if errors.As(err, &stop) {
 			return stop.err
@@ -39,9 +60,9 @@ type fnError struct{ err error }
 
 func (e fnError) Error() string { return e.err.Error() }
 
-// scan is Scan on r. A line that does not parse is an error only once a
+// scan is scanPath on r. A line that does not parse is an error only once a
 // line that is not blank follows it: until then it may be the torn tail.
-func scan(r *bufio.Reader, fn func(*Event) error) error {
+func scan(r *bufio.Reader, skip uint64, fn func(*Event) error) error {
 	var (
 		seqs    seqChecker
 		ev      Event
@@ -77,7 +98,7 @@ func scan(r *bufio.Reader, fn func(*Event) error) error {
 			return pending
 		}
 		ev = Event{}
-		if err := parseInto(line, &ev); err != nil {
+		if err := parseFields(line, &ev, skip); err != nil {
 			pending = fmt.Errorf("line %d: %w: %w", n, ErrCorrupt, err)
 			continue
 		}
