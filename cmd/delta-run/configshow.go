@@ -11,11 +11,12 @@ import (
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/provider"
 	"github.com/deltakit/delta/lib/runs"
+	"github.com/deltakit/delta/lib/sandbox"
 )
 
 // ConfigCmd groups the verbs about Delta's settings.
 type ConfigCmd struct {
-	Show ConfigShowCmd `cmd:"" help:"Print the settings a run started here would use (llm provider, model and base URL, approvals, MCP servers, env keys) and where each came from: flag, environment, agent.yaml, user config or built-in default."`
+	Show ConfigShowCmd `cmd:"" help:"Print the settings a run started here would use (llm provider, model and base URL, approvals, sandbox, MCP servers, env keys) and where each came from: flag, environment, agent.yaml, user config or built-in default."`
 }
 
 // ConfigShowCmd prints the effective settings and their origins. It takes
@@ -26,6 +27,7 @@ type ConfigShowCmd struct {
 	WorkDir       string `short:"w" name:"work-dir" help:"Workspace whose .env files count (default: the current directory)." type:"path" placeholder:"DIR"`
 	LLM           string `name:"llm" help:"As run's --llm." placeholder:"PROVIDER[:ARG]"`
 	Approvals     string `help:"As run's --approvals." placeholder:"ask|deny"`
+	Sandbox       string `help:"As run's --sandbox." placeholder:"MODE"`
 	JSON          bool   `name:"json" help:"Print {agent, settings: [{key, value, origin}]} as JSON."`
 	overrideFlags `embed:""`
 }
@@ -88,7 +90,7 @@ func (c *ConfigShowCmd) Run(std cli.Stdio) error {
 	}
 	l := layers{raw: raw, flagged: flagged, user: user, builtin: b, env: env, override: c.LLM, model: over.Model}
 	out := l.llm()
-	out = append(out, c.approvals(user))
+	out = append(out, c.approvals(user), c.sandbox(raw, flagged))
 	mcp, err := mcpOrigins(raw, user, over.MCPConfig)
 	if err != nil {
 		return err
@@ -229,6 +231,23 @@ func (c *ConfigShowCmd) approvals(user *agent.UserConfig) shown {
 		return shown{"approvals", user.Approvals, "user config " + user.Path}
 	}
 	return shown{"approvals", "ask", "built-in default"}
+}
+
+// sandbox is the sandbox mode and its origin, in sandbox.Resolve's order
+// (a new run has no recorded mode): flag, environment, agent.yaml (or a -c
+// setting of it), else none.
+func (c *ConfigShowCmd) sandbox(raw, flagged *agent.Agent) shown {
+	switch {
+	case c.Sandbox != "":
+		return shown{"sandbox", c.Sandbox, "flag"}
+	case os.Getenv(sandbox.Env) != "":
+		return shown{"sandbox", os.Getenv(sandbox.Env), "environment"}
+	case flagged.Sandbox != nil && raw.Sandbox == nil:
+		return shown{"sandbox", string(flagged.Sandbox.Mode), "flag (-c)"}
+	case flagged.Sandbox != nil:
+		return shown{"sandbox", string(flagged.Sandbox.Mode), "agent.yaml " + raw.ConfigPath}
+	}
+	return shown{"sandbox", string(sandbox.DangerFullAccess), "built-in default"}
 }
 
 // mcpOrigins are the MCP servers a run gets, each with where it is
