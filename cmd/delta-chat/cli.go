@@ -31,13 +31,14 @@ type CLI struct {
 	AllowedTools       string   `name:"allowed-tools" placeholder:"LIST" help:"Offer the model only these tools (comma-separated names or globs), as delta run --allowed-tools does."`
 	DisallowedTools    string   `name:"disallowed-tools" placeholder:"LIST" help:"Never offer these tools, as delta run --disallowed-tools does."`
 	MCPConfig          []string `name:"mcp-config" sep:"none" type:"path" placeholder:"FILE" help:"Add the MCP servers of FILE (repeatable; Claude's mcpServers JSON, Codex's TOML or Delta's list), as delta run --mcp-config does."`
+	Sandbox            string   `name:"sandbox" placeholder:"MODE" help:"What the tools may write and connect to (read-only, workspace-write or danger-full-access), as delta run --sandbox does; default $$DELTA_SANDBOX, else the run's recorded mode, else agent.yaml sandbox:."`
 }
 
 // overrideArgs are the per-run override flags to pass to delta-run.
 func (c *CLI) overrideArgs() []string {
 	var args []string
 	for _, f := range []struct{ flag, value string }{{"--model", c.Model}, {"--append-system-prompt", c.AppendSystemPrompt},
-		{"--allowed-tools", c.AllowedTools}, {"--disallowed-tools", c.DisallowedTools}} {
+		{"--allowed-tools", c.AllowedTools}, {"--disallowed-tools", c.DisallowedTools}, {"--sandbox", c.Sandbox}} {
 		if f.value != "" {
 			args = append(args, f.flag, f.value)
 		}
