@@ -19,17 +19,7 @@ import (
 // summary), and comes back parsed from the next request's input.
 
 func (s *Server) serveResponses(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		http.Error(w, "llmtest: read request: "+err.Error(), http.StatusBadRequest)
-		return
-	}
-	rec, err := parseResponsesRequest(r, body)
-	if err != nil {
-		http.Error(w, "llmtest: "+err.Error(), http.StatusBadRequest)
-		return
-	}
-	rep, ok := s.wait(w, r, rec)
+	rec, rep, ok := s.receive(w, r, parseResponsesRequest)
 	if !ok {
 		return
 	}

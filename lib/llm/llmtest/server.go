@@ -185,18 +185,26 @@ func (s *Server) wait(w http.ResponseWriter, r *http.Request, rec Recorded) (rep
 	return rep, false
 }
 
-func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request) {
+// receive reads and parses a request with parse (one per protocol),
+// records it and waits for its queued reply; ok is false when the
+// request was refused or already answered (an error reply, a hang).
+func (s *Server) receive(w http.ResponseWriter, r *http.Request, parse func(*http.Request, []byte) (Recorded, error)) (Recorded, reply, bool) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		http.Error(w, "llmtest: read request: "+err.Error(), http.StatusBadRequest)
-		return
+		return Recorded{}, reply{}, false
 	}
-	rec, err := parseRequest(r, body)
+	rec, err := parse(r, body)
 	if err != nil {
 		http.Error(w, "llmtest: "+err.Error(), http.StatusBadRequest)
-		return
+		return Recorded{}, reply{}, false
 	}
 	rep, ok := s.wait(w, r, rec)
+	return rec, rep, ok
+}
+
+func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request) {
+	rec, rep, ok := s.receive(w, r, parseRequest)
 	if !ok {
 		return
 	}
