@@ -47,14 +47,25 @@ type wireTool struct {
 	} `json:"function"`
 }
 
-// parseRequest decodes a chat completions body.
-func parseRequest(r *http.Request, body []byte) (Recorded, error) {
+// recordRequest starts the record of a request whose body is a JSON
+// object with a model, as both OpenAI protocols' are, and returns the
+// body's fields for the protocol's own parser.
+func recordRequest(r *http.Request, body []byte) (Recorded, map[string]json.RawMessage, error) {
 	rec := Recorded{Path: r.URL.Path, Header: r.Header.Clone(), Body: append(json.RawMessage(nil), body...)}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(body, &fields); err != nil {
-		return rec, fmt.Errorf("request body is not a JSON object: %w", err)
+		return rec, nil, fmt.Errorf("request body is not a JSON object: %w", err)
 	}
 	if err := decodeField(fields, "model", &rec.Model); err != nil {
+		return rec, nil, err
+	}
+	return rec, fields, nil
+}
+
+// parseRequest decodes a chat completions body.
+func parseRequest(r *http.Request, body []byte) (Recorded, error) {
+	rec, fields, err := recordRequest(r, body)
+	if err != nil {
 		return rec, err
 	}
 	var msgs []wireMessage

@@ -32,12 +32,8 @@ type inputItem struct {
 // items) become one assistant message, a function_call_output a tool
 // message.
 func parseResponsesRequest(r *http.Request, body []byte) (Recorded, error) {
-	rec := Recorded{Path: r.URL.Path, Header: r.Header.Clone(), Body: append(json.RawMessage(nil), body...)}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(body, &fields); err != nil {
-		return rec, fmt.Errorf("request body is not a JSON object: %w", err)
-	}
-	if err := decodeField(fields, "model", &rec.Model); err != nil {
+	rec, fields, err := recordRequest(r, body)
+	if err != nil {
 		return rec, err
 	}
 	var items []inputItem
