@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -33,15 +34,17 @@ func TestHelloWorldExampleMatchesTemplate(t *testing.T) {
 
 // TestCodingTemplates: each coding template loads, selects the coding
 // plugin's profile of its family with shell calls allowed their 10
-// minutes, and its system prompt teaches that family's editing tool.
+// minutes, has the web plugin's web_fetch, lists the skills in its
+// context with seeds/001's 200 tool rounds per input, and its system
+// prompt teaches that family's editing tool and web_fetch.
 func TestCodingTemplates(t *testing.T) {
 	for _, tc := range []struct {
 		template, profile, provider string
 		prompt                      []string
 	}{
-		{"coding-openai", "openai", "openai", []string{"apply_patch", "*** Begin Patch", "AGENTS.md", "timeout_ms"}},
-		{"coding-anthropic", "anthropic", "anthropic", []string{"edit_file", "old_string", "unique", "read_file", "timeout"}},
-		{"coding-gemini", "gemini", "gemini", []string{"replace", "run_shell_command", "read_many_files", "GEMINI.md", "timeout_ms"}},
+		{"coding-openai", "openai", "openai", []string{"apply_patch", "*** Begin Patch", "AGENTS.md", "timeout_ms", "web_fetch"}},
+		{"coding-anthropic", "anthropic", "anthropic", []string{"edit_file", "old_string", "unique", "read_file", "timeout", "web_fetch"}},
+		{"coding-gemini", "gemini", "gemini", []string{"replace", "run_shell_command", "read_many_files", "GEMINI.md", "timeout_ms", "web_fetch"}},
 	} {
 		t.Run(tc.template, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "agent")
@@ -53,11 +56,12 @@ func TestCodingTemplates(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if a.LLM.Provider != tc.provider || len(a.Plugins) != 1 || a.Plugins[0].Name != "coding" ||
+			if a.LLM.Provider != tc.provider || len(a.Plugins) != 2 || a.Plugins[0].Name != "coding" || a.Plugins[1].Name != "web" ||
 				a.Plugins[0].Config["profile"] != tc.profile || a.ToolTimeoutMS < 600000 {
-				t.Errorf("agent: provider %q, plugins %+v, tool_timeout_ms %d; want provider %s, the coding plugin with profile %s, tool_timeout_ms >= 600000",
+				t.Errorf("agent: provider %q, plugins %+v, tool_timeout_ms %d; want provider %s, the coding plugin with profile %s and the web plugin, tool_timeout_ms >= 600000",
 					a.LLM.Provider, a.Plugins, a.ToolTimeoutMS, tc.provider, tc.profile)
 			}
+			checkSkillsAndRounds(t, a)
 			prompt, err := os.ReadFile(filepath.Join(dir, "system_prompt.md"))
 			if err != nil {
 				t.Fatal(err)
@@ -68,5 +72,39 @@ func TestCodingTemplates(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDefaultAgentTemplate: the agent delta init writes when no template
+// is named lists the skills in its context and stops after seeds/001's
+// 200 tool rounds per input, as the coding agents do, with an iteration
+// limit above it (so the round limit, not a failure, ends a long input).
+func TestDefaultAgentTemplate(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "agent")
+	field, _ := reflect.TypeFor[InitCmd]().FieldByName("Template")
+	cmd := &InitCmd{Name: dir, Template: field.Tag.Get("default")}
+	if err := cmd.Run(cli.Stdio{Out: io.Discard, Err: io.Discard}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := agent.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSkillsAndRounds(t, a)
+	if a.MaxIterations <= a.MaxToolRoundsPerInput {
+		t.Errorf("max_iterations %d, want more than max_tool_rounds_per_input %d", a.MaxIterations, a.MaxToolRoundsPerInput)
+	}
+}
+
+// checkSkillsAndRounds: a has the skills context source and 200 tool
+// rounds per input.
+func checkSkillsAndRounds(t *testing.T, a *agent.Agent) {
+	t.Helper()
+	skills := false
+	for _, src := range a.Context.Sources {
+		skills = skills || src.Type == agent.SourceSkills
+	}
+	if !skills || a.MaxToolRoundsPerInput != 200 {
+		t.Errorf("context sources %+v, max_tool_rounds_per_input %d; want a skills source and 200", a.Context.Sources, a.MaxToolRoundsPerInput)
 	}
 }
