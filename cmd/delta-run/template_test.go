@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,6 +13,8 @@ import (
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/journal"
+	"github.com/deltakit/delta/lib/runs"
 )
 
 // TestHelloWorldExampleMatchesTemplate keeps examples/hello-world (what the
@@ -106,5 +110,45 @@ func checkSkillsAndRounds(t *testing.T, a *agent.Agent) {
 	}
 	if !skills || a.MaxToolRoundsPerInput != 200 {
 		t.Errorf("context sources %+v, max_tool_rounds_per_input %d; want a skills source and 200", a.Context.Sources, a.MaxToolRoundsPerInput)
+	}
+}
+
+// TestDefaultAgentStopsAt200Rounds: the agent delta init writes, given a
+// model that never stops calling tools, ends the input after 200 rounds
+// COMPLETED with the model's last text and a TURN_LIMIT event, as
+// seeds/001 says, where it used to fail at 30 iterations.
+func TestDefaultAgentStopsAt200Rounds(t *testing.T) {
+	root := t.TempDir()
+	agentDir, ws := filepath.Join(root, "agent"), filepath.Join(root, "ws")
+	if _, stderr, code := runDelta(t, nil, "init", agentDir); code != 0 {
+		t.Fatalf("init: exit %d\n%s", code, stderr)
+	}
+	var script strings.Builder
+	script.WriteString("turns:\n")
+	for i := range 210 {
+		fmt.Fprintf(&script, "  - content: round %d\n    tool_calls:\n      - name: list_files\n        args: {directory: .}\n", i+1)
+	}
+	scriptPath := filepath.Join(root, "script.yaml")
+	if err := os.WriteFile(scriptPath, []byte(script.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runDelta(t, nil, "run", "--agent", agentDir, "-w", ws, "-m", "loop", "-y",
+		"--llm", "scripted:"+scriptPath, "--run-id", "r1", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	var res runs.Result
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatalf("stdout is not a RunResult: %v\n%s", err, stdout)
+	}
+	if res.Status != runs.Completed || res.Metrics.Iterations != 200 || string(res.Result) != `"round 200"` {
+		t.Errorf("status %s after %d iterations, result %s; want COMPLETED after 200 with \"round 200\"", res.Status, res.Metrics.Iterations, res.Result)
+	}
+	limits := ofType(readEvents(t, filepath.Join(ws, ".delta", "r1", "journal.jsonl")), journal.TurnLimit)
+	if len(limits) != 1 || limits[0].Kind != journal.KindMaxToolRounds {
+		t.Errorf("TURN_LIMIT events %+v, want one of kind %s", limits, journal.KindMaxToolRounds)
 	}
 }
