@@ -1,6 +1,8 @@
 package journal
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -116,5 +118,37 @@ func TestParseLineFallsBack(t *testing.T) {
 	}
 	if _, err := ParseLine([]byte(`{"type":"X"} trailing`)); err == nil {
 		t.Error("ParseLine(trailing garbage) succeeded, want an error")
+	}
+}
+
+// TestPlainWord: plainWord passes a word exactly when each of its bytes
+// is plain by strByte, wherever the one byte that is not sits.
+func TestPlainWord(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		for pos := 0; pos < 8; pos++ {
+			for _, fill := range []byte{'a', ' ', '~', '#', ']'} {
+				word := bytes.Repeat([]byte{fill}, 8)
+				word[pos] = byte(c)
+				want := strByte[c] == 0
+				if got := plainWord(binary.LittleEndian.Uint64(word)); got != want {
+					t.Fatalf("plainWord(%q) = %v, want %v", word, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestKeySlots: every key of Event has a slot of its own (else change
+// keyHash's multipliers: a key without one would be left to encoding/json).
+func TestKeySlots(t *testing.T) {
+	for i, k := range eventKeys {
+		if got := keyIndex([]byte(k)); got != i {
+			t.Errorf("keyIndex(%q) = %d, want %d", k, got, i)
+		}
+	}
+	for _, k := range []string{"", "x", "types", "Type", "content_", "seq "} {
+		if got := keyIndex([]byte(k)); got != -1 {
+			t.Errorf("keyIndex(%q) = %d, want -1", k, got)
+		}
 	}
 }
