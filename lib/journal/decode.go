@@ -392,9 +392,12 @@ func (d *decoder) discardField(f int) bool {
 		_, ok := d.bool()
 		return ok
 	case fTimestamp:
-		var t time.Time
 		raw, ok := d.rawStr()
-		return ok && t.UnmarshalJSON(raw) == nil
+		if !ok {
+			return false
+		}
+		var t time.Time
+		return plainTimestamp(raw) || t.UnmarshalJSON(raw) == nil
 	case fConfig, fToolArgs, fErrorDetails:
 		return d.skip() // raw's check, without the copy
 	case fToolCalls, fReasoning:
@@ -403,4 +406,39 @@ func (d *decoder) discardField(f int) bool {
 	}
 	_, _, ok := d.scanStr() // a string field
 	return ok
+}
+
+// plainTimestamp reports whether raw is a quoted UTC time as the Writer
+// writes it ("2006-01-02T15:04:05.999999999Z", the fraction optional) with
+// every field in a range any month allows: such a time is one
+// time.Time.UnmarshalJSON accepts, checked without its cost (it was a
+// twentieth of reading a long journal for a few fields). Anything else,
+// a day 29 to 31 included, is left to UnmarshalJSON.
+func plainTimestamp(raw []byte) bool {
+	if len(raw) < 22 || raw[0] != '"' || raw[len(raw)-1] != '"' || raw[len(raw)-2] != 'Z' {
+		return false
+	}
+	t := raw[1 : len(raw)-2] // 2006-01-02T15:04:05 and the fraction
+	num := func(i int, max int) bool {
+		a, b := t[i], t[i+1]
+		return '0' <= a && a <= '9' && '0' <= b && b <= '9' && int(a-'0')*10+int(b-'0') <= max
+	}
+	if t[4] != '-' || t[7] != '-' || t[10] != 'T' || t[13] != ':' || t[16] != ':' ||
+		!num(0, 99) || !num(2, 99) || !num(5, 12) || string(t[5:7]) == "00" || !num(8, 28) ||
+		string(t[8:10]) == "00" || !num(11, 23) || !num(14, 59) || !num(17, 59) {
+		return false
+	}
+	frac := t[19:]
+	if len(frac) == 0 {
+		return true
+	}
+	if frac[0] != '.' || len(frac) < 2 || len(frac) > 10 {
+		return false
+	}
+	for _, c := range frac[1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -152,3 +152,30 @@ func TestKeySlots(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainTimestamp: what plainTimestamp passes, time.Time's JSON
+// decoding accepts; the Writer's own times pass.
+func TestPlainTimestamp(t *testing.T) {
+	now, _ := json.Marshal(time.Now().UTC())
+	whole, _ := json.Marshal(time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC))
+	if !plainTimestamp(now) || !plainTimestamp(whole) {
+		t.Fatalf("plainTimestamp(%s), plainTimestamp(%s) = false, want true", now, whole)
+	}
+	base := []byte(`"2026-12-01T19:30:34.280656556Z"`)
+	for i := 1; i < len(base)-1; i++ {
+		for c := 0; c < 256; c++ {
+			raw := bytes.Clone(base)
+			raw[i] = byte(c)
+			var tm time.Time
+			if plainTimestamp(raw) && tm.UnmarshalJSON(raw) != nil {
+				t.Fatalf("plainTimestamp(%s) = true, but UnmarshalJSON refuses it", raw)
+			}
+		}
+	}
+	for _, s := range []string{`"2026-02-29T00:00:00Z"`, `"2026-13-01T00:00:00Z"`, `"2026-00-01T00:00:00Z"`, `"2026-01-01T24:00:00Z"`,
+		`"2026-01-01T00:00:00.Z"`, `"2026-01-01T00:00:00+01:00"`, `"2026-01-01T00:00:00.1234567890Z"`} {
+		if plainTimestamp([]byte(s)) {
+			t.Errorf("plainTimestamp(%s) = true, want false (left to UnmarshalJSON)", s)
+		}
+	}
+}

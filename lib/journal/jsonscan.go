@@ -295,6 +295,17 @@ func (d *decoder) int() (int64, bool) {
 			return 0, false
 		}
 	}
+	if i-digits <= 18 { // cannot overflow: summed here, not by strconv
+		var n int64
+		for _, c := range d.data[digits:i] {
+			n = n*10 + int64(c-'0')
+		}
+		if digits > start {
+			n = -n
+		}
+		d.i = i
+		return n, true
+	}
 	n, err := strconv.ParseInt(string(d.data[start:i]), 10, 64)
 	if err != nil {
 		return 0, false
