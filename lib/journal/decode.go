@@ -47,7 +47,8 @@ var eventFieldBits = func() map[string]uint64 {
 		"status", "final_iteration", "content", "tool_calls", "usage", "model", "invocation_ref", "call_id",
 		"tool_name", "tool_args", "observation_content", "exit_code", "is_error", "duration_ms", "execution_ref",
 		"prompt", "input_type", "sensitive", "response", "error_message", "error_details", "hook_name",
-		"decision", "hook_ref", "response_id", "reasoning", "kind", "source", "message_id", "rule", "by", "parent_run_id"}
+		"decision", "hook_ref", "response_id", "reasoning", "kind", "source", "message_id", "rule", "by", "parent_run_id",
+		"sandbox_refused", "unsandboxed"}
 	m := make(map[string]uint64, len(keys))
 	for i, k := range keys {
 		m[k] = 1 << i
@@ -83,6 +84,10 @@ func (d *decoder) eventField(key []byte, e *Event) bool {
 		e.IsError, ok = d.bool()
 	case "sensitive":
 		e.Sensitive, ok = d.bool()
+	case "sandbox_refused":
+		e.SandboxRefused, ok = d.bool()
+	case "unsandboxed":
+		e.Unsandboxed, ok = d.bool()
 	case "config":
 		e.Config, ok = d.raw()
 	case "tool_args":
