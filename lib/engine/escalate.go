@@ -255,3 +255,50 @@ func (e *Engine) escalationAnswer(it int, c toolCall, answer string, st callStat
 	st.esc.received[c.ID] = answer
 	return nil
 }
+
+// escalateNow is the escalation step of a Caller's call: a call the
+// sandbox refused is asked about through ask at once (with nobody to ask
+// it is not offered) and, approved, run outside; res is what the caller
+// gets, the run outside's outcome then.
+func (c *Caller) escalateNow(ctx context.Context, it int, call toolCall, res ToolOutcome, ask Asker) (ToolOutcome, error) {
+	e := c.e
+	if !res.SandboxRefused || ask == nil {
+		return res, nil
+	}
+	if _, ok := e.outside(call.Name); !ok {
+		return res, nil
+	}
+	st := newCallState()
+	c.mu.Lock()
+	err := e.append(&journal.Event{Type: journal.HumanInputRequest, Iteration: it, CallID: call.ID, ToolName: call.Name,
+		ToolArgs: call.args, Prompt: escalationPrompt(call), InputType: runs.InputEscalation})
+	c.mu.Unlock()
+	if err != nil {
+		return res, err
+	}
+	answer, err := ask.Ask(ctx, Interaction{Prompt: escalationPrompt(call), InputType: runs.InputEscalation, CallID: call.ID})
+	if err != nil {
+		answer = "denied: no answer could be had (" + err.Error() + ")"
+	}
+	c.mu.Lock()
+	err = e.escalationAnswer(it, call, answer, st)
+	c.mu.Unlock()
+	if approved, _ := approval.ParseAnswer(answer); err != nil || !approved {
+		return res, err
+	}
+	call.unsandboxed = true
+	c.mu.Lock()
+	p, err := e.prepare(ctx, call, true)
+	if err == nil {
+		err = e.request(it, p, true)
+	}
+	c.mu.Unlock()
+	if err != nil {
+		return res, err
+	}
+	out, started := e.execute(ctx, it, p)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, err = e.finishCall(ctx, it, p, &out, started)
+	return out, err
+}
