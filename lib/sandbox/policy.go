@@ -114,6 +114,10 @@ type Rules struct {
 	// Network allows every TCP connection; otherwise only to Ports.
 	Network bool     `json:"network,omitempty"`
 	Ports   []uint16 `json:"ports,omitempty"`
+	// Netns: the network is confined by a new network namespace (no
+	// network at all) instead of Landlock, whose TCP rules this kernel
+	// lacks (Settle).
+	Netns bool `json:"netns,omitempty"`
 }
 
 // devices are always writable: a command's 2>/dev/null, its terminal and
