@@ -120,9 +120,19 @@ func (r *rebuilder) add(ev *journal.Event) {
 		r.segs = append(r.segs, &it.seg)
 		r.blocks++
 	case journal.ActionResult:
-		if it, i := r.find(ev.CallID, ev.ToolName); it != nil && it.msgs[1+i].Role == "" {
+		it, i := r.find(ev.CallID, ev.ToolName)
+		switch {
+		case it == nil:
+		case it.msgs[1+i].Role == "":
 			it.msgs[1+i] = llm.Message{Role: llm.RoleTool, Content: ev.ObservationContent, ToolCallID: it.calls()[i].ID, IsError: ev.IsError}
 			it.pending--
+		case ev.Unsandboxed:
+			// The call ran again outside the sandbox, approved (the
+			// escalation): its result replaces the refusal. Messages
+			// already handed out keep theirs.
+			it.msgs = slices.Clone(it.msgs)
+			it.msgs[1+i] = llm.Message{Role: llm.RoleTool, Content: ev.ObservationContent, ToolCallID: it.calls()[i].ID, IsError: ev.IsError}
+			it.final = false
 		}
 	case journal.HumanInputRequest:
 		if it, i := r.find(ev.CallID, "ask_human"); it != nil && ev.CallID != "" {

@@ -44,7 +44,7 @@ type Stream struct {
 // decode only these (journal.ScanFields).
 func StreamFields() []string {
 	return []string{"content", "tool_calls", "reasoning", "call_id", "tool_name", "observation_content", "is_error",
-		"prompt", "response", "status"}
+		"prompt", "response", "status", "unsandboxed"}
 }
 
 // NewStream returns an empty Stream.

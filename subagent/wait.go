@@ -116,7 +116,7 @@ func (t *Toolbox) report(run engine.RunInfo, m *runs.Metadata, runDir, note stri
 	case runs.WaitingForInput:
 		head.WriteString("success: false\n")
 		if q, err := runs.ReadRequest(runDir); err == nil {
-			if q.InputType == runs.InputApproval {
+			if runs.IsApproval(q.InputType) {
 				body = "It waits for an approval: " + q.Prompt + "\nAnswer with send_input: \"approved\", or \"denied: REASON\"."
 			} else {
 				body = "It asks: " + q.Prompt + "\nAnswer with send_input."

@@ -132,7 +132,7 @@ func (s *session) prompt() {
 		if s.con.Live() {
 			s.con.Ask("(working; type to steer) ", false)
 		}
-	case s.waiting != nil && s.waiting.InputType == runs.InputApproval:
+	case s.waiting != nil && runs.IsApproval(s.waiting.InputType):
 		s.con.Ask("approve? [y/n/reason] ", false)
 	case s.waiting != nil:
 		s.con.Ask("answer> ", s.waiting.Sensitive)
@@ -154,7 +154,7 @@ func (s *session) line(text string) {
 	switch {
 	case s.turn != nil:
 		s.steer(text)
-	case s.waiting != nil && s.waiting.InputType == runs.InputApproval:
+	case s.waiting != nil && runs.IsApproval(s.waiting.InputType):
 		s.answerApproval(text)
 	case s.waiting != nil:
 		s.begin(s.continueArgs("-m", "-"), text)
@@ -181,7 +181,7 @@ func (s *session) command(text string) {
 		}
 		s.interrupt()
 	case "/approve", "/deny":
-		if s.waiting == nil || s.waiting.InputType != runs.InputApproval || s.turn != nil {
+		if s.waiting == nil || !runs.IsApproval(s.waiting.InputType) || s.turn != nil {
 			s.say("no tool call waits for an approval")
 			return
 		}
@@ -353,7 +353,7 @@ func (s *session) runStarted() bool {
 // ask shows what the run waits for.
 func (s *session) ask() {
 	w := s.waiting
-	if w.InputType != runs.InputApproval {
+	if !runs.IsApproval(w.InputType) {
 		s.say("the agent asks: %s", w.Prompt)
 		return
 	}

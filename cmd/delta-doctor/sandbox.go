@@ -18,8 +18,15 @@ func checkSandbox(r *report) {
 		netns = "network namespaces: yes"
 	}
 	switch {
-	case s.Net:
-		r.ok("sandbox", fmt.Sprintf("Landlock ABI %d: file writes and TCP connects confined; %s", s.ABI, netns))
+	case s.NetBy == "Landlock":
+		r.ok("sandbox", fmt.Sprintf("Landlock ABI %d: file writes and TCP connects confined (by Landlock); %s", s.ABI, netns))
+	case s.NetBy != "":
+		why := fmt.Sprintf("TCP connects not (needs ABI %d, Linux 6.7)", 4)
+		if s.Net {
+			why = "TCP rules turned off by " + sandbox.LandlockNetEnv + "=off"
+		}
+		r.warn("sandbox", fmt.Sprintf("Landlock ABI %d: file writes confined, %s; the network is cut by a %s instead", s.ABI, why, s.NetBy),
+			"a sandbox that allows some host:port (sandbox network: [...]) refuses to start here; allow all (network: true) or none")
 	case s.FS:
 		r.warn("sandbox", fmt.Sprintf("Landlock ABI %d: file writes confined, TCP connects not (needs ABI 4, Linux 6.7); %s", s.ABI, netns),
 			"sandboxed runs need sandbox network: true in agent.yaml, or --sandbox danger-full-access")

@@ -111,6 +111,7 @@ func newSession(a *agent.Agent, ws string, tools engine.Toolbox, host *pluginhos
 	}
 	return mcp.NewSession(a, ws, tools, mcp.SessionOptions{
 		Hooks: hooks.New(a, hooks.Options{Plugin: plugin}), Policy: policy, Approvals: mode,
+		NoEscalation: a.Sandbox != nil && a.Sandbox.Escalate != nil && !*a.Sandbox.Escalate,
 		// Secret values of Delta's environment are redacted from what a
 		// call returns, as in a run.
 		Redact: redact.FromEnv(os.Environ()),

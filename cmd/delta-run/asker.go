@@ -40,7 +40,7 @@ func (a *terminalAsker) Ask(ctx context.Context, q engine.Interaction) (string, 
 	switch q.InputType {
 	case "confirmation":
 		label += "[yes/no] "
-	case runs.InputApproval:
+	case runs.InputApproval, runs.InputEscalation:
 		label += "[approve, or deny: reason] "
 	}
 	fmt.Fprintf(a.out, "%s> ", label)

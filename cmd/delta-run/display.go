@@ -161,7 +161,7 @@ func (d *display) event(ev journal.Event) {
 	case journal.HumanInputRequest:
 		d.question(ev)
 	case journal.HumanInputReceived:
-		if ev.InputType == runs.InputApproval {
+		if runs.IsApproval(ev.InputType) {
 			who := "by " + safe(ev.By)
 			if ev.By == "" {
 				who = "(nobody answered)"
@@ -231,11 +231,11 @@ func (d *display) question(ev journal.Event) {
 		return
 	}
 	label := "? ask_human:"
-	if ev.InputType == runs.InputApproval {
+	if runs.IsApproval(ev.InputType) {
 		label = "? approval needed:"
 	}
 	fmt.Fprintf(d.w, "%s %s\n", d.paint("1;33", label), safe(ev.Prompt))
-	if ev.InputType == runs.InputApproval && len(ev.ToolArgs) > 0 {
+	if runs.IsApproval(ev.InputType) && len(ev.ToolArgs) > 0 {
 		// The prompt shows the command line; the arguments are what
 		// the model asked for.
 		fmt.Fprintf(d.w, "  %s %s\n", d.paint("2", "arguments:"), d.abbreviate(string(ev.ToolArgs), 1, 160))

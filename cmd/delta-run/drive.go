@@ -206,6 +206,7 @@ func (o driveOpts) answering(e *engine.Engine, approve *approval.Policy, show *d
 		e.Asker = &terminalAsker{in: o.std.In, out: o.std.Err, shown: show.showed}
 	}
 	e.Approve, e.ApprovedBy, e.ApprovalTimeout = approve, o.approvals.answerer(), o.approvals.Timeout
+	e.NoEscalation = o.meta.Sandbox == nil || !o.meta.Sandbox.Escalates()
 	var err error
 	e.Approvals, err = o.approvals.mode()
 	return err
@@ -282,7 +283,7 @@ func exitFor(o driveOpts, out engine.Outcome) error {
 		if o.frontEnd {
 			return &cli.Error{Code: runs.ExitWaiting, Silent: true, Err: fmt.Errorf("run %s is waiting for input", id)}
 		}
-		if q := out.Interaction; q != nil && q.InputType == runs.InputApproval {
+		if q := out.Interaction; q != nil && runs.IsApproval(q.InputType) {
 			approvalBanner(o.std.Err, q, id, ws, filepath.Join(ws, rel))
 			return &cli.Error{Code: runs.ExitWaiting, Silent: true, Err: fmt.Errorf("run %s is waiting for an approval", id)}
 		}

@@ -16,6 +16,7 @@ func TestMain(m *testing.M) { code := m.Run(); clitest.Cleanup(); os.Exit(code) 
 func TestScripts(t *testing.T) {
 	p := clitest.Params(t, "testdata/script")
 	clitest.WithExamples()(&p)
+	clitest.WithPort(t)(&p) // $PORT: a listener the sandbox tests connect to
 	// As make build does: the first-party plugins beside delta-run are trusted
 	// by the manifest, so the built-in agent runs without an install.
 	if err := lock.WriteManifest(clitest.BinDir(t), lock.FirstPartyBinaries...); err != nil {

@@ -82,6 +82,15 @@ func (f *toolFilter) Resolve(name string, args json.RawMessage) (string, bool) {
 	return "", false
 }
 
+// Unsandboxed passes to the wrapped toolbox (engine.Escalator) for a
+// tool that passes.
+func (f *toolFilter) Unsandboxed(name string) (engine.Toolbox, bool) {
+	if x, ok := f.Toolbox.(engine.Escalator); ok && f.passes(name) {
+		return x.Unsandboxed(name)
+	}
+	return nil, false
+}
+
 // matchOne reports whether name matches one of the patterns (names or
 // path.Match globs).
 func matchOne(patterns []string, name string) bool {

@@ -22,7 +22,7 @@ type CLI struct {
 func (CLI) Help() string {
 	return `delta-sandbox runs a command under the sandbox Delta gives a model's tools ("delta sandbox exec" runs it), so that you can see what a tool would be allowed to do.
 
-The modes are those of agent.yaml's sandbox: key and of "delta run --sandbox" (see delta-agent(5), SANDBOX): read-only (read anywhere, write nowhere), workspace-write (write only in the workspace, the temp directory and the --writable paths) and danger-full-access (no sandbox). In the first two, TCP connections are refused unless --network allows them all or --allow a port. The sandbox is the kernel's Landlock: the command and everything it starts stay confined; a refused write or connect fails with "Permission denied".
+The modes are those of agent.yaml's sandbox: key and of "delta run --sandbox" (see delta-agent(5), SANDBOX): read-only (read anywhere, write nowhere), workspace-write (write only in the workspace, the temp directory and the --writable paths) and danger-full-access (no sandbox). In the first two, TCP connections are refused unless --network allows them all or --allow a port. The sandbox is the kernel's Landlock: the command and everything it starts stay confined; a refused write or connect fails with "Permission denied". On a kernel whose Landlock cannot filter TCP (before Linux 6.7) the network is cut instead by a new network namespace (a connect fails with "Network is unreachable"; UDP and DNS are cut too), where --allow cannot be honoured: such a command refuses to start. DELTA_SANDBOX_LANDLOCK_NET=off forces that fallback, for testing.
 
 Exit codes: the command's own; 126 when the sandbox cannot be applied (a kernel without Landlock: run the command with --mode danger-full-access, or without delta sandbox) or the command cannot be run; 2 usage error.`
 }
@@ -68,7 +68,18 @@ func (c *execCmd) Run(std cli.Stdio) error {
 	if len(argv) == 0 {
 		return cli.Errorf(cli.ExitUsage, "for example: delta sandbox exec --mode workspace-write -- make test", "no command to run")
 	}
-	err = sandbox.Exec(rules, argv[0], argv, os.Environ())
+	if rules != nil {
+		err = sandbox.Settle(rules)
+	}
+	if err == nil {
+		err = sandbox.Exec(rules, argv[0], argv, os.Environ())
+	}
+	var code sandbox.ExitCode
+	if errors.As(err, &code) {
+		// The command ran as a child (a network namespace in a user
+		// namespace of its own): its status is ours.
+		return &cli.Error{Code: int(code), Silent: true, Err: err}
+	}
 	hint := ""
 	if errors.Is(err, sandbox.ErrUnsupported) {
 		hint = "delta doctor says what this kernel offers"

@@ -7,13 +7,14 @@ import (
 )
 
 // sandboxKeys are the keys of agent.yaml's sandbox: mapping.
-var sandboxKeys = []string{"mode", "writable", "network"}
+var sandboxKeys = []string{"mode", "writable", "network", "escalate"}
 
 // sandboxHint shows both spellings of sandbox:.
 const sandboxHint = "sandbox: workspace-write, or sandbox: {mode: workspace-write, writable: [build], network: [localhost:5432]}"
 
 // decodeSandbox reads sandbox: — a mode alone, or a mapping of mode,
-// writable (paths) and network (true, false or a list of host:port). nil
+// writable (paths), network (true, false or a list of host:port) and
+// escalate (false: never offer to run a refused call outside). nil
 // when the key is absent: the run's default applies.
 func decodeSandbox(d *doc, f field) *sandbox.Policy {
 	if f.value == nil {
@@ -41,6 +42,7 @@ func decodeSandbox(d *doc, f field) *sandbox.Policy {
 			p.Network = *b
 		}
 	}
+	p.Escalate = d.boolPtr(m["escalate"], "sandbox.escalate")
 	if err := p.Check(); err != nil {
 		d.problem(m["network"].value, ErrInvalid, sandboxHint, "%v", err)
 	}

@@ -19,10 +19,12 @@ type callState struct {
 	resolved  map[string]bool // ACTION_RESULT journaled
 	asked     map[string]bool // HUMAN_INPUT_REQUEST journaled
 	received  map[string]string
+	esc       escState // the escalations (escalate.go)
 }
 
 func newCallState() callState {
-	return callState{requested: map[string]bool{}, resolved: map[string]bool{}, asked: map[string]bool{}, received: map[string]string{}}
+	return callState{requested: map[string]bool{}, resolved: map[string]bool{}, asked: map[string]bool{}, received: map[string]string{},
+		esc: newEscState()}
 }
 
 // pending finds the last THOUGHT's tool calls and what happened to them.
@@ -38,6 +40,9 @@ func pending(events []journal.Event) (calls []llm.ToolCall, it int, st callState
 		return nil, 0, st
 	}
 	for _, ev := range events[last+1:] {
+		if st.esc.note(&ev) {
+			continue
+		}
 		switch ev.Type {
 		case journal.ActionRequest:
 			st.requested[ev.CallID] = true
@@ -70,7 +75,7 @@ func (e *Engine) resume(ctx context.Context, events []journal.Event) (out Outcom
 	calls, it, st := pending(events)
 	open := 0
 	for _, c := range calls {
-		if !st.resolved[c.ID] {
+		if !st.resolved[c.ID] || st.esc.open(c.ID) {
 			open++
 		}
 	}
@@ -103,6 +108,14 @@ func (e *Engine) act(ctx context.Context, it int, model []llm.ToolCall, st callS
 	}
 	for i := 0; i < len(calls); {
 		c := calls[i]
+		if st.resolved[c.ID] && st.esc.open(c.ID) {
+			// Its escalation was left undecided or unfinished.
+			if out, err := e.escalate(ctx, it, c, st); err != nil || out != nil {
+				return out, err
+			}
+			i++
+			continue
+		}
 		if c.Name == tool.AskHumanName {
 			if !st.resolved[c.ID] {
 				out, err := e.askHuman(ctx, it, c.ToolCall, st)
@@ -171,6 +184,9 @@ func (e *Engine) actBatch(ctx context.Context, it int, calls []toolCall, st call
 		if out, err := e.finishCall(ctx, it, p, &res, started); err != nil || out != nil {
 			return out, err
 		}
+		if out, err := e.escalateRefused(ctx, it, p.call, res, st); err != nil || out != nil {
+			return out, err
+		}
 	}
 	return nil, nil
 }
@@ -191,7 +207,7 @@ func (e *Engine) runParallel(ctx context.Context, it int, calls []toolCall, st c
 		if p.ask != nil {
 			// A human must approve this call first: the calls before it
 			// run now, it and the ones after it once it is answered.
-			if out, err := e.runPrepared(ctx, it, prepared); err != nil || out != nil {
+			if out, err := e.runPrepared(ctx, it, prepared, st); err != nil || out != nil {
 				return out, err
 			}
 			return e.askFirst(ctx, it, p, calls[i+1:], st)
@@ -201,12 +217,13 @@ func (e *Engine) runParallel(ctx context.Context, it int, calls []toolCall, st c
 		}
 		prepared = append(prepared, p)
 	}
-	return e.runPrepared(ctx, it, prepared)
+	return e.runPrepared(ctx, it, prepared, st)
 }
 
 // runPrepared runs prepared calls at the same time, once their
-// ACTION_REQUESTs are durable.
-func (e *Engine) runPrepared(ctx context.Context, it int, prepared []preparedCall) (*Outcome, error) {
+// ACTION_REQUESTs are durable; the escalations of those the sandbox
+// refused are asked after, in call order.
+func (e *Engine) runPrepared(ctx context.Context, it int, prepared []preparedCall, st callState) (*Outcome, error) {
 	if len(prepared) == 0 {
 		return nil, nil
 	}
@@ -240,6 +257,17 @@ func (e *Engine) runPrepared(ctx context.Context, it int, prepared []preparedCal
 		if out != nil && stop == nil {
 			stop = out
 		}
+		if f.res.SandboxRefused {
+			st.esc.refused[prepared[f.i].call.ID] = true
+		}
 	}
-	return stop, nil
+	if stop != nil {
+		return stop, nil
+	}
+	for _, p := range prepared {
+		if out, err := e.escalate(ctx, it, p.call, st); err != nil || out != nil {
+			return out, err
+		}
+	}
+	return nil, nil
 }

@@ -58,14 +58,14 @@ func newAsking(call toolCall, v approval.Verdict) asking {
 func (e *Engine) waitApproval(ctx context.Context, it int, calls []toolCall, v approval.Verdict, st callState) (*Outcome, error) {
 	call := calls[0]
 	if answer, ok := st.received[call.ID]; ok {
-		return e.decided(ctx, it, call, answer)
+		return e.decided(ctx, it, call, answer, st)
 	}
 	group := append([]asking{newAsking(call, v)}, alsoWaiting(calls[1:], st)...)
 	if err := e.takeAnswers(it, group, st); err != nil {
 		return nil, err
 	}
 	if answer, ok := st.received[call.ID]; ok {
-		return e.decided(ctx, it, call, answer)
+		return e.decided(ctx, it, call, answer, st)
 	}
 	group = unanswered(group, st)
 	if e.Interactive && e.Asker != nil {
@@ -88,7 +88,7 @@ func (e *Engine) waitApproval(ctx context.Context, it int, calls []toolCall, v a
 		if err := e.receive(it, call.ToolCall, answer, st); err != nil {
 			return nil, err
 		}
-		return e.decided(ctx, it, call, answer)
+		return e.decided(ctx, it, call, answer, st)
 	}
 	q, err := e.writeApprovalRequest(group)
 	if err != nil {
@@ -116,7 +116,7 @@ func (e *Engine) waitApproval(ctx context.Context, it int, calls []toolCall, v a
 			return nil, err
 		}
 	}
-	return e.decided(ctx, it, call, st.received[call.ID])
+	return e.decided(ctx, it, call, st.received[call.ID], st)
 }
 
 // alsoWaiting returns the calls the policy has wait for a human (or that
@@ -269,6 +269,16 @@ func Answers(text string, ids []string) (answers map[string]string, ignored []st
 
 // receive journals a human's answer to an approval.
 func (e *Engine) receive(it int, call llm.ToolCall, answer string, st callState) error {
+	if err := e.decision(it, call, answer, runs.InputApproval); err != nil {
+		return err
+	}
+	st.received[call.ID] = answer
+	return nil
+}
+
+// decision journals the answer to a question about call of inputType (an
+// approval or an escalation): who decided what.
+func (e *Engine) decision(it int, call llm.ToolCall, answer, inputType string) error {
 	approved, reason := approval.ParseAnswer(answer)
 	decision := "denied"
 	if approved {
@@ -281,10 +291,9 @@ func (e *Engine) receive(it int, call llm.ToolCall, answer string, st callState)
 		by = ""
 	}
 	if err := e.append(&journal.Event{Type: journal.HumanInputReceived, Iteration: it, CallID: call.ID, ToolName: call.Name,
-		Response: answer, InputType: runs.InputApproval, Decision: decision, By: by}); err != nil {
+		Response: answer, InputType: inputType, Decision: decision, By: by}); err != nil {
 		return err
 	}
-	st.received[call.ID] = answer
 	e.Log.Printf("iteration %d: %s %s (call %s) by %q", it, decision, call.Name, call.ID, by)
 	return nil
 }
@@ -326,7 +335,7 @@ func (e *Engine) askFirst(ctx context.Context, it int, p preparedCall, rest []to
 // decided acts on a human's journaled answer: an approved call runs
 // (unless its pre_tool_execution hook now blocks it), a denied one is
 // answered with the reason.
-func (e *Engine) decided(ctx context.Context, it int, call toolCall, answer string) (*Outcome, error) {
+func (e *Engine) decided(ctx context.Context, it int, call toolCall, answer string, st callState) (*Outcome, error) {
 	approved, reason := approval.ParseAnswer(answer)
 	if err := e.clearInteraction(); err != nil {
 		return nil, err
@@ -345,7 +354,10 @@ func (e *Engine) decided(ctx context.Context, it int, call toolCall, answer stri
 		return nil, err
 	}
 	res, started := e.execute(ctx, it, p)
-	return e.finishCall(ctx, it, p, &res, started)
+	if out, err := e.finishCall(ctx, it, p, &res, started); err != nil || out != nil {
+		return out, err
+	}
+	return e.escalateRefused(ctx, it, p.call, res, st)
 }
 
 // answerer names who answers approvals, for a denial's observation.

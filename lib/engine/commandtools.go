@@ -158,7 +158,7 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 		if err != nil {
 			return out, err
 		}
-		out.Observation = c.refusalNoted(text, out.IsError, res)
+		out.Observation, out.SandboxRefused = c.refusalNoted(text, out.IsError, res)
 	}
 	rel, err := WriteToolRecord(run, rec)
 	if err != nil {
@@ -309,4 +309,18 @@ func (m merged) Close() error {
 		errs = append(errs, b.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// Unsandboxed asks the box that has name, when it can run calls outside
+// the sandbox (Escalator).
+func (m merged) Unsandboxed(name string) (Toolbox, bool) {
+	for _, b := range m {
+		if b.Has(name) {
+			if x, ok := b.(Escalator); ok {
+				return x.Unsandboxed(name)
+			}
+			return nil, false
+		}
+	}
+	return nil, false
 }

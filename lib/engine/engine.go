@@ -96,6 +96,9 @@ type Engine struct {
 	// wait that long for interaction/response.txt instead of pausing the
 	// run, and denies it when no answer comes.
 	ApprovalTimeout time.Duration
+	// NoEscalation: a call the sandbox refused is never offered to run
+	// outside it (sandbox escalate: false; escalate.go).
+	NoEscalation bool
 	// MaxTurns caps the model turns (THOUGHTs) of the whole run, over all
 	// invocations, and MaxToolRounds the tool rounds after one user input
 	// (turnLimit); 0 means no cap.

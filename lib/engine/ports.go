@@ -167,6 +167,10 @@ type ToolOutcome struct {
 	// the toolbox wrote one.
 	RecordPath string
 	DurationMS int64
+	// SandboxRefused: the call failed because the sandbox refused it
+	// something (set by the toolbox); Unsandboxed: it ran outside the
+	// sandbox, escalated (set by the engine). See escalate.go.
+	SandboxRefused, Unsandboxed bool
 }
 
 // Toolbox is a set of tools the model may call: the agent's command tools,

@@ -41,6 +41,9 @@ type toolCall struct {
 	command string
 	// policy is the approval rules' verdict, fail-closed (Approvals).
 	policy approval.Verdict
+	// unsandboxed: the call runs outside the sandbox, escalated
+	// (escalate.go).
+	unsandboxed bool
 }
 
 // newCall validates, resolves and judges c once.
@@ -92,7 +95,11 @@ type preparedCall struct {
 // approved is a human's approval already given: the call then runs
 // unless the hook blocks it.
 func (e *Engine) prepare(ctx context.Context, tc toolCall, approved bool) (preparedCall, error) {
-	payload, _ := json.Marshal(map[string]any{"tool_name": tc.Name, "tool_args": tc.args, "call_id": tc.ID, "resolved_command": tc.command})
+	fields := map[string]any{"tool_name": tc.Name, "tool_args": tc.args, "call_id": tc.ID, "resolved_command": tc.command}
+	if tc.unsandboxed {
+		fields["unsandboxed"] = true // a policy hook may block running outside
+	}
+	payload, _ := json.Marshal(fields)
 	args := tc.args
 	dec, err := e.hookApply(ctx, HookRequest{Name: agent.PreToolExecution, Payload: payload, ToolName: tc.Name},
 		func(p json.RawMessage) error { return mergeToolArgs(&args, p) })
@@ -104,7 +111,9 @@ func (e *Engine) prepare(ctx context.Context, tc toolCall, approved bool) (prepa
 		// model's were not): they are resolved and judged in their turn.
 		c := tc.ToolCall
 		c.Arguments = string(args)
+		outside := tc.unsandboxed
 		tc = e.newCall(c)
+		tc.unsandboxed = outside
 	}
 	p := preparedCall{call: tc, dec: dec}
 	v := tc.policy
@@ -130,7 +139,8 @@ func (e *Engine) prepare(ctx context.Context, tc toolCall, approved bool) (prepa
 // request journals the ACTION_REQUEST of a prepared call: synced now, or
 // by the caller before the call starts (parallel batches).
 func (e *Engine) request(it int, p preparedCall, syncNow bool) error {
-	ev := &journal.Event{Type: journal.ActionRequest, Iteration: it, CallID: p.call.ID, ToolName: p.call.Name, ToolArgs: p.call.args}
+	ev := &journal.Event{Type: journal.ActionRequest, Iteration: it, CallID: p.call.ID, ToolName: p.call.Name, ToolArgs: p.call.args,
+		Unsandboxed: p.call.unsandboxed}
 	if syncNow {
 		return e.append(ev)
 	}
@@ -157,9 +167,16 @@ func (e *Engine) execute(ctx context.Context, it int, p preparedCall) (res ToolO
 		return ToolOutcome{IsError: true, ExitCode: -1, Observation: NotStartedObservation}, false
 	}
 	e.Log.Printf("iteration %d: run %s (%s)", it, call.Name, call.ID)
-	res, err := e.Tools.Call(ctx, e.Run, call.ID, call.Name, call.args)
+	box := e.Tools
+	if call.unsandboxed {
+		if box, _ = e.outside(call.Name); box == nil {
+			return ToolOutcome{IsError: true, ExitCode: -1, Unsandboxed: true, Observation: fmt.Sprintf("error: %s cannot run outside the sandbox in this run", call.Name)}, true
+		}
+	}
+	res, err := box.Call(ctx, e.Run, call.ID, call.Name, call.args)
+	res.Unsandboxed = call.unsandboxed
 	if err != nil {
-		res = ToolOutcome{IsError: true, ExitCode: -1, Observation: fmt.Sprintf("error: %v", err)}
+		res = ToolOutcome{IsError: true, ExitCode: -1, Unsandboxed: call.unsandboxed, Observation: fmt.Sprintf("error: %v", err)}
 	}
 	// A tool may print a secret it found (a file, a config): what the
 	// journal, the hooks, the live stream and the model see has it
@@ -205,7 +222,7 @@ func (e *Engine) result(it int, call llm.ToolCall, res ToolOutcome) error {
 	code := res.ExitCode
 	return e.append(&journal.Event{Type: journal.ActionResult, Iteration: it, CallID: call.ID, ToolName: call.Name,
 		ObservationContent: res.Observation, ExitCode: &code, IsError: res.IsError,
-		DurationMS: res.DurationMS, ExecutionRef: res.RecordPath})
+		DurationMS: res.DurationMS, ExecutionRef: res.RecordPath, SandboxRefused: res.SandboxRefused, Unsandboxed: res.Unsandboxed})
 }
 
 // toolNames lists the names the model may call, for error observations.

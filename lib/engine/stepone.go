@@ -65,10 +65,16 @@ func (c *Caller) Call(ctx context.Context, call llm.ToolCall, ask Asker) (ToolOu
 	}
 	res, started := e.execute(ctx, it, p)
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, err := e.finishCall(ctx, it, p, &res, started); err != nil {
+	_, err = e.finishCall(ctx, it, p, &res, started)
+	c.mu.Unlock()
+	if err == nil {
+		res, err = c.escalateNow(ctx, it, p.call, res, ask)
+	}
+	if err != nil {
 		return ToolOutcome{}, err
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	e.Run.Records.Wait()
 	return res, nil
 }

@@ -84,6 +84,8 @@ const (
 	fRule
 	fBy
 	fParentRunID
+	fSandboxRefused
+	fUnsandboxed
 	numFields
 )
 
@@ -97,7 +99,8 @@ var eventKeys = [numFields]string{fType: "type", fSeq: "seq", fTimestamp: "times
 	fInputType: "input_type", fSensitive: "sensitive", fResponse: "response", fErrorMessage: "error_message",
 	fErrorDetails: "error_details", fHookName: "hook_name", fDecision: "decision", fHookRef: "hook_ref",
 	fResponseID: "response_id", fReasoning: "reasoning", fKind: "kind", fSource: "source",
-	fMessageID: "message_id", fRule: "rule", fBy: "by", fParentRunID: "parent_run_id"}
+	fMessageID: "message_id", fRule: "rule", fBy: "by", fParentRunID: "parent_run_id",
+	fSandboxRefused: "sandbox_refused", fUnsandboxed: "unsandboxed"}
 
 // eventFieldBits gives every JSON key of Event its bit, for ScanFields.
 var eventFieldBits = func() map[string]uint64 {
@@ -175,6 +178,10 @@ func (d *decoder) eventField(f int, e *Event) bool {
 		e.IsError, ok = d.bool()
 	case fSensitive:
 		e.Sensitive, ok = d.bool()
+	case fSandboxRefused:
+		e.SandboxRefused, ok = d.bool()
+	case fUnsandboxed:
+		e.Unsandboxed, ok = d.bool()
 	case fConfig:
 		e.Config, ok = d.raw()
 	case fToolArgs:

@@ -105,6 +105,13 @@ type Event struct {
 	IsError            bool   `json:"is_error,omitempty"`
 	DurationMS         int64  `json:"duration_ms,omitempty"`
 	ExecutionRef       string `json:"execution_ref,omitempty"`
+	// ACTION_RESULT: the sandbox refused what the call tried (a write, a
+	// connect), which may be escalated (input_type "escalation").
+	// ACTION_REQUEST, ACTION_RESULT: the escalated call, run once outside
+	// the sandbox after a human approved it; its result is the one the
+	// model sees.
+	SandboxRefused bool `json:"sandbox_refused,omitempty"`
+	Unsandboxed    bool `json:"unsandboxed,omitempty"`
 
 	// HUMAN_INPUT_REQUEST, HUMAN_INPUT_RECEIVED.
 	Prompt    string `json:"prompt,omitempty"`

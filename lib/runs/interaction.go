@@ -18,6 +18,17 @@ const (
 // InputApproval is the input_type of a request for a tool call's approval.
 const InputApproval = "approval"
 
+// InputEscalation is the input_type of a request to run once outside the
+// sandbox a tool call the sandbox refused (the on-failure escalation).
+const InputEscalation = "escalation"
+
+// IsApproval reports whether inputType asks for a decision on a tool
+// call, answered "approved" or "denied: REASON": an approval or an
+// escalation.
+func IsApproval(inputType string) bool {
+	return inputType == InputApproval || inputType == InputEscalation
+}
+
 // Request is what interaction/request.json says a paused run waits for;
 // a Result of a WAITING_FOR_INPUT run carries it too.
 type Request struct {
@@ -54,7 +65,7 @@ func ReadRequest(runDir string) (*Request, error) {
 // Approvals returns the ids of the calls the request waits to have
 // approved (none for a question).
 func (r *Request) Approvals() []string {
-	if r.InputType != InputApproval {
+	if !IsApproval(r.InputType) {
 		return nil
 	}
 	var ids []string

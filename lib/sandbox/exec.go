@@ -23,6 +23,12 @@ var ErrUnsupported = errors.New("the sandbox is not supported here")
 // It carries a version: bump it when that form changes.
 const ExecArg = "__delta_sandbox_exec_v1__"
 
+// ExitCode is the error of Exec when the command ran as a child of this
+// process and ended: the status to exit with.
+type ExitCode int
+
+func (c ExitCode) Error() string { return fmt.Sprintf("exit status %d", int(c)) }
+
 // Invoked reports whether args (a process's os.Args) ask for ExecMain.
 func Invoked(args []string) bool {
 	return len(args) >= 5 && args[1] == ExecArg
@@ -48,6 +54,10 @@ func ExecMain(args []string) int {
 		return 126
 	}
 	if err := Exec(&r, args[3], args[4:], os.Environ()); err != nil {
+		var code ExitCode
+		if errors.As(err, &code) {
+			return int(code)
+		}
 		fmt.Fprintf(os.Stderr, "delta sandbox: %v\n", err)
 		return 126
 	}
@@ -56,18 +66,25 @@ func ExecMain(args []string) int {
 
 // Exec replaces this process with the program at path (looked up in PATH
 // when it has no slash), with argv and env, confined to r (nil: not at
-// all). It returns only an error, having run nothing.
+// all). It returns only an error, having run nothing; except when the
+// network namespace of r.Netns needs a user namespace (not root): the
+// program then runs as a child and its status comes back as ExitCode.
 func Exec(r *Rules, path string, argv, env []string) error {
-	if r != nil {
-		// The thread that is restricted is the one that execs: it stays
-		// locked (it never runs another goroutine) until it does.
-		runtime.LockOSThread()
-		if err := restrictThread(*r); err != nil {
-			return err
-		}
-	}
 	if p, err := exec.LookPath(path); err == nil {
 		path = p
+	}
+	if r != nil {
+		// The thread that is restricted is the one that execs (or forks
+		// the child): it stays locked (it never runs another goroutine)
+		// until it does.
+		runtime.LockOSThread()
+		userns, err := restrictThread(*r)
+		if err != nil {
+			return err
+		}
+		if userns {
+			return startInNetns(*r, path, argv, env)
+		}
 	}
 	if err := syscall.Exec(path, argv, env); err != nil {
 		return fmt.Errorf("exec %s: %w", path, err)

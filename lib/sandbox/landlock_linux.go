@@ -25,8 +25,13 @@ type Support struct {
 	ABI int
 	// FS: write restrictions; Net: TCP connect restrictions.
 	FS, Net bool
-	// Netns: an unprivileged network namespace can be made.
+	// Netns: a network namespace can be made (as root, or in a user
+	// namespace).
 	Netns bool
+	// NetBy is what confines the network of a sandbox without it:
+	// "Landlock", "network namespace", or "" for nothing (such a sandbox
+	// cannot start). See LandlockNetEnv.
+	NetBy string
 	Err   error
 }
 
@@ -39,39 +44,41 @@ func Probe() Support {
 	}
 	s.FS, s.Net = s.ABI >= 1, s.ABI >= netABI
 	s.Netns = netnsAvailable()
+	switch {
+	case !s.FS:
+	case tcpByLandlock(s.ABI):
+		s.NetBy = "Landlock"
+	case s.Netns:
+		s.NetBy = "network namespace"
+	}
 	return s
-}
-
-// netnsAvailable reports whether the kernel lets an unprivileged process
-// make a network namespace (unshare -rn): user namespaces are allowed
-// (max_user_namespaces, and Debian's unprivileged_userns_clone when
-// present).
-func netnsAvailable() bool {
-	if _, err := os.Stat("/proc/self/ns/net"); err != nil {
-		return false
-	}
-	if b, err := os.ReadFile("/proc/sys/user/max_user_namespaces"); err != nil || string(b) == "0\n" {
-		return false
-	}
-	b, err := os.ReadFile("/proc/sys/kernel/unprivileged_userns_clone")
-	return err != nil || string(b) != "0\n"
 }
 
 // Supported reports, without restricting anything, whether the kernel
 // can enforce r: an error wrapping ErrUnsupported says what is missing.
-func Supported(r Rules) error {
-	_, err := abiFor(r)
-	return err
-}
+func Supported(r Rules) error { return Settle(&r) }
 
-// abiFor is the kernel's Landlock ABI, or why it cannot enforce r.
-func abiFor(r Rules) (int, error) {
+// landlockABI is the kernel's Landlock ABI, or why there is none.
+func landlockABI() (int, error) {
 	abi, err := ll.LandlockGetABIVersion()
 	if err != nil || abi < 1 {
 		return 0, fmt.Errorf("%w: this kernel has no Landlock (%v); enable it (CONFIG_SECURITY_LANDLOCK, lsm=landlock) or run without a sandbox: --sandbox danger-full-access", ErrUnsupported, errOr(err))
 	}
-	if !r.Network && abi < netABI {
-		return 0, fmt.Errorf("%w: this kernel's Landlock (ABI %d) cannot filter TCP (ABI %d can, Linux 6.7); allow the network (sandbox network: true) or run with --sandbox danger-full-access", ErrUnsupported, abi, netABI)
+	return abi, nil
+}
+
+// abiFor is the kernel's Landlock ABI, or why it cannot enforce r as
+// Settle decided.
+func abiFor(r Rules) (int, error) {
+	abi, err := landlockABI()
+	if err != nil {
+		return 0, err
+	}
+	if !r.Network && !r.Netns && !tcpByLandlock(abi) {
+		if err := Settle(&r); err != nil {
+			return 0, err
+		}
+		return 0, fmt.Errorf("%w: these sandbox rules were made for a kernel whose Landlock filters TCP; this one's (ABI %d) does not", ErrUnsupported, abi)
 	}
 	return abi, nil
 }
@@ -82,9 +89,22 @@ func abiFor(r Rules) (int, error) {
 // execve keeps only the calling thread. Restricting every thread of the
 // Go runtime instead (psx) costs tens of milliseconds on a loaded machine,
 // for a process that is about to exec anyway.
-func restrictThread(r Rules) error {
+//
+// With r.Netns the thread first enters a new network namespace; userns
+// reports that it could not (not root) and restricted nothing: the
+// command must be started as a child in a user namespace of its own
+// (startInNetns).
+func restrictThread(r Rules) (userns bool, _ error) {
 	if _, err := abiFor(r); err != nil {
-		return err
+		return false, err
+	}
+	if r.Netns {
+		switch err := enterNetns(); {
+		case errors.Is(err, errUserns):
+			return true, nil
+		case err != nil:
+			return false, err
+		}
 	}
 	cfg := landlock.Config{HandledAccessFS: handledFS}
 	rules := []landlock.Rule{landlock.RODirs("/")}
@@ -99,7 +119,7 @@ func restrictThread(r Rules) error {
 			rules = append(rules, landlock.RWFiles(p))
 		}
 	}
-	if !r.Network {
+	if !r.Network && !r.Netns {
 		cfg.HandledAccessNet = ll.AccessNetConnectTCP
 		for _, port := range r.Ports {
 			rules = append(rules, landlock.ConnectTCP(port))
@@ -107,19 +127,19 @@ func restrictThread(r Rules) error {
 	}
 	fd, flags, err := cfg.BestEffort().NewRulesetFD(rules...)
 	if err != nil {
-		return fmt.Errorf("apply the sandbox (Landlock): %w", err)
+		return false, fmt.Errorf("apply the sandbox (Landlock): %w", err)
 	}
 	if fd < 0 {
-		return fmt.Errorf("%w: Landlock enforces nothing here", ErrUnsupported)
+		return false, fmt.Errorf("%w: Landlock enforces nothing here", ErrUnsupported)
 	}
 	defer unix.Close(fd)
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("apply the sandbox: set no_new_privs: %w", err)
+		return false, fmt.Errorf("apply the sandbox: set no_new_privs: %w", err)
 	}
 	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
-		return fmt.Errorf("apply the sandbox (Landlock): %w", err)
+		return false, fmt.Errorf("apply the sandbox (Landlock): %w", err)
 	}
-	return nil
+	return false, nil
 }
 
 func errOr(err error) error {

@@ -12,6 +12,7 @@ import (
 type Support struct {
 	ABI            int
 	FS, Net, Netns bool
+	NetBy          string
 	Err            error
 }
 
@@ -21,10 +22,19 @@ func Probe() Support {
 }
 
 // Supported says this system cannot enforce any Rules.
-func Supported(r Rules) error { return restrictThread(r) }
+func Supported(r Rules) error { return Settle(&r) }
+
+// Settle says this system cannot enforce any Rules.
+func Settle(r *Rules) error {
+	_, err := restrictThread(*r)
+	return err
+}
+
+// startInNetns is never reached here: restrictThread refuses first.
+func startInNetns(Rules, string, []string, []string) error { return ErrUnsupported }
 
 // restrictThread refuses: the sandbox is built on Linux's Landlock, and a
 // command must never run unconfined when a sandbox was asked for.
-func restrictThread(Rules) error {
-	return fmt.Errorf("%w: the sandbox needs Linux (Landlock) and this is %s; run with --sandbox danger-full-access to run tools unconfined", ErrUnsupported, runtime.GOOS)
+func restrictThread(Rules) (bool, error) {
+	return false, fmt.Errorf("%w: the sandbox needs Linux (Landlock) and this is %s; run with --sandbox danger-full-access to run tools unconfined", ErrUnsupported, runtime.GOOS)
 }

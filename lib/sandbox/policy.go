@@ -66,7 +66,14 @@ type Policy struct {
 	// Network allows every TCP connection; Allow only those listed.
 	Network bool     `json:"network,omitempty"`
 	Allow   []string `json:"allow,omitempty"` // host:port
+	// Escalate false: a call the sandbox refused is never offered to run
+	// outside it (nil: it is, when a human can answer).
+	Escalate *bool `json:"escalate,omitempty"`
 }
+
+// Escalates reports whether a call the sandbox refused may be run once
+// outside it with a human's approval (the on-failure escalation).
+func (p Policy) Escalates() bool { return p.Confined() && (p.Escalate == nil || *p.Escalate) }
 
 // Confined reports whether p restricts anything.
 func (p Policy) Confined() bool {
@@ -107,6 +114,10 @@ type Rules struct {
 	// Network allows every TCP connection; otherwise only to Ports.
 	Network bool     `json:"network,omitempty"`
 	Ports   []uint16 `json:"ports,omitempty"`
+	// Netns: the network is confined by a new network namespace (no
+	// network at all) instead of Landlock, whose TCP rules this kernel
+	// lacks (Settle).
+	Netns bool `json:"netns,omitempty"`
 }
 
 // devices are always writable: a command's 2>/dev/null, its terminal and

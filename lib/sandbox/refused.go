@@ -3,9 +3,11 @@ package sandbox
 import "strings"
 
 // refusals are how programs report what Landlock answers a refused write
-// or connect with (EACCES, EPERM), and what a read-only view of a file
-// system looks like to some of them (EROFS).
-var refusals = []string{"permission denied", "operation not permitted", "read-only file system", "eacces", "eperm"}
+// or connect with (EACCES, EPERM), what a read-only view of a file
+// system looks like to some of them (EROFS), and a connect in the network
+// namespace that confines the network where Landlock cannot (ENETUNREACH).
+var refusals = []string{"permission denied", "operation not permitted", "read-only file system", "eacces", "eperm",
+	"network is unreachable"}
 
 // Refused reports whether output (a failed command's stdout and stderr)
 // looks like the sandbox refused it something.

@@ -8,6 +8,11 @@ import (
 // Env is the variable that sets the sandbox mode when no flag does.
 const Env = "DELTA_SANDBOX"
 
+// LandlockNetEnv, set to "off", makes the sandbox act as on a kernel whose
+// Landlock cannot filter TCP (before Linux 6.7): the network is confined
+// by a network namespace instead. It is for testing that fallback.
+const LandlockNetEnv = "DELTA_SANDBOX_LANDLOCK_NET"
+
 // Resolve is the sandbox a run's tools get: the first non-nil of
 // policies (the one a run recorded when it started, the agent's), else
 // danger-full-access, with its mode replaced by flag (--sandbox) or else
@@ -48,7 +53,7 @@ func For(flag, workspace, runDir string, policies ...*Policy) (Policy, *Rules, e
 		return p, nil, fmt.Errorf("sandbox: %w", err)
 	}
 	if r != nil {
-		if err := Supported(*r); err != nil {
+		if err := Settle(r); err != nil {
 			return p, nil, err
 		}
 	}

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,5 +103,36 @@ func TestResolve(t *testing.T) {
 	t.Setenv(Env, "none")
 	if _, err := Resolve(""); err == nil || !strings.Contains(err.Error(), "DELTA_SANDBOX") {
 		t.Errorf("Resolve with DELTA_SANDBOX=none = %v, want an error naming DELTA_SANDBOX", err)
+	}
+}
+
+// TestSettleFallback: where Landlock cannot filter TCP (forced by
+// LandlockNetEnv), no network means a network namespace, all of it needs
+// nothing, and a list of ports cannot be honoured.
+func TestSettleFallback(t *testing.T) {
+	if s := Probe(); !s.FS || !s.Netns {
+		t.Skipf("no Landlock or no network namespaces here: %v", s.Err)
+	}
+	t.Setenv(LandlockNetEnv, "off")
+	for _, tt := range []struct {
+		name      string
+		r         Rules
+		netns, ok bool
+	}{
+		{"no network", Rules{Mode: WorkspaceWrite}, true, true},
+		{"all of it", Rules{Mode: WorkspaceWrite, Network: true}, false, true},
+		{"some ports", Rules{Mode: WorkspaceWrite, Ports: []uint16{5432}}, false, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Settle(&tt.r)
+			if (err == nil) != tt.ok || tt.r.Netns != tt.netns || (err != nil && !errors.Is(err, ErrUnsupported)) {
+				t.Errorf("Settle() = %v, Netns %v; want ok %v, Netns %v", err, tt.r.Netns, tt.ok, tt.netns)
+			}
+		})
+	}
+	t.Setenv(LandlockNetEnv, "")
+	r := Rules{Mode: WorkspaceWrite}
+	if err := Settle(&r); Probe().Net && (err != nil || r.Netns) {
+		t.Errorf("with Landlock's TCP rules: Settle() = %v, Netns %v; want nil, false", err, r.Netns)
 	}
 }

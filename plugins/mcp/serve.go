@@ -49,6 +49,9 @@ type SessionOptions struct {
 	// of the client's user through MCP elicitation, when the client can
 	// elicit) or approval.ModeDeny (such a call is always denied).
 	Approvals string
+	// NoEscalation: a call the sandbox refused is not offered to run
+	// outside it (the agent's sandbox escalate: false).
+	NoEscalation bool
 	// Redact replaces secret values (redact.FromEnv of Delta's own
 	// environment) in what a call returns: in the journal, the record and
 	// what the client gets, as a run does.
@@ -76,7 +79,7 @@ func NewSession(a *agent.Agent, workDir string, tools engine.Toolbox, o SessionO
 	dir := meta.Dir()
 	run := engine.RunInfo{RunID: meta.RunID, RunDir: dir, JournalPath: filepath.Join(dir, runs.JournalFile), AgentHome: a.Home, WorkDir: workDir, Agent: a, Iteration: 1}
 	e := &engine.Engine{Run: run, Hooks: o.Hooks, Tools: tools, Redact: o.Redact, Log: o.Log,
-		Approve: o.Policy, Approvals: o.Approvals, NoHuman: noElicitation, ApprovedBy: "the MCP client's user"}
+		Approve: o.Policy, Approvals: o.Approvals, NoHuman: noElicitation, ApprovedBy: "the MCP client's user", NoEscalation: o.NoEscalation}
 	if o.Approvals == approval.ModeDeny {
 		e.NoHuman = "approvals are off: DELTA_APPROVALS=deny"
 	}
