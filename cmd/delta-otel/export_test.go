@@ -169,7 +169,9 @@ func TestExportSpans(t *testing.T) {
 }
 
 // ms is an OTLP time as milliseconds after t0.
-func ms(ns uint64) int { return int((time.Duration(ns) - time.Duration(t0.UnixNano())) / time.Millisecond) }
+func ms(ns uint64) int {
+	return int((time.Duration(ns) - time.Duration(t0.UnixNano())) / time.Millisecond)
+}
 
 func checkAttrs(t *testing.T, s *tracepb.Span, want map[string]any) {
 	t.Helper()

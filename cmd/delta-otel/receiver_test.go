@@ -27,9 +27,15 @@ type receiver struct {
 }
 
 func newReceiver(t *testing.T) *receiver {
+	r := startReceiver()
+	t.Cleanup(r.srv.Close)
+	return r
+}
+
+// startReceiver starts a receiver; its caller closes r.srv.
+func startReceiver() *receiver {
 	r := &receiver{}
 	r.srv = httptest.NewServer(http.HandlerFunc(r.serve))
-	t.Cleanup(r.srv.Close)
 	return r
 }
 
@@ -69,6 +75,15 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 	out, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
 	w.Header().Set("Content-Type", "application/x-protobuf")
 	_, _ = w.Write(out)
+}
+
+// drain returns the spans received so far and forgets them.
+func (r *receiver) drain() []*tracepb.Span {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	spans := r.spans
+	r.spans = nil
+	return spans
 }
 
 // received is a copy of the spans received so far.

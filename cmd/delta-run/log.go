@@ -18,6 +18,7 @@ type LogCmd struct {
 	Follow  bool   `short:"f" help:"Keep showing a running run's events as they are written, until it stops."`
 	Format  string `help:"text (as the live stream shows it) or json (one stream-json line per event)." enum:"text,json" default:"text"`
 	Verbose bool   `short:"v" help:"Show thoughts and observations whole, token usage, hooks and thinking."`
+	OTLP    bool   `name:"otlp" help:"Send the run to an OpenTelemetry collector as OTLP traces instead of showing it (delta otel export; with -f, each span as it completes). See delta-otel(1)."`
 }
 
 // followPoll is how often -f looks for new events.
@@ -28,6 +29,9 @@ func (c *LogCmd) Run(std cli.Stdio) error {
 	id, _, runDir, err := locateRun(c.RunID, c.Last, c.WorkDir)
 	if err != nil {
 		return err
+	}
+	if c.OTLP {
+		return c.exportOTLP(runDir)
 	}
 	show := c.printer(std.Out, id)
 	tail := journal.NewTail(filepath.Join(runDir, runs.JournalFile))
