@@ -78,6 +78,13 @@ func export(t *testing.T, r *receiver, args ...string) string {
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", r.srv.URL)
 	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "")
 	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "")
+	return runOtel(t, args...)
+}
+
+// runOtel runs delta-otel with args in the environment as it is and
+// returns its stdout.
+func runOtel(t *testing.T, args ...string) string {
+	t.Helper()
 	var out, errb bytes.Buffer
 	if code := cli.Run("delta-otel", &CLI{}, args, cli.Stdio{In: strings.NewReader(""), Out: &out, Err: &errb}); code != 0 {
 		t.Fatalf("delta-otel %v = exit %d, stderr %s", args, code, errb.String())
