@@ -68,6 +68,7 @@ func (s *session) chat(std cli.Stdio) error {
 			case in.eof:
 				s.quit()
 			case in.interrupt:
+				s.keepTyped(in.line)
 				s.interrupt()
 			default:
 				s.line(in.line)
@@ -381,6 +382,27 @@ func (s *session) interrupt() {
 		s.say("(stopping the turn …)")
 		s.turn.stop()
 	}
+}
+
+// keepTyped keeps a steer typed but not yet sent when Ctrl-C stops the
+// turn: it goes to the run's inbox as if Enter had been pressed, so the
+// agent gets it with the next message (after it) instead of losing it.
+// With no turn running, Ctrl-C discards the line, as in a shell.
+func (s *session) keepTyped(line string) {
+	text := strings.TrimSpace(line)
+	if s.turn == nil || s.turn.stopping || text == "" || strings.HasPrefix(text, "/") && !strings.HasPrefix(text, "//") {
+		return
+	}
+	text = strings.TrimPrefix(text, "/")
+	runDir, err := runs.Find(s.ws, s.runID)
+	if err == nil {
+		_, err = runs.Send(runDir, text, false)
+	}
+	if err != nil {
+		s.say("(the line you were typing was not kept: %v)", err)
+		return
+	}
+	s.say("(kept %q: the agent gets it with your next message)", text)
 }
 
 // quit leaves once the turn under way, if any, has stopped.

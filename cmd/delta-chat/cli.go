@@ -58,7 +58,7 @@ func (CLI) Help() string {
 
 The first message starts the run (delta run); each later one continues it (delta continue), so the whole conversation is one journal that delta log, delta fork and every other command can read, and --run-id resumes it later.
 
-While the agent works, a line you type is sent to it as steering (delta send): the engine gives it to the model before its next step. Ctrl-C stops the current turn (the run becomes INTERRUPTED, as with delta stop) but not the chat; the next line goes on with the run. Ctrl-D, or /quit, leaves.
+While the agent works, a line you type is sent to it as steering (delta send): the engine gives it to the model before its next step. Ctrl-C stops the current turn (the run becomes INTERRUPTED, as with delta stop) but not the chat; the next line goes on with the run. A steer the agent had not read yet when you pressed Ctrl-C is not lost, nor is the line you were still typing (it is kept as a steer and the chat says so): the agent gets them with your next message, after it. With no turn running, Ctrl-C discards the line being typed, as in a shell. Ctrl-D, or /quit, leaves.
 
 When the agent asks a question (ask_human) or a tool call needs your approval, the chat asks you inline: answer the question, or answer an approval with y (or /approve), n, or a reason to deny it (or /deny REASON). Sensitive questions are read without echo.
 

@@ -12,7 +12,8 @@ import (
 	"github.com/chzyer/readline"
 )
 
-// input is one thing the user did: a line, Ctrl-C or the end of input.
+// input is one thing the user did: a line, Ctrl-C (with the line typed
+// so far) or the end of input.
 type input struct {
 	line      string
 	interrupt bool
@@ -104,7 +105,9 @@ func newTerminal(in *os.File, out io.Writer) (*terminal, error) {
 		line, err := rl.Readline()
 		switch {
 		case errors.Is(err, readline.ErrInterrupt):
-			return input{interrupt: true}
+			// The line being typed comes along: typed while a turn
+			// runs, it is a steer the user has not sent yet.
+			return input{interrupt: true, line: line}
 		case err != nil:
 			return input{eof: true}
 		}

@@ -297,3 +297,65 @@ func TestChatSensitiveQuestion(t *testing.T) {
 		t.Errorf("HUMAN_INPUT_RECEIVED response %q", got)
 	}
 }
+
+// TestChatSteerBeforeInterrupt: steers typed while the agent works and
+// then stopped with Ctrl-C before the agent read them are not lost, the
+// one sent with Enter nor the one still being typed: they go in with the
+// next message, after it, in the same model request.
+func TestChatSteerBeforeInterrupt(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.ReplyToolCalls(llm.ToolCall{ID: "call_slow", Name: "slow", Arguments: `{}`})
+	srv.ReplyText("Read both.")
+	agentDir := writeAgent(t, "tools:\n  - name: slow\n    exec: \"sleep 60\"\n", nil)
+	ws := t.TempDir()
+	c := startChat(t, []string{"DELTA_BASE_URL=" + srv.URL, "DELTA_API_KEY=" + testKey}, "--agent", agentDir, "-w", ws)
+	c.waitFor("> ")
+	c.typeLine("wait a while")
+	c.waitFor("→ slow")
+	c.waitFor("(working; type to steer) ")
+	c.typeLine("also check the logs")
+	c.waitFor("(sent to the agent")
+	c.waitFor("(working; type to steer) ")
+	// A second steer is typed but not sent when Ctrl-C comes.
+	if _, err := c.ptmx.Write([]byte("and the config")); err != nil {
+		t.Fatal(err)
+	}
+	c.waitFor("and the config")
+	if _, err := c.ptmx.Write([]byte{3}); err != nil { // Ctrl-C
+		t.Fatal(err)
+	}
+	c.waitFor(`(kept "and the config": the agent gets it with your next message)`)
+	c.waitFor("(turn stopped;")
+	c.waitFor("> ")
+	c.typeLine("go on")
+	c.waitFor("Read both.")
+	c.waitFor("> ")
+	c.typeLine("/quit")
+	if code := c.exitCode(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, c.screen.String())
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests, want 2", len(reqs))
+	}
+	var users []string
+	for _, m := range reqs[1].Messages {
+		if m.Role == "user" {
+			users = append(users, m.Content)
+		}
+	}
+	got := strings.Join(users, "|")
+	if !strings.Contains(got, "also check the logs") || !strings.Contains(got, "and the config") || !strings.Contains(got, "go on") ||
+		strings.Index(got, "go on") > strings.Index(got, "also check the logs") {
+		t.Errorf("the second request's user messages are %q: want the next message, then the steers typed before Ctrl-C", users)
+	}
+	var journaled []string
+	for _, ev := range readJournal(t, ws) {
+		if ev.Type == journal.UserMessage {
+			journaled = append(journaled, ev.Content+"("+ev.Source+")")
+		}
+	}
+	if want := "wait a while()|go on()|also check the logs(steer)|and the config(steer)"; strings.Join(journaled, "|") != want {
+		t.Errorf("journaled user messages %q, want %q", strings.Join(journaled, "|"), want)
+	}
+}

@@ -49,18 +49,6 @@ type runSummary struct {
 	ParentRunID string `json:"parent_run_id,omitempty"`
 }
 
-// isStale is the janitor's liveness check, read-only: a RUNNING run of this
-// host whose process no longer exists. Runs of other hosts are never
-// judged from here.
-func isStale(m *runs.Metadata) bool {
-	host, _ := os.Hostname()
-	if m.Status != runs.Running || m.Hostname != host {
-		return false
-	}
-	alive, err := runs.Alive(m)
-	return err == nil && !alive
-}
-
 // Run lists the runs, newest first (runs.SortNewestFirst).
 func (c *ListRunsCmd) Run(std cli.Stdio) error {
 	if c.Status != "" && !slices.ContainsFunc(allStatuses, func(s runs.Status) bool { return strings.EqualFold(string(s), c.Status) }) {
@@ -80,7 +68,7 @@ func (c *ListRunsCmd) Run(std cli.Stdio) error {
 		}
 		// A RUNNING run whose process is gone (kill -9, a crash) is what
 		// continue's janitor turns into INTERRUPTED: it is resumable.
-		stale := isStale(&m)
+		stale := runs.Stale(&m)
 		if c.Resumable && (m.Status == runs.Running && !stale || !m.Resumable()) {
 			continue
 		}

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -21,6 +18,7 @@ type LogCmd struct {
 	Follow  bool   `short:"f" help:"Keep showing a running run's events as they are written, until it stops."`
 	Format  string `help:"text (as the live stream shows it) or json (one stream-json line per event)." enum:"text,json" default:"text"`
 	Verbose bool   `short:"v" help:"Show thoughts and observations whole, token usage, hooks and thinking."`
+	OTLP    bool   `name:"otlp" help:"Send the run to an OpenTelemetry collector as OTLP traces instead of showing it (delta otel export; with -f, each span as it completes). See delta-otel(1)."`
 }
 
 // followPoll is how often -f looks for new events.
@@ -32,13 +30,16 @@ func (c *LogCmd) Run(std cli.Stdio) error {
 	if err != nil {
 		return err
 	}
+	if c.OTLP {
+		return c.exportOTLP(runDir)
+	}
 	show := c.printer(std.Out, id)
-	tail := &journalTail{path: filepath.Join(runDir, runs.JournalFile)}
+	tail := journal.NewTail(filepath.Join(runDir, runs.JournalFile))
 	for {
 		// The status is read before the events: once it says the run
 		// stopped, every event it wrote is in the file.
-		live := c.Follow && running(runDir)
-		evs, err := tail.next()
+		live := c.Follow && runs.StillRunning(runDir)
+		evs, err := tail.Next()
 		if err != nil {
 			return err
 		}
@@ -73,50 +74,4 @@ func (c *LogCmd) printer(w io.Writer, id string) func(journal.Event) error {
 		d.event(ev)
 		return nil
 	}
-}
-
-// running reports whether the run's process still drives it.
-func running(runDir string) bool {
-	m, err := runs.ReadMetadata(runDir)
-	return err == nil && m.Status == runs.Running && !isStale(m)
-}
-
-// journalTail reads a journal's complete lines as they are appended.
-type journalTail struct {
-	path    string
-	offset  int64
-	partial []byte
-}
-
-// next returns the events written since the last call.
-func (t *journalTail) next() ([]journal.Event, error) {
-	f, err := os.Open(t.path)
-	if err != nil {
-		return nil, fmt.Errorf("read journal: %w", err)
-	}
-	defer f.Close()
-	if _, err := f.Seek(t.offset, io.SeekStart); err != nil {
-		return nil, err
-	}
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return nil, fmt.Errorf("read journal: %w", err)
-	}
-	t.offset += int64(len(data))
-	data = append(t.partial, data...)
-	end := bytes.LastIndexByte(data, '\n') + 1
-	// A line still being written (or torn by a crash) waits for its end.
-	t.partial = append([]byte(nil), data[end:]...)
-	var evs []journal.Event
-	for _, line := range bytes.Split(data[:end], []byte{'\n'}) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		ev, err := journal.ParseLine(line)
-		if err != nil {
-			return evs, fmt.Errorf("journal %s: %w", t.path, err)
-		}
-		evs = append(evs, ev)
-	}
-	return evs, nil
 }

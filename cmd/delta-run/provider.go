@@ -119,7 +119,8 @@ func overrideOf(override string, cfg agent.LLMConfig) string {
 //	--llm openai:MODEL       provider and model (openai/MODEL too, and
 //	                         aliases such as sonnet: provider.ParseModel)
 //	--llm openai             provider; model DELTA_MODEL, else llm.model
-//	(no --llm)               llm.model, else DELTA_MODEL; without
+//	(no --llm)               DELTA_MODEL, else llm.model (a scripted or
+//	                         replay agent keeps its script); without
 //	                         llm.provider, a model naming its provider
 //	                         (anthropic/claude-sonnet-4-5, sonnet) sets both
 //
@@ -151,7 +152,10 @@ func resolveLLM(cfg agent.LLMConfig, override, model string, env map[string]stri
 		case envModel != "":
 			cfg.Model = envModel
 		}
-	} else if cfg.Model == "" {
+	} else if envModel != "" && cfg.Provider != "scripted" && cfg.Provider != "replay" {
+		// The environment beats agent.yaml (flags > environment >
+		// agent.yaml > user config > defaults); an offline agent's
+		// script has no model to replace.
 		cfg.Model = envModel
 	}
 	if override == "" && (cfg.Provider == "" || cfg.DefaultProvider) {

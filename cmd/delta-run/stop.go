@@ -70,7 +70,7 @@ func (c *StopCmd) stopAll(std cli.Stdio) error {
 	for _, d := range dirs {
 		ms, _ := runs.List(d)
 		for _, m := range ms {
-			if m.Status == runs.Running && !isStale(&m) {
+			if m.Status == runs.Running && !runs.Stale(&m) {
 				live = append(live, m)
 			}
 		}

@@ -41,6 +41,7 @@ Commands:
   plugin                    install, list, remove plugins        (delta-plugin)
   doctor                    check commands, key, endpoint, plugins (delta-doctor)
   sandbox exec --mode M -- CMD  run CMD under the tool sandbox   (delta-sandbox)
+  otel export RUN...        send runs to OpenTelemetry as traces (delta-otel)
   completion SHELL          print completions for bash, zsh or fish
   NAME                      any delta-NAME on PATH
 

@@ -30,6 +30,7 @@ type manGrammar struct {
 	Plugin   passCmd `cmd:"" help:"Install, list and remove plugins: delta-plugin ARGS."`
 	Doctor   passCmd `cmd:"" help:"Check commands, key, endpoint and plugins: delta-doctor ARGS."`
 	Sandbox  passCmd `cmd:"" help:"Run a command under the sandbox a model's tools get: delta-sandbox ARGS."`
+	Otel     passCmd `cmd:"" help:"Send runs to an OpenTelemetry collector as GenAI traces (delta otel export RUN...): delta-otel ARGS."`
 	Complete passCmd `cmd:"" name:"completion" help:"Print the completion script for SHELL (bash, zsh or fish): eval \"$(delta completion bash)\", source <(delta completion zsh), delta completion fish | source. Flags are completed from each command's --help."`
 	HelpCmd  passCmd `cmd:"" name:"help" help:"Print this usage, or with NAME run delta-NAME --help."`
 	Anything passCmd `cmd:"" name:"NAME" help:"Any other NAME runs delta-NAME ARGS, found next to delta or on PATH."`

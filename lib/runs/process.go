@@ -68,3 +68,23 @@ func Alive(m *Metadata) (bool, error) {
 	}
 	return true, nil
 }
+
+// Stale is the janitor's liveness check, read-only: a RUNNING run of this
+// host whose process no longer exists. Runs of other hosts are never
+// judged from here.
+func Stale(m *Metadata) bool {
+	host, _ := os.Hostname()
+	if m.Status != Running || m.Hostname != host {
+		return false
+	}
+	alive, err := Alive(m)
+	return err == nil && !alive
+}
+
+// StillRunning reports whether the run in runDir is RUNNING and its
+// process still drives it: what a follower (delta log -f, delta otel
+// export --follow) polls to know when the journal is complete.
+func StillRunning(runDir string) bool {
+	m, err := ReadMetadata(runDir)
+	return err == nil && m.Status == Running && !Stale(m)
+}

@@ -19,6 +19,11 @@ _delta() {
 		return
 		;;
 	esac
+	if [ "$sub" = otel ] && [ "${COMP_WORDS[2]}" = export ] && [ "$COMP_CWORD" -ge 3 ] && [ "${cur#-}" = "$cur" ]; then
+		# delta otel export RUN…: the runs, as after --run-id.
+		COMPREPLY=($(compgen -W "$(delta list-runs --format raw 2>/dev/null)" -- "$cur"))
+		return
+	fi
 	if [ "$COMP_CWORD" -eq 2 ] && [ "${cur#-}" = "$cur" ]; then
 		# A command's subcommands (config show, plugin install …), from its --help.
 		local subs
@@ -31,7 +36,10 @@ _delta() {
 	case "$cur" in
 	-*)
 		# The flags come from the command's own --help, so they are never stale.
-		COMPREPLY=($(compgen -W "$(delta help "$sub" 2>/dev/null | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u)" -- "$cur"))
+		# A subcommand's flags (otel export --follow) come from its own --help.
+		local more=
+		[ "$COMP_CWORD" -ge 3 ] && [ "${COMP_WORDS[2]#-}" = "${COMP_WORDS[2]}" ] && more=$(delta "$sub" "${COMP_WORDS[2]}" --help 2>/dev/null)
+		COMPREPLY=($(compgen -W "$({ delta help "$sub" 2>/dev/null; echo "$more"; } | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u)" -- "$cur"))
 		;;
 	*)
 		COMPREPLY=($(compgen -f -- "$cur"))

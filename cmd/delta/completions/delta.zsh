@@ -13,7 +13,7 @@ _delta() {
 		compadd bash zsh fish
 		return
 	fi
-	if [[ $words[CURRENT-1] == (--run-id|--parent) ]]; then
+	if [[ $words[CURRENT-1] == (--run-id|--parent) ]] || [[ $sub == otel && $words[3] == export && CURRENT -ge 4 && $words[CURRENT] != -* ]]; then
 		local -a ids
 		ids=(${(f)"$(delta list-runs --format raw 2>/dev/null)"})
 		compadd -a ids
@@ -30,7 +30,10 @@ _delta() {
 	fi
 	if [[ $words[CURRENT] == -* ]]; then
 		# The flags come from the command's own --help, so they are never stale.
-		flags=(${(f)"$(delta help $sub 2>/dev/null | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u)"})
+		# A subcommand's flags (otel export --follow) come from its own --help.
+		local more=
+		(( CURRENT >= 4 )) && [[ $words[3] != -* ]] && more=$(delta $sub $words[3] --help 2>/dev/null)
+		flags=(${(f)"$({ delta help $sub 2>/dev/null; print -r -- $more; } | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u)"})
 		compadd -a flags
 		return
 	fi
