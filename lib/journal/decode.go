@@ -47,7 +47,7 @@ var eventFieldBits = func() map[string]uint64 {
 		"status", "final_iteration", "content", "tool_calls", "usage", "model", "invocation_ref", "call_id",
 		"tool_name", "tool_args", "observation_content", "exit_code", "is_error", "duration_ms", "execution_ref",
 		"prompt", "input_type", "sensitive", "response", "error_message", "error_details", "hook_name",
-		"decision", "hook_ref", "response_id", "reasoning", "kind", "source", "message_id", "rule", "by", "parent_run_id"}
+		"decision", "hook_ref", "response_id", "reasoning", "kind", "source", "message_id", "rule", "by", "parent_run_id", "parts"}
 	m := make(map[string]uint64, len(keys))
 	for i, k := range keys {
 		m[k] = 1 << i
@@ -96,6 +96,8 @@ func (d *decoder) eventField(key []byte, e *Event) bool {
 		ok = d.usage(e.Usage)
 	case "reasoning":
 		e.Reasoning, ok = d.reasoning()
+	case "parts":
+		e.Parts, ok = d.parts()
 	default:
 		return false
 	}
@@ -208,6 +210,45 @@ func (d *decoder) reasoning() ([]llm.Reasoning, bool) {
 		})
 	})
 	return blocks, ok
+}
+
+// parts decodes ACTION_RESULT's parts array: references to files, so no
+// data (a line with data is left to encoding/json).
+func (d *decoder) parts() ([]llm.Part, bool) {
+	parts := []llm.Part{}
+	ok := d.array(func() bool {
+		parts = append(parts, llm.Part{}) // decoded in place, as a tool call
+		p := &parts[len(parts)-1]
+		var seen uint8
+		return d.object(func(key []byte) bool {
+			var bit uint8
+			var dst *string
+			switch string(key) {
+			case "type":
+				bit, dst = 1, &p.Type
+			case "media_type":
+				bit, dst = 2, &p.MediaType
+			case "path":
+				bit, dst = 4, &p.Path
+			case "bytes":
+				bit = 8
+			default:
+				return false
+			}
+			if seen&bit != 0 {
+				return false
+			}
+			seen |= bit
+			var ok bool
+			if dst == nil {
+				p.Size, ok = d.int()
+			} else {
+				*dst, ok = d.str()
+			}
+			return ok
+		})
+	})
+	return parts, ok
 }
 
 // strings decodes an object whose values are all strings into the fields

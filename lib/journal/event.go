@@ -105,6 +105,11 @@ type Event struct {
 	IsError            bool   `json:"is_error,omitempty"`
 	DurationMS         int64  `json:"duration_ms,omitempty"`
 	ExecutionRef       string `json:"execution_ref,omitempty"`
+	// ACTION_RESULT: the images (and sounds) of the result, each a file
+	// of the call's io/ record (type, media_type, path relative to the
+	// run directory, bytes); the context shows them to the model after
+	// the observation.
+	Parts []llm.Part `json:"parts,omitempty"`
 
 	// HUMAN_INPUT_REQUEST, HUMAN_INPUT_RECEIVED.
 	Prompt    string `json:"prompt,omitempty"`
