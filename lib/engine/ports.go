@@ -167,6 +167,10 @@ type ToolOutcome struct {
 	// the toolbox wrote one.
 	RecordPath string
 	DurationMS int64
+	// Parts are the result's images and sounds, with their data
+	// (read_file of a PNG, an MCP server's screenshot): the engine keeps
+	// each as a file of the call's record and names it in ACTION_RESULT.
+	Parts []llm.Part `json:",omitempty"`
 }
 
 // Toolbox is a set of tools the model may call: the agent's command tools,

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -22,7 +23,10 @@ type Part struct {
 	// MediaType is the IANA media type of Data: image/png, image/jpeg,
 	// image/gif, image/webp, audio/wav …
 	MediaType string `json:"media_type"`
-	// Data is the file's bytes (base64 in JSON).
+	// Data is the file's bytes: base64 in JSON, but for a part with a
+	// Path, whose JSON names the file instead (an io/ record or a hook's
+	// payload would otherwise repeat every image of the conversation at
+	// each model call).
 	Data []byte `json:"data,omitempty"`
 	// Path is where the bytes are kept, relative to the run directory
 	// (the call's io/ record): the journal names the file, and the text
@@ -31,6 +35,15 @@ type Part struct {
 	// Size is the length of the data in bytes, known also when Data has
 	// not been loaded.
 	Size int64 `json:"bytes,omitempty"`
+}
+
+// MarshalJSON leaves out the data of a part kept in a file (see Data).
+func (p Part) MarshalJSON() ([]byte, error) {
+	type plain Part // without the method
+	if p.Path != "" {
+		p.Data = nil
+	}
+	return json.Marshal(plain(p))
 }
 
 // Placeholder is the line that stands for the part where it is not sent
