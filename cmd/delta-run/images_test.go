@@ -8,10 +8,12 @@ import (
 	"image/color"
 	"image/png"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/deltakit/delta/lib/clitest"
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/llm/llmtest"
@@ -117,6 +119,35 @@ func TestReadFileImageReachesEachProvider(t *testing.T) {
 			if !f.sent(2, b64) {
 				t.Errorf("after continue, the request does not show the model the same image")
 			}
+			checkContextShowsImage(t, ws, p)
 		})
+	}
+}
+
+// checkContextShowsImage: delta-context's text output shows the image as
+// its line, and its JSON names the image's file, without the bytes.
+func checkContextShowsImage(t *testing.T, ws string, p llm.Part) {
+	t.Helper()
+	ctxBin := filepath.Join(clitest.BinDir(t), "delta-context")
+	text, err := exec.Command(ctxBin, "-w", ws, "--run-id", "i1", "--format", "text").Output()
+	if want := p.Placeholder(); err != nil || !strings.Contains(string(text), want) {
+		t.Errorf("delta-context --format text: %v; want the line %s in\n%s", err, want, text)
+	}
+	raw, err := exec.Command(ctxBin, "-w", ws, "--run-id", "i1").Output()
+	if err != nil {
+		t.Fatalf("delta-context: %v", err)
+	}
+	var msgs []llm.Message
+	if err := json.Unmarshal(raw, &msgs); err != nil {
+		t.Fatalf("delta-context JSON: %v", err)
+	}
+	var named bool
+	for _, m := range msgs {
+		for _, q := range m.Parts {
+			named = named || q.Path == p.Path && q.Size == p.Size && q.Data == nil
+		}
+	}
+	if !named {
+		t.Errorf("delta-context JSON does not name the image's file %s:\n%s", p.Path, raw)
 	}
 }

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -43,7 +44,14 @@ func (p Part) MarshalJSON() ([]byte, error) {
 	if p.Path != "" {
 		p.Data = nil
 	}
-	return json.Marshal(plain(p))
+	// Without HTML escaping, as every encoder of Delta's files writes.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(plain(p)); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // Placeholder is the line that stands for the part where it is not sent
