@@ -30,7 +30,7 @@ type ShowCmd struct {
 	Workspace string `short:"w" name:"workspace" placeholder:"DIR" help:"Workspace holding the run (default: the current directory)."`
 	RunID     string `name:"run-id" placeholder:"ID" help:"The run to build the context of (default: the most recent run in the workspace)."`
 	Agent     string `name:"agent" placeholder:"DIR" help:"Agent directory (default: the one the run was started with). Required when the workspace has no run."`
-	Format    string `enum:"json,text" default:"json" help:"Output format: json (an array of chat messages) or text (for people)."`
+	Format    string `enum:"json,text" default:"json" help:"Output format: json (an array of chat messages; an image of a tool result is named by its file under the run directory, in parts) or text (for people; an image is a line saying what and where it is)."`
 	Source    string `placeholder:"ID" help:"Only the messages of the context source with this id."`
 	JQ        string `name:"jq" placeholder:"FILTER" help:"Post-process the JSON output with this jq filter (gojq)."`
 	Tokens    bool   `help:"Print a token estimate (4 characters per token) per source and in total instead of the messages."`
