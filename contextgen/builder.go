@@ -166,7 +166,7 @@ func (b *Builder) buildSource(ctx context.Context, run engine.RunInfo, src agent
 			if err != nil {
 				return Part{}, err
 			}
-			c = b.conversationOf(evs)
+			c = b.conversationOf(evs, run.RunDir)
 		}
 		if b.Pieces {
 			pieces, truncated := journalPieces(c, src)
@@ -178,17 +178,18 @@ func (b *Builder) buildSource(ctx context.Context, run engine.RunInfo, src agent
 	}
 }
 
-// conversationOf is rebuild(events), extending the conversation of the
+// conversationOf is rebuild(events) (the images of results read from
+// runDir), extending the conversation of the
 // last events when events are those with more appended: the same backing
 // array (a journal's events are never changed, only appended to; a journal
 // read again is a new slice, and so is one that grew past its capacity,
 // which both rebuild from the start).
-func (b *Builder) conversationOf(events []journal.Event) *conversation {
+func (b *Builder) conversationOf(events []journal.Event, runDir string) *conversation {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	r := b.conv
-	if r == nil || len(events) < r.n || r.n > 0 && &events[r.n-1] != &b.convOf[r.n-1] {
-		r = newRebuilder()
+	if r == nil || r.runDir != runDir || len(events) < r.n || r.n > 0 && &events[r.n-1] != &b.convOf[r.n-1] {
+		r = newRebuilder(runDir)
 	}
 	for i := r.n; i < len(events); i++ {
 		r.add(&events[i])

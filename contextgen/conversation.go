@@ -68,7 +68,7 @@ type conversation struct {
 // that result is missing. Results that answer no known call are dropped:
 // an orphan tool message would make the whole request invalid.
 func rebuild(events []journal.Event) *conversation {
-	r := newRebuilder()
+	r := newRebuilder("")
 	for i := range events {
 		r.add(&events[i])
 	}
@@ -96,9 +96,12 @@ type rebuilder struct {
 	// conversations never need it.
 	byID map[string]*iteration
 	n    int // events added
+	// runDir is the run directory the files of results' images are read
+	// from ("": none, each image is then a line saying it is missing).
+	runDir string
 }
 
-func newRebuilder() *rebuilder { return &rebuilder{} }
+func newRebuilder(runDir string) *rebuilder { return &rebuilder{runDir: runDir} }
 
 // add takes the next event.
 func (r *rebuilder) add(ev *journal.Event) {
@@ -124,7 +127,8 @@ func (r *rebuilder) add(ev *journal.Event) {
 		switch {
 		case it == nil:
 		case it.msgs[1+i].Role == "":
-			it.msgs[1+i] = llm.Message{Role: llm.RoleTool, Content: ev.ObservationContent, ToolCallID: it.calls()[i].ID, IsError: ev.IsError}
+			it.msgs[1+i] = llm.Message{Role: llm.RoleTool, Content: ev.ObservationContent, ToolCallID: it.calls()[i].ID, IsError: ev.IsError,
+				Parts: runs.LoadParts(r.runDir, ev.Parts)}
 			it.pending--
 		case ev.Unsandboxed:
 			// The call ran again outside the sandbox, approved (the

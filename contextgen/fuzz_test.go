@@ -65,7 +65,7 @@ func checkIncremental(t *testing.T, events []journal.Event) {
 	grown := make([]journal.Event, 0, len(events))
 	for k := range events {
 		grown = append(grown, events[k]) // the same backing array throughout
-		got, want := b.conversationOf(grown), rebuild(grown)
+		got, want := b.conversationOf(grown, ""), rebuild(grown)
 		for _, src := range []agent.ContextSource{{}, {MaxIterations: 2}, {MaxTokens: 20}} {
 			if diff := cmp.Diff(journalSource(want, src), journalSource(got, src)); diff != "" {
 				t.Fatalf("after %d events, source %+v: extended conversation differs from a rebuild (-rebuild +extended):\n%s", k+1, src, diff)

@@ -25,7 +25,7 @@ func TestConversationOfNewEvents(t *testing.T) {
 	}
 	b := New()
 	for _, events := range [][]journal.Event{first, edited, edited[:1], first} {
-		got := journalSource(b.conversationOf(events), agent.ContextSource{})
+		got := journalSource(b.conversationOf(events, ""), agent.ContextSource{})
 		want := journalSource(rebuild(events), agent.ContextSource{})
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("events %v: (-rebuild +builder):\n%s", events, diff)

@@ -44,11 +44,12 @@ type Stream struct {
 // decode only these (journal.ScanFields).
 func StreamFields() []string {
 	return []string{"content", "tool_calls", "reasoning", "call_id", "tool_name", "observation_content", "is_error",
-		"prompt", "response", "status", "unsandboxed"}
+		"parts", "prompt", "response", "status", "unsandboxed"}
 }
 
-// NewStream returns an empty Stream.
-func NewStream() *Stream { return &Stream{r: newRebuilder()} }
+// NewStream returns an empty Stream of the run in runDir, whose files
+// the images of tool results are read from ("": none).
+func NewStream(runDir string) *Stream { return &Stream{r: newRebuilder(runDir)} }
 
 // Add takes the next event of the journal. It keeps ev's strings and
 // slices, never ev itself, so the caller may reuse it.

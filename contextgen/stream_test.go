@@ -15,7 +15,7 @@ import (
 // streamed is the journal source of events built through a Stream, each
 // event handed over in one reused Event, as journal.Scan does.
 func streamed(events []journal.Event, src agent.ContextSource) Part {
-	s := NewStream()
+	s := NewStream("")
 	var ev journal.Event
 	for i := range events {
 		ev = events[i]
@@ -69,7 +69,7 @@ func TestStreamFieldsSuffice(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := NewStream()
+		s := NewStream("")
 		if err := journal.ScanFields(path, StreamFields(), func(ev *journal.Event) error { s.Add(ev); return nil }); err != nil {
 			t.Fatal(err)
 		}

@@ -71,7 +71,7 @@ func findRun(workspace, id string) (r runRef, ok bool, err error) {
 // records about itself and its conversation. A missing journal (a run
 // that has not started) is an empty conversation.
 func (r *runRef) read() error {
-	r.Conversation = contextgen.NewStream()
+	r.Conversation = contextgen.NewStream(r.Dir)
 	// Only what the conversation and this function read is decoded: not
 	// every event's timestamp, usage, model and refs.
 	fields := append(contextgen.StreamFields(), "agent_home", "work_dir", "config")

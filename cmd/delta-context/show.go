@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"unicode/utf8"
@@ -28,7 +30,7 @@ type ShowCmd struct {
 	Workspace string `short:"w" name:"workspace" placeholder:"DIR" help:"Workspace holding the run (default: the current directory)."`
 	RunID     string `name:"run-id" placeholder:"ID" help:"The run to build the context of (default: the most recent run in the workspace)."`
 	Agent     string `name:"agent" placeholder:"DIR" help:"Agent directory (default: the one the run was started with). Required when the workspace has no run."`
-	Format    string `enum:"json,text" default:"json" help:"Output format: json (an array of chat messages) or text (for people)."`
+	Format    string `enum:"json,text" default:"json" help:"Output format: json (an array of chat messages; an image of a tool result is named by its file under the run directory, in parts) or text (for people; an image is a line saying what and where it is)."`
 	Source    string `placeholder:"ID" help:"Only the messages of the context source with this id."`
 	JQ        string `name:"jq" placeholder:"FILTER" help:"Post-process the JSON output with this jq filter (gojq)."`
 	Tokens    bool   `help:"Print a token estimate (4 characters per token) per source and in total instead of the messages."`
@@ -257,6 +259,9 @@ func appendMessage(b []byte, m *llm.Message) []byte {
 	b = appendString(b, m.Role)
 	b = append(b, ",\n    \"content\": "...)
 	b = appendString(b, m.Content)
+	if len(m.Parts) > 0 {
+		b = appendParts(b, m.Parts)
+	}
 	if len(m.ToolCalls) > 0 {
 		b = append(b, ",\n    \"tool_calls\": ["...)
 		for i, tc := range m.ToolCalls {
@@ -288,6 +293,36 @@ func appendMessage(b []byte, m *llm.Message) []byte {
 		b = appendReasoning(b, m.Reasoning)
 	}
 	return append(b, "\n  }"...)
+}
+
+// appendParts appends a message's parts field as printJSON indents it:
+// a part kept in a file is named by its path, without its data
+// (llm.Part's JSON).
+func appendParts(b []byte, ps []llm.Part) []byte {
+	b = append(b, ",\n    \"parts\": ["...)
+	for i, p := range ps {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n      {\n        \"type\": "...)
+		b = appendString(b, p.Type)
+		b = append(b, ",\n        \"media_type\": "...)
+		b = appendString(b, p.MediaType)
+		if len(p.Data) > 0 && p.Path == "" {
+			b = append(b, ",\n        \"data\": \""...)
+			b = base64.StdEncoding.AppendEncode(b, p.Data)
+			b = append(b, '"')
+		}
+		if p.Path != "" {
+			b = append(b, ",\n        \"path\": "...)
+			b = appendString(b, p.Path)
+		}
+		if p.Size != 0 {
+			b = strconv.AppendInt(append(b, ",\n        \"bytes\": "...), p.Size, 10)
+		}
+		b = append(b, "\n      }"...)
+	}
+	return append(b, "\n    ]"...)
 }
 
 // appendReasoning appends a message's reasoning field as printJSON indents
@@ -414,6 +449,10 @@ func printText(w io.Writer, msgs []llm.Message) error {
 		fmt.Fprintln(w, head+" ===")
 		if m.Content != "" {
 			fmt.Fprintln(w, strings.TrimRight(m.Content, "\n"))
+		}
+		// An image is its line here: the JSON output names its file.
+		for _, p := range m.Parts {
+			fmt.Fprintln(w, p.Placeholder())
 		}
 		for _, tc := range m.ToolCalls {
 			fmt.Fprintf(w, "-> %s %s [%s]\n", tc.Name, tc.Arguments, tc.ID)

@@ -50,6 +50,9 @@ func TestPrintMessagesIsPrintJSON(t *testing.T) {
 		{Role: "assistant", Content: "y", Reasoning: []llm.Reasoning{{Type: "thinking", Text: trickyText, Signature: "sig"},
 			{Type: "redacted_thinking", Data: "d"}, {Type: "reasoning", ID: "rs_1", Data: "enc"}}},
 		{Role: "assistant", Reasoning: []llm.Reasoning{}},
+		{Role: "tool", Content: "Image a.png", ToolCallID: "c3", Parts: []llm.Part{
+			{Type: "image", MediaType: "image/png", Data: []byte{0x89, 'P'}, Path: "io/tool_executions/x/image-1.png", Size: 2},
+			{Type: "audio", MediaType: "audio/wav", Data: []byte("RIFF")}, {Type: "image", MediaType: trickyText}}},
 	}
 	checkPrintMessages(t, []llm.Message{})
 	for n := 1; n <= len(many); n++ {

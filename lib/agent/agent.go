@@ -105,6 +105,10 @@ type LLMConfig struct {
 	// MaxCostUSD stops the run before a model call that would take its
 	// cost past it (llm.max_cost_usd); nil means no limit.
 	MaxCostUSD *float64
+	// Images says whether the model takes images (llm.images); nil uses
+	// the known inputs of the model (llm.InputsOf): a model the table
+	// does not know gets a line of text for each image.
+	Images *bool
 	// TimeoutMS bounds one model request (each retry gets its own); nil
 	// uses the provider default.
 	TimeoutMS *int64

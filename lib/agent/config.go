@@ -12,7 +12,7 @@ import (
 // Keys of agent.yaml and its blocks.
 var (
 	agentKeys  = []string{"name", "version", "description", "llm", "system_prompt", "max_iterations", "max_turns", "max_tool_rounds_per_input", "parallel_tool_calls", "max_parallel_tools", "tool_timeout_ms", "output", "exec_wrapper", "loop_detection", "approval", "env", "imports", "tools", "mcp_servers", "plugins", "lifecycle_hooks", "hooks", "subagents", "sandbox"}
-	llmKeys    = []string{"provider", "model", "base_url", "script", "temperature", "max_tokens", "top_p", "frequency_penalty", "presence_penalty", "stop", "seed", "price", "timeout_ms", "context_window", "reasoning_effort", "api", "first_byte_timeout_ms", "idle_timeout_ms", "cache", "max_cost_usd", "prices"}
+	llmKeys    = []string{"provider", "model", "base_url", "script", "temperature", "max_tokens", "top_p", "frequency_penalty", "presence_penalty", "stop", "seed", "price", "timeout_ms", "context_window", "reasoning_effort", "api", "first_byte_timeout_ms", "idle_timeout_ms", "cache", "max_cost_usd", "prices", "images"}
 	envKeys    = []string{"inherit", "passthrough", "deny", "inherit_secrets"}
 	loopKeys   = []string{"enabled", "window"}
 	pluginKeys = []string{"name", "path", "tools", "config", "allow_path"}
@@ -179,6 +179,7 @@ func (l *loader) decodeLLM(d *doc, fl field, a *Agent) {
 	a.LLM.Price = decodePrice(d, f["price"])
 	decodeLLMTransport(d, f, a)
 	decodeCost(d, f, &a.LLM)
+	a.LLM.Images = d.boolPtr(f["images"], "llm.images")
 	a.LLM.ContextWindow = d.intPtr(f["context_window"], "llm.context_window")
 	if w := a.LLM.ContextWindow; w != nil && *w <= 0 {
 		d.problem(f["context_window"].value, ErrInvalid, "for example  context_window: 128000", "llm.context_window must be a positive number of tokens")

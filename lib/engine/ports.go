@@ -171,6 +171,10 @@ type ToolOutcome struct {
 	// something (set by the toolbox); Unsandboxed: it ran outside the
 	// sandbox, escalated (set by the engine). See escalate.go.
 	SandboxRefused, Unsandboxed bool
+	// Parts are the result's images and sounds, with their data
+	// (read_file of a PNG, an MCP server's screenshot): the engine keeps
+	// each as a file of the call's record and names it in ACTION_RESULT.
+	Parts []llm.Part `json:",omitempty"`
 }
 
 // Toolbox is a set of tools the model may call: the agent's command tools,

@@ -220,9 +220,11 @@ func (e *Engine) finishCall(ctx context.Context, it int, p preparedCall, res *To
 // result journals the ACTION_RESULT of call.
 func (e *Engine) result(it int, call llm.ToolCall, res ToolOutcome) error {
 	code := res.ExitCode
+	parts := e.keepParts(call, &res)
 	return e.append(&journal.Event{Type: journal.ActionResult, Iteration: it, CallID: call.ID, ToolName: call.Name,
 		ObservationContent: res.Observation, ExitCode: &code, IsError: res.IsError,
-		DurationMS: res.DurationMS, ExecutionRef: res.RecordPath, SandboxRefused: res.SandboxRefused, Unsandboxed: res.Unsandboxed})
+		DurationMS: res.DurationMS, ExecutionRef: res.RecordPath, SandboxRefused: res.SandboxRefused, Unsandboxed: res.Unsandboxed,
+		Parts: parts})
 }
 
 // toolNames lists the names the model may call, for error observations.

@@ -105,6 +105,7 @@ func (e *Engine) modelRequest(ctx context.Context, it int, events []journal.Even
 		return llm.Request{}, nil, nil, err
 	}
 	if dec.Action == HookModify { // the hook's request is what is sent
+		e.reloadParts(req.Messages)
 		if encoded, err = json.Marshal(req); err != nil {
 			return llm.Request{}, nil, nil, fmt.Errorf("encode model request: %w", err)
 		}

@@ -86,6 +86,7 @@ const (
 	fParentRunID
 	fSandboxRefused
 	fUnsandboxed
+	fParts
 	numFields
 )
 
@@ -100,7 +101,7 @@ var eventKeys = [numFields]string{fType: "type", fSeq: "seq", fTimestamp: "times
 	fErrorDetails: "error_details", fHookName: "hook_name", fDecision: "decision", fHookRef: "hook_ref",
 	fResponseID: "response_id", fReasoning: "reasoning", fKind: "kind", fSource: "source",
 	fMessageID: "message_id", fRule: "rule", fBy: "by", fParentRunID: "parent_run_id",
-	fSandboxRefused: "sandbox_refused", fUnsandboxed: "unsandboxed"}
+	fSandboxRefused: "sandbox_refused", fUnsandboxed: "unsandboxed", fParts: "parts"}
 
 // eventFieldBits gives every JSON key of Event its bit, for ScanFields.
 var eventFieldBits = func() map[string]uint64 {
@@ -195,6 +196,8 @@ func (d *decoder) eventField(f int, e *Event) bool {
 		ok = d.usage(e.Usage)
 	case fReasoning:
 		e.Reasoning, ok = d.reasoning()
+	case fParts:
+		e.Parts, ok = d.parts()
 	default:
 		return false
 	}
@@ -332,6 +335,45 @@ func (d *decoder) reasoning() ([]llm.Reasoning, bool) {
 	return blocks, ok
 }
 
+// parts decodes ACTION_RESULT's parts array: references to files, so no
+// data (a line with data is left to encoding/json).
+func (d *decoder) parts() ([]llm.Part, bool) {
+	parts := []llm.Part{}
+	ok := d.array(func() bool {
+		parts = append(parts, llm.Part{}) // decoded in place, as a tool call
+		p := &parts[len(parts)-1]
+		var seen uint8
+		return d.object(func(key []byte) bool {
+			var bit uint8
+			var dst *string
+			switch string(key) {
+			case "type":
+				bit, dst = 1, &p.Type
+			case "media_type":
+				bit, dst = 2, &p.MediaType
+			case "path":
+				bit, dst = 4, &p.Path
+			case "bytes":
+				bit = 8
+			default:
+				return false
+			}
+			if seen&bit != 0 {
+				return false
+			}
+			seen |= bit
+			var ok bool
+			if dst == nil {
+				p.Size, ok = d.int()
+			} else {
+				*dst, ok = d.str()
+			}
+			return ok
+		})
+	})
+	return parts, ok
+}
+
 // strings decodes an object whose values are all strings into the fields
 // field names (nil for a key it does not know: the line is then left to
 // encoding/json, as is a key given twice).
@@ -407,7 +449,7 @@ func (d *decoder) discardField(f int) bool {
 		return plainTimestamp(raw) || t.UnmarshalJSON(raw) == nil
 	case fConfig, fToolArgs, fErrorDetails:
 		return d.skip() // raw's check, without the copy
-	case fToolCalls, fReasoning:
+	case fToolCalls, fReasoning, fParts:
 		var e Event
 		return d.eventField(f, &e)
 	}

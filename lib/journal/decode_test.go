@@ -26,6 +26,7 @@ func fullEvent() Event {
 		Usage:     &llm.Usage{InputTokens: 1 << 40, OutputTokens: 3, CacheReadTokens: 7, CacheWriteTokens: 2, ReasoningTokens: 1}, Model: "m", InvocationRef: "io/i.json",
 		CallID: "c1", ToolName: "t", ToolArgs: json.RawMessage(`{"path":"a b","deep":{"x":[{}]}}`),
 		ObservationContent: "out\r\n\x00\x1f", ExitCode: &code, IsError: true, DurationMS: 12, ExecutionRef: "io/t",
+		Parts:  []llm.Part{{Type: "image", MediaType: "image/png", Path: "io/t/image-1.png", Size: 4033}},
 		Prompt: "p", InputType: "text", Sensitive: true, Response: "yes", ErrorMessage: "boom",
 		ErrorDetails: json.RawMessage(`{"type":"x"}`), HookName: "h", Decision: "block", HookRef: "io/hooks/h",
 		ResponseID: "msg_1", Kind: "loop_detection", Source: "steer", MessageID: "m1", Rule: "r", By: "ann", ParentRunID: "p1", Reasoning: []llm.Reasoning{{Type: "thinking", Text: "hmm \"x\"", Signature: "c2ln"}, {Type: "redacted_thinking", Data: "ZGF0YQ=="}}}
@@ -68,6 +69,8 @@ func TestDecodeEventTakesWriterLines(t *testing.T) {
 var decodeSeeds = []string{
 	`{"type":"THOUGHT","seq":1,"timestamp":"2026-01-02T03:04:05.123456789Z","tool_calls":[]}`,
 	`{"type":"THOUGHT","reasoning":[{"type":"thinking","text":"t","signature":"s"},{"type":"redacted_thinking","data":"d"}],"response_id":"m"}`,
+	`{"type":"ACTION_RESULT","parts":[{"type":"image","media_type":"image/png","path":"io/t/image-1.png","bytes":4033}]}`,
+	`{"type":"X","parts":[{"type":"image","type":"audio"}]}`, `{"type":"X","parts":[{"data":"AA=="}]}`, `{"type":"X","parts":null}`, `{"type":"X","parts":[{"bytes":1.5}]}`,
 	`{"type":"X","reasoning":[{"type":"a","type":"b"}]}`, `{"type":"X","reasoning":[{"other":"x"}]}`, `{"type":"X","reasoning":null}`,
 	` {"type" : "X" , "seq" : -0 } `,
 	`{"type":"X","seq":01}`, `{"type":"X","seq":1.0}`, `{"type":"X","seq":1e2}`, `{"type":"X","seq":9223372036854775808}`,

@@ -112,6 +112,11 @@ type Event struct {
 	// model sees.
 	SandboxRefused bool `json:"sandbox_refused,omitempty"`
 	Unsandboxed    bool `json:"unsandboxed,omitempty"`
+	// ACTION_RESULT: the images (and sounds) of the result, each a file
+	// of the call's io/ record (type, media_type, path relative to the
+	// run directory, bytes); the context shows them to the model after
+	// the observation.
+	Parts []llm.Part `json:"parts,omitempty"`
 
 	// HUMAN_INPUT_REQUEST, HUMAN_INPUT_RECEIVED.
 	Prompt    string `json:"prompt,omitempty"`

@@ -27,8 +27,11 @@ const (
 // carry ToolCalls instead of (or beside) text, and a tool message answers
 // exactly one call through ToolCallID.
 type Message struct {
-	Role       string     `json:"role"`
-	Content    string     `json:"content"`
+	Role    string `json:"role"`
+	Content string `json:"content"`
+	// Parts are the message's images and sounds, after its text (a tool
+	// result's image; see Part). Text-only messages have none.
+	Parts      []Part     `json:"parts,omitempty"`
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
 	// Name optionally labels a system message with the context source id.

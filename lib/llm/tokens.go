@@ -8,12 +8,17 @@ import "unicode/utf8"
 // context-window warning).
 const CharsPerToken = 4
 
+// PartTokens is the estimate of one image or sound: about what a
+// provider charges for an image of the size it scales images to (Claude:
+// about 1,600 tokens for 1.15 megapixels; OpenAI a little less).
+const PartTokens = 1600
+
 // MessageChars counts the characters of msgs: their contents, names and
-// tool calls.
+// tool calls, and PartTokens' worth for each part.
 func MessageChars(msgs []Message) int {
 	n := 0
 	for _, m := range msgs {
-		n += utf8.RuneCountInString(m.Content) + utf8.RuneCountInString(m.Name)
+		n += utf8.RuneCountInString(m.Content) + utf8.RuneCountInString(m.Name) + len(m.Parts)*PartTokens*CharsPerToken
 		for _, tc := range m.ToolCalls {
 			n += utf8.RuneCountInString(tc.Name) + utf8.RuneCountInString(tc.Arguments)
 		}

@@ -46,6 +46,7 @@ func newAnthropic(cfg agent.LLMConfig, env map[string]string) (llm.Provider, err
 
 // Complete sends req as one Messages call, retrying transient failures.
 func (p *anthropicProvider) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	p.in.textOnly(&req)
 	body, err := anthropicBody(req, p.cache)
 	if err != nil {
 		return llm.Response{}, fmt.Errorf("anthropic: %w", err)

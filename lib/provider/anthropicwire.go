@@ -29,7 +29,7 @@ type anthropicThinking struct {
 }
 
 // anthropicBlock is one content block of either direction: text,
-// tool_use, tool_result, thinking, redacted_thinking.
+// tool_use, tool_result, thinking, redacted_thinking, image.
 type anthropicBlock struct {
 	Type      string           `json:"type"`
 	Text      *string          `json:"text,omitempty"`
@@ -42,7 +42,15 @@ type anthropicBlock struct {
 	Thinking  *string          `json:"thinking,omitempty"`
 	Signature *string          `json:"signature,omitempty"`
 	Data      string           `json:"data,omitempty"`
+	Source    *anthropicSource `json:"source,omitempty"`
 	Cache     *cacheControl    `json:"cache_control,omitempty"`
+}
+
+// anthropicSource is an image block's data, inline.
+type anthropicSource struct {
+	Type      string `json:"type"` // base64
+	MediaType string `json:"media_type"`
+	Data      []byte `json:"data"` // encoding/json writes it in base64
 }
 
 type anthropicTool struct {
@@ -155,10 +163,11 @@ func textBlock(s string) anthropicBlock {
 func anthropicBlocks(m *llm.Message) (string, []anthropicBlock, error) {
 	switch m.Role {
 	case llm.RoleUser:
-		return "user", []anthropicBlock{textBlock(m.Content)}, nil
+		return "user", withImages([]anthropicBlock{textBlock(m.Content)}, m.Parts), nil
 	case llm.RoleTool:
+		// A tool_result's content takes image blocks beside its text.
 		return "user", []anthropicBlock{{Type: "tool_result", ToolUseID: m.ToolCallID,
-			Content: []anthropicBlock{textBlock(m.Content)}, IsError: m.IsError}}, nil
+			Content: withImages([]anthropicBlock{textBlock(m.Content)}, m.Parts), IsError: m.IsError}}, nil
 	case llm.RoleAssistant:
 		// Thinking blocks come first, exactly as received: the API checks
 		// their signatures and wants them before the tool_use they led to.
@@ -181,6 +190,16 @@ func anthropicBlocks(m *llm.Message) (string, []anthropicBlock, error) {
 	default:
 		return "", nil, fmt.Errorf("unknown role %q", m.Role)
 	}
+}
+
+// withImages appends an image block for each image of parts.
+func withImages(blocks []anthropicBlock, parts []llm.Part) []anthropicBlock {
+	for _, p := range parts {
+		if p.Type == llm.PartImage {
+			blocks = append(blocks, anthropicBlock{Type: "image", Source: &anthropicSource{Type: "base64", MediaType: p.MediaType, Data: p.Data}})
+		}
+	}
+	return blocks
 }
 
 // nonEmpty keeps text blocks valid: the API rejects empty ones.

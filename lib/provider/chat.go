@@ -28,6 +28,7 @@ type chatProvider struct {
 
 // Complete sends req as one chat completion, retrying transient failures.
 func (p *chatProvider) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	p.in.textOnly(&req)
 	if p.plainSchemas {
 		req.Tools = plainTools(req.Tools)
 	}

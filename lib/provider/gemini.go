@@ -42,6 +42,7 @@ func newGeminiNative(cfg agent.LLMConfig, env map[string]string) (llm.Provider, 
 // Complete sends req as one generateContent call (streamGenerateContent
 // with alt=sse when req.OnText is set), retrying transient failures.
 func (p *geminiProvider) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	p.in.textOnly(&req)
 	body, err := geminiBody(req)
 	if err != nil {
 		return llm.Response{}, fmt.Errorf("gemini: %w", err)

@@ -3,6 +3,7 @@ package provider
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/deltakit/delta/lib/llm"
 )
@@ -33,7 +34,20 @@ type geminiPart struct {
 	Thought          bool          `json:"thought,omitempty"`
 	FunctionCall     *geminiCall   `json:"functionCall,omitempty"`
 	FunctionResponse *geminiResult `json:"functionResponse,omitempty"`
+	InlineData       *geminiBlob   `json:"inlineData,omitempty"`
 	ThoughtSignature string        `json:"thoughtSignature,omitempty"`
+}
+
+// geminiBlob is inline media: an image or a sound.
+type geminiBlob struct {
+	MimeType string `json:"mimeType"`
+	Data     []byte `json:"data"` // encoding/json writes it in base64
+}
+
+// geminiResponsePart is media inside a functionResponse (Gemini 3's
+// multimodal function responses).
+type geminiResponsePart struct {
+	InlineData *geminiBlob `json:"inlineData"`
 }
 
 type geminiCall struct {
@@ -45,9 +59,10 @@ type geminiCall struct {
 // geminiResult is a function's answer: {"output": text}, or {"error":
 // text} for a call that failed, as the function-calling guide advises.
 type geminiResult struct {
-	ID       string            `json:"id,omitempty"`
-	Name     string            `json:"name"`
-	Response map[string]string `json:"response"`
+	ID       string               `json:"id,omitempty"`
+	Name     string               `json:"name"`
+	Response map[string]string    `json:"response"`
+	Parts    []geminiResponsePart `json:"parts,omitempty"`
 }
 
 type geminiTools struct {
@@ -100,6 +115,15 @@ func geminiBody(req llm.Request) ([]byte, error) {
 		body.GenerationConfig = &gc
 	}
 	names := map[string]string{} // call id → function name
+	// late are the media of the current turn's function responses that
+	// go after all of them (see geminiParts).
+	var late []geminiPart
+	endTurn := func() {
+		if n := len(body.Contents); n > 0 && len(late) > 0 {
+			body.Contents[n-1].Parts = append(body.Contents[n-1].Parts, late...)
+		}
+		late = nil
+	}
 	for i := range req.Messages {
 		m := &req.Messages[i]
 		if m.Role == llm.RoleSystem {
@@ -115,12 +139,22 @@ func geminiBody(req llm.Request) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("message %d: %w", i, err)
 		}
-		if n := len(body.Contents); n > 0 && body.Contents[n-1].Role == role {
+		n := len(body.Contents)
+		if m.Role != llm.RoleTool || n == 0 || body.Contents[n-1].Role != role {
+			endTurn()
+		}
+		if m.Role == llm.RoleTool {
+			var after []geminiPart
+			parts, after = placeMedia(parts, geminiMediaInResponse(sp.Model))
+			late = append(late, after...)
+		}
+		if n > 0 && body.Contents[n-1].Role == role {
 			body.Contents[n-1].Parts = append(body.Contents[n-1].Parts, parts...)
 			continue
 		}
 		body.Contents = append(body.Contents, geminiContent{Role: role, Parts: parts})
 	}
+	endTurn()
 	if len(req.Tools) > 0 {
 		var decls []geminiFunction
 		for _, t := range plainTools(req.Tools) {
@@ -148,7 +182,7 @@ func geminiText(s string) geminiPart {
 func geminiParts(m *llm.Message, names map[string]string) (string, []geminiPart, error) {
 	switch m.Role {
 	case llm.RoleUser:
-		return "user", []geminiPart{geminiText(m.Content)}, nil
+		return "user", append([]geminiPart{geminiText(m.Content)}, geminiMedia(m.Parts)...), nil
 	case llm.RoleTool:
 		res := &geminiResult{ID: m.ToolCallID, Name: names[m.ToolCallID], Response: map[string]string{"output": m.Content}}
 		if m.IsError {
@@ -157,12 +191,47 @@ func geminiParts(m *llm.Message, names map[string]string) (string, []geminiPart,
 		if res.Name == "" {
 			return "", nil, fmt.Errorf("tool result %q answers no function call of an earlier turn", m.ToolCallID)
 		}
-		return "user", []geminiPart{{FunctionResponse: res}}, nil
+		return "user", append([]geminiPart{{FunctionResponse: res}}, geminiMedia(m.Parts)...), nil
 	case llm.RoleAssistant:
 		return "model", modelParts(m, names), nil
 	default:
 		return "", nil, fmt.Errorf("unknown role %q", m.Role)
 	}
+}
+
+// geminiMedia are parts as inlineData parts.
+func geminiMedia(parts []llm.Part) []geminiPart {
+	var out []geminiPart
+	for _, p := range parts {
+		out = append(out, geminiPart{InlineData: &geminiBlob{MimeType: p.MediaType, Data: p.Data}})
+	}
+	return out
+}
+
+// geminiMediaInResponse reports whether model takes a function's images
+// inside its functionResponse (parts), which Gemini 3 models do; older
+// models get them as inlineData parts of the same turn, after all of its
+// function responses (a turn of function responses must answer the calls
+// before anything else), and sounds always go that way.
+func geminiMediaInResponse(model string) bool {
+	return strings.HasPrefix(strings.TrimPrefix(model, "models/"), "gemini-3")
+}
+
+// placeMedia splits the parts of a tool result (its functionResponse,
+// then its media) into the part that goes with the other responses, its
+// images inside it when inResponse, and the media that go after them.
+func placeMedia(parts []geminiPart, inResponse bool) (head, after []geminiPart) {
+	fr := parts[0]
+	for _, p := range parts[1:] {
+		if inResponse && strings.HasPrefix(p.InlineData.MimeType, "image/") {
+			res := *fr.FunctionResponse
+			res.Parts = append(res.Parts, geminiResponsePart{InlineData: p.InlineData})
+			fr.FunctionResponse = &res
+			continue
+		}
+		after = append(after, p)
+	}
+	return []geminiPart{fr}, after
 }
 
 // modelParts rebuilds a model turn as Gemini gave it: thought parts

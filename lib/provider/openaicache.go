@@ -43,7 +43,7 @@ func openAIBody(req llm.Request, cache *messageCache) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	encs, err := cache.encode(req.Messages, encodeMessage)
+	encs, err := cache.encode(chatToolImages(req.Messages), encodeMessage)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +183,14 @@ func indexMessage(last []cachedMessage, from int, m *llm.Message) int {
 // sameMessage reports whether a and b send the same.
 func sameMessage(a, b *llm.Message) bool {
 	return a.Role == b.Role && a.Content == b.Content && a.Name == b.Name && a.ToolCallID == b.ToolCallID &&
-		slices.Equal(a.ToolCalls, b.ToolCalls) && slices.Equal(a.Reasoning, b.Reasoning)
+		slices.Equal(a.ToolCalls, b.ToolCalls) && slices.Equal(a.Reasoning, b.Reasoning) && sameParts(a.Parts, b.Parts)
+}
+
+// sameParts reports whether a and b are the same images and sounds.
+func sameParts(a, b []llm.Part) bool {
+	return slices.EqualFunc(a, b, func(p, q llm.Part) bool {
+		return p.Type == q.Type && p.MediaType == q.MediaType && p.Path == q.Path && p.Size == q.Size && bytes.Equal(p.Data, q.Data)
+	})
 }
 
 // encodeMessage is one message as the request's messages array holds it.

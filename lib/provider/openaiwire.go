@@ -37,11 +37,24 @@ type streamOpts struct {
 
 type chatMessage struct {
 	Role string `json:"role"`
-	// Content is absent from an assistant message that only calls tools.
-	Content    *string        `json:"content,omitempty"`
+	// Content is a *string, absent from an assistant message that only
+	// calls tools, or the []chatPart of a user message with images.
+	Content    any            `json:"content,omitempty"`
 	Name       string         `json:"name,omitempty"`
 	ToolCalls  []chatToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string         `json:"tool_call_id,omitempty"`
+}
+
+// chatPart is one content part of a user message: text, or an image as
+// a data URL.
+type chatPart struct {
+	Type     string     `json:"type"` // text, image_url
+	Text     *string    `json:"text,omitempty"`
+	ImageURL *chatImage `json:"image_url,omitempty"`
+}
+
+type chatImage struct {
+	URL string `json:"url"`
 }
 
 type chatToolCall struct {
@@ -76,6 +89,9 @@ func chatMessageOf(m *llm.Message) (chatMessage, error) {
 	case llm.RoleSystem:
 		out.Name = m.Name
 	case llm.RoleUser:
+		if len(m.Parts) > 0 {
+			out.Content = chatParts(m)
+		}
 	case llm.RoleTool:
 	case llm.RoleAssistant:
 		if m.Content == "" && len(m.ToolCalls) > 0 {
@@ -88,6 +104,73 @@ func chatMessageOf(m *llm.Message) (chatMessage, error) {
 		return chatMessage{}, fmt.Errorf("unknown role %q", m.Role)
 	}
 	return out, nil
+}
+
+// chatParts is the content of a user message with images: its text,
+// then each image (Chat Completions takes no sound but an audio model's
+// own, which llm.InputsOf does not list).
+func chatParts(m *llm.Message) []chatPart {
+	var parts []chatPart
+	if m.Content != "" {
+		parts = append(parts, chatPart{Type: "text", Text: &m.Content})
+	}
+	for _, p := range m.Parts {
+		if p.Type == llm.PartImage {
+			parts = append(parts, chatPart{Type: "image_url", ImageURL: &chatImage{URL: dataURL(p)}})
+		}
+	}
+	return parts
+}
+
+// chatToolImages moves the images of tool results into a user message
+// after the results of the same turn: in Chat Completions a tool
+// message's content is text only, and the results of one assistant turn
+// must follow it with nothing in between, so the images come right after
+// the last of them, each introduced by the call it belongs to. msgs is
+// returned as it is when no tool result has an image.
+func chatToolImages(msgs []llm.Message) []llm.Message {
+	if !toolHasParts(msgs) {
+		return msgs
+	}
+	out := make([]llm.Message, 0, len(msgs)+1)
+	var pending llm.Message
+	flush := func() {
+		if len(pending.Parts) > 0 {
+			out = append(out, pending)
+		}
+		pending = llm.Message{}
+	}
+	for i := range msgs {
+		m := msgs[i]
+		if m.Role != llm.RoleTool {
+			flush()
+			out = append(out, m)
+			continue
+		}
+		if len(m.Parts) > 0 {
+			if pending.Role == "" {
+				pending = llm.Message{Role: llm.RoleUser}
+			}
+			if pending.Content != "" {
+				pending.Content += "\n"
+			}
+			pending.Content += fmt.Sprintf("The image(s) of the result of tool call %s:", m.ToolCallID)
+			pending.Parts = append(pending.Parts, m.Parts...)
+			m.Parts = nil
+		}
+		out = append(out, m)
+	}
+	flush()
+	return out
+}
+
+func toolHasParts(msgs []llm.Message) bool {
+	for i := range msgs {
+		if msgs[i].Role == llm.RoleTool && len(msgs[i].Parts) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // schemaOf is a tool's JSON Schema as sent: an absent schema means an

@@ -28,6 +28,8 @@ type remote struct {
 	// errMsg is the message of an error answer's body (errorMessage when
 	// nil): each API words its error envelope its own way.
 	errMsg func(body []byte) string
+	// in is what the model takes besides text (parts.go).
+	in inputs
 }
 
 // DefaultTimeout bounds one model request when llm.timeout_ms is unset:
@@ -70,7 +72,8 @@ func newRemote(name string, cfg agent.LLMConfig, env map[string]string, keyVar, 
 	if base == "" {
 		base = defaultBase
 	}
-	return remote{ep: ep, base: base, retry: retry, http: newHTTPClient(), firstByte: first, idle: idle, auth: bearer}, nil
+	return remote{ep: ep, base: base, retry: retry, http: newHTTPClient(), firstByte: first, idle: idle, auth: bearer,
+		in: inputsFrom(cfg)}, nil
 }
 
 // apiError is an HTTP error answer as APIError; resp may be nil.

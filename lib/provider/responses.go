@@ -22,6 +22,7 @@ type responsesProvider struct {
 
 // Complete sends req to /responses, retrying transient failures.
 func (p *responsesProvider) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	p.in.textOnly(&req)
 	body, err := responsesBody(req, p.items)
 	if err == nil {
 		body, err = withExtra(body, req.Params.Extra)

@@ -48,8 +48,18 @@ type responsesTool struct {
 // and the calls' outputs.
 type (
 	inputMessage struct {
-		Role    string `json:"role"`
-		Content string `json:"content"`
+		Role string `json:"role"`
+		// Content is the text, or the []inputPart of a message with
+		// images.
+		Content any `json:"content"`
+	}
+	// inputPart is one part of a message's or a function output's
+	// content: input_text, or input_image with a data URL.
+	inputPart struct {
+		Type     string `json:"type"`
+		Text     string `json:"text,omitempty"`
+		ImageURL string `json:"image_url,omitempty"`
+		Detail   string `json:"detail,omitempty"`
 	}
 	inputFunctionCall struct {
 		Type      string `json:"type"` // function_call
@@ -60,7 +70,8 @@ type (
 	inputFunctionOutput struct {
 		Type   string `json:"type"` // function_call_output
 		CallID string `json:"call_id"`
-		Output string `json:"output"`
+		// Output is the text, or the []inputPart of a result with images.
+		Output any `json:"output"`
 	}
 	reasoningItem struct {
 		Type             string        `json:"type"` // reasoning
@@ -128,9 +139,9 @@ func encodeItems(m *llm.Message) ([]byte, error) {
 	var items []any
 	switch m.Role {
 	case llm.RoleSystem, llm.RoleUser:
-		items = append(items, inputMessage{Role: m.Role, Content: m.Content})
+		items = append(items, inputMessage{Role: m.Role, Content: inputContent(m)})
 	case llm.RoleTool:
-		items = append(items, inputFunctionOutput{Type: "function_call_output", CallID: m.ToolCallID, Output: m.Content})
+		items = append(items, inputFunctionOutput{Type: "function_call_output", CallID: m.ToolCallID, Output: inputContent(m)})
 	case llm.RoleAssistant:
 		for _, r := range m.Reasoning {
 			if r.Type != reasoningType || r.Data == "" {
@@ -151,6 +162,30 @@ func encodeItems(m *llm.Message) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("unknown role %q", m.Role)
 	}
+	return joinItems(items)
+}
+
+// inputContent is a message's text, or with images its text and images
+// as parts (a function_call_output's output takes the same parts as a
+// message's content).
+func inputContent(m *llm.Message) any {
+	if len(m.Parts) == 0 {
+		return m.Content
+	}
+	var parts []inputPart
+	if m.Content != "" {
+		parts = append(parts, inputPart{Type: "input_text", Text: m.Content})
+	}
+	for _, p := range m.Parts {
+		if p.Type == llm.PartImage {
+			parts = append(parts, inputPart{Type: "input_image", ImageURL: dataURL(p), Detail: "auto"})
+		}
+	}
+	return parts
+}
+
+// joinItems encodes items, comma-separated.
+func joinItems(items []any) ([]byte, error) {
 	var out []byte
 	for i, it := range items {
 		b, err := encodeJSON(it)

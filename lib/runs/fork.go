@@ -148,11 +148,16 @@ func journalPrefix(data []byte, n int) []byte {
 }
 
 // copyRecords copies the io records the events refer to (invocation and
-// tool records with the logs beside them, hook directories) from one run
-// directory to another; a record that is gone is skipped.
+// tool records with the logs and images beside them, hook directories, the
+// images of a result without a record) from one run directory to another;
+// a record that is gone is skipped.
 func copyRecords(from, to string, events []journal.Event) error {
 	for _, ev := range events {
-		for _, ref := range []string{ev.InvocationRef, ev.ExecutionRef, strings.TrimSuffix(ev.ExecutionRef, ".json"), ev.HookRef} {
+		refs := []string{ev.InvocationRef, ev.ExecutionRef, strings.TrimSuffix(ev.ExecutionRef, ".json"), ev.HookRef}
+		for _, p := range ev.Parts {
+			refs = append(refs, p.Path)
+		}
+		for _, ref := range refs {
 			if ref == "" || !filepath.IsLocal(ref) {
 				continue
 			}

@@ -171,13 +171,14 @@ func (t *Tools) Call(ctx context.Context, req sdk.CallRequest) (sdk.CallResult, 
 		return sdk.CallResult{Output: cutOutput(req, d.Runs, "error: "+err.Error()), IsError: true}, nil
 	}
 	ctx, seen := withCallSeen(ctx)
+	ctx, parts := withCallParts(ctx)
 	ctx = context.WithValue(ctx, readRootsKey{}, req.SkillDirs())
 	out, err := handlers[d.Runs](ctx, t, req.WorkDir, args)
 	if err != nil {
 		return sdk.CallResult{Output: cutOutput(req, d.Runs, "error: "+err.Error()), IsError: true}, nil
 	}
 	t.reads.note(seen.stamps)
-	return sdk.CallResult{Output: cutOutput(req, d.Runs, out), Data: seen.data()}, nil
+	return sdk.CallResult{Output: cutOutput(req, d.Runs, out), Data: seen.data(), Parts: parts.list()}, nil
 }
 
 // ErrArguments is wrapped when a call's JSON arguments are invalid.

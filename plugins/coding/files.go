@@ -41,6 +41,9 @@ func readFileTool(ctx context.Context, t *Tools, ws string, raw json.RawMessage)
 	if err != nil {
 		return "", fileError(a.FilePath, err)
 	}
+	if mediaType, ok := imageType(data); ok {
+		return readImage(ctx, a.FilePath, mediaType, data)
+	}
 	return ReadLines(data, a.Offset, a.Limit)
 }
 

@@ -169,7 +169,7 @@ const applyPatchFormat = "Format: *** Begin Patch / *** Add File: P (+lines) / *
 
 // defaultProfile is every capability under its own name.
 var defaultProfile = []toolDef{
-	tool("read_file", "read_file", "Read a file from the filesystem. Returns line-numbered content (\"N | line\"). Relative paths are in the workspace.", readFileParams),
+	tool("read_file", "read_file", "Read a file from the filesystem. Returns line-numbered content (\"N | line\"); an image (PNG, JPEG, GIF, WebP, up to 5 MB) is returned as an image. Relative paths are in the workspace.", readFileParams),
 	tool("write_file", "write_file", "Write content to a file. Creates the file and parent directories if needed."+readFirstMark, writeFileParams),
 	tool("edit_file", "edit_file", "Replace an exact string occurrence in a file. old_string must match exactly once unless replace_all is true."+readFirstMark, editFileParams),
 	tool("apply_patch", "apply_patch", "Apply code changes using the patch format. Supports creating, deleting, and modifying files in a single operation."+readFirstMark+" "+applyPatchFormat,
@@ -232,7 +232,7 @@ It is important to remember:
 - File references can only be relative, NEVER ABSOLUTE.`, `{"type":"object","properties":{
 		"input":{"type":"string","description":"The entire contents of the apply_patch command"}},
 		"required":["input"],"additionalProperties":false}`).rename(map[string]string{"input": "patch"}),
-	tool("read_file", "read_file", "Reads a local file with 1-indexed line numbers.", `{"type":"object","properties":{
+	tool("read_file", "read_file", "Reads a local file with 1-indexed line numbers; an image file (PNG, JPEG, GIF, WebP, up to 5 MB) is shown as an image.", `{"type":"object","properties":{
 		"file_path":{"type":"string","description":"Absolute path to the file"},
 		"offset":{"type":"integer","description":"The line number to start reading from. Must be 1 or greater."},
 		"limit":{"type":"integer","description":"The maximum number of lines to return."}},
@@ -277,7 +277,7 @@ Usage:
 - By default, it reads up to 2000 lines starting from the beginning of the file.
 - You can optionally specify a line offset and limit (especially handy for long files), but it's recommended to read the whole file by not providing these parameters.
 - Results are returned with line numbers starting at 1, as "N | line".
-- This tool reads text files only; binary files are refused.
+- This tool allows you to read images (PNG, JPEG, GIF, WebP, up to 5 MB): the image is presented to you visually. Other binary files are refused.
 - It is always better to speculatively read multiple files as a batch that are potentially useful.`, readFileParams),
 	tool("edit_file", "edit_file", `Performs exact string replacements in files.
 
@@ -330,7 +330,7 @@ Usage:
 
 // geminiProfile follows gemini-cli's tool names and parameters.
 var geminiProfile = []toolDef{
-	tool("read_file", "read_file", "Reads and returns the content of a specified file from the local filesystem, with line numbers. If the file is large, the content is truncated; use 'offset' and 'limit' to read it in parts. Binary files are refused.", `{"type":"object","properties":{
+	tool("read_file", "read_file", "Reads and returns the content of a specified file from the local filesystem, with line numbers. If the file is large, the content is truncated; use 'offset' and 'limit' to read it in parts. Images (PNG, JPEG, GIF, WebP, up to 5 MB) are returned as images; other binary files are refused.", `{"type":"object","properties":{
 		"absolute_path":{"type":"string","description":"The absolute path to the file to read (a path relative to the project directory also works)."},
 		"offset":{"type":"integer","description":"Optional: the 1-based line number to start reading from. Requires 'limit' to be set. Use for paginating through large files."},
 		"limit":{"type":"integer","description":"Optional: maximum number of lines to read. Use with 'offset' to paginate through large files."}},

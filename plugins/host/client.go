@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/deltakit/delta/lib/agent"
+	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/sandbox"
 	"github.com/deltakit/delta/lib/sys"
 	"github.com/deltakit/delta/plugins/internal/wire"
@@ -253,6 +254,8 @@ type CallResult struct {
 	Output  string
 	IsError bool
 	Data    json.RawMessage
+	// Parts are the result's images and sounds.
+	Parts []llm.Part
 }
 
 // Execute runs one tool call. Errors returned are failures of the plugin
@@ -274,7 +277,11 @@ func (c *Client) Execute(ctx context.Context, req *proto.ExecuteRequest) (CallRe
 		c.mu.Unlock()
 		return CallResult{}, fmt.Errorf("plugin %q tool %q: %s", c.bin.Name, req.GetName(), rpcMessage(err))
 	}
-	return CallResult{Output: resp.GetOutput(), IsError: resp.GetIsError(), Data: resp.GetDataJson()}, nil
+	res := CallResult{Output: resp.GetOutput(), IsError: resp.GetIsError(), Data: resp.GetDataJson()}
+	for _, p := range resp.GetParts() {
+		res.Parts = append(res.Parts, llm.Part{Type: p.GetType(), MediaType: p.GetMediaType(), Data: p.GetData(), Size: int64(len(p.GetData()))})
+	}
+	return res, nil
 }
 
 func (c *Client) toolsClient(ctx context.Context) (proto.ToolProviderClient, error) {

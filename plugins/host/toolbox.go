@@ -158,7 +158,7 @@ func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 		out.Observation, out.IsError, out.ExitCode = "error: "+err.Error(), true, 1
 		rec.Error = err.Error()
 	} else {
-		out.Observation, out.IsError, out.Data = capOutput(res.Output), res.IsError, res.Data
+		out.Observation, out.IsError, out.Data, out.Parts = capOutput(res.Output), res.IsError, res.Data, res.Parts
 		if res.IsError {
 			out.ExitCode = 1
 			out.Observation = refusalNoted(t.h.opts.Sandbox, out.Observation)

@@ -5,25 +5,30 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/observe"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Render is the text the model reads of a tool result: its text content
-// as is, a line describing each image, audio clip or resource it cannot
-// read, and the structured content as JSON when there is no text. An
-// empty result reads observe.NoOutput, as a silent command's does.
-func Render(res *sdk.CallToolResult) string {
+// Render is what the model gets of a tool result: its text content as
+// is, a line describing each resource it cannot read, the structured
+// content as JSON when there is no text, and its images and audio clips
+// as parts (a model that takes none gets a line for each instead). A
+// result of parts alone reads as their lines, so the observation says
+// what came; an empty result reads observe.NoOutput, as a silent
+// command's does.
+func Render(res *sdk.CallToolResult) (string, []llm.Part) {
 	var parts []string
+	var media []llm.Part
 	for _, c := range res.Content {
 		switch c := c.(type) {
 		case *sdk.TextContent:
 			parts = append(parts, c.Text)
 		case *sdk.ImageContent:
-			parts = append(parts, fmt.Sprintf("[image: %s, %d bytes]", c.MIMEType, len(c.Data)))
+			media = append(media, llm.Part{Type: llm.PartImage, MediaType: c.MIMEType, Data: c.Data, Size: int64(len(c.Data))})
 		case *sdk.AudioContent:
-			parts = append(parts, fmt.Sprintf("[audio: %s, %d bytes]", c.MIMEType, len(c.Data)))
+			media = append(media, llm.Part{Type: llm.PartAudio, MediaType: c.MIMEType, Data: c.Data, Size: int64(len(c.Data))})
 		case *sdk.ResourceLink:
 			parts = append(parts, fmt.Sprintf("[resource link: %s %s]", c.URI, c.Name))
 		case *sdk.EmbeddedResource:
@@ -45,9 +50,14 @@ func Render(res *sdk.CallToolResult) string {
 			parts = append(parts, string(raw))
 		}
 	}
+	if len(parts) == 0 {
+		for _, p := range media {
+			parts = append(parts, p.Placeholder())
+		}
+	}
 	text := strings.Join(parts, "\n")
 	if text == "" {
-		return observe.NoOutput
+		return observe.NoOutput, nil
 	}
-	return text
+	return text, media
 }

@@ -153,7 +153,23 @@ func (s *Session) call(ctx context.Context, ss *sdk.ServerSession, name string, 
 	if err != nil {
 		return nil, err
 	}
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: clientText(out)}}, IsError: out.IsError}, nil
+	return &sdk.CallToolResult{Content: clientContent(out), IsError: out.IsError}, nil
+}
+
+// clientContent is a call's outcome as MCP content: its text, then its
+// images and audio clips as image and audio content, as a run's model
+// would have been shown them.
+func clientContent(out engine.ToolOutcome) []sdk.Content {
+	content := []sdk.Content{&sdk.TextContent{Text: clientText(out)}}
+	for _, p := range out.Parts {
+		switch p.Type {
+		case llm.PartImage:
+			content = append(content, &sdk.ImageContent{MIMEType: p.MediaType, Data: p.Data})
+		case llm.PartAudio:
+			content = append(content, &sdk.AudioContent{MIMEType: p.MediaType, Data: p.Data})
+		}
+	}
+	return content
 }
 
 // Close journals the end of the session and marks it COMPLETED (FAILED

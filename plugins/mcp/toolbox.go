@@ -306,8 +306,8 @@ func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 	}
 	rec := runs.ToolRecord{CallID: callID, ToolName: name, MCPServer: r.s.cfg.Name, MCPTool: r.tool, Args: args,
 		StartedAt: time.Now().UTC(), TimeoutMS: timeout.Milliseconds()}
-	text := r.call(ctx, timeout, &rec)
-	out := engine.ToolOutcome{DurationMS: rec.DurationMS, IsError: rec.IsError, ExitCode: rec.ExitCode, Observation: text, Stdout: text}
+	text, media := r.call(ctx, timeout, &rec)
+	out := engine.ToolOutcome{DurationMS: rec.DurationMS, IsError: rec.IsError, ExitCode: rec.ExitCode, Observation: text, Stdout: text, Parts: media}
 	if run.RunDir == "" {
 		return out, nil
 	}
@@ -324,14 +324,16 @@ func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 }
 
 // call calls the tool within timeout and returns the text the model is to
-// see (whole), completing rec with the call's timing, result and error.
-func (r route) call(ctx context.Context, timeout time.Duration, rec *runs.ToolRecord) string {
+// see (whole) and the result's images and sounds, completing rec with the
+// call's timing, result and error.
+func (r route) call(ctx context.Context, timeout time.Duration, rec *runs.ToolRecord) (string, []llm.Part) {
 	name := rec.ToolName
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	res, err := r.s.session.CallTool(cctx, &sdk.CallToolParams{Name: r.tool, Arguments: rec.Args})
 	rec.DurationMS = time.Since(rec.StartedAt).Milliseconds()
 	var text string
+	var media []llm.Part
 	switch {
 	case err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 		rec.TimedOut = true
@@ -347,7 +349,7 @@ func (r route) call(ctx context.Context, timeout time.Duration, rec *runs.ToolRe
 	case err != nil:
 		text = fmt.Sprintf("error: mcp server %q: %v", r.s.cfg.Name, r.s.explain(err))
 	default:
-		text = Render(res)
+		text, media = Render(res)
 		rec.IsError = res.IsError
 		if raw, merr := json.Marshal(res); merr == nil {
 			rec.Result = raw
@@ -361,7 +363,7 @@ func (r route) call(ctx context.Context, timeout time.Duration, rec *runs.ToolRe
 		rec.ExitCode = 1
 	}
 	rec.StdoutBytes = int64(len(text))
-	return text
+	return text, media
 }
 
 // keep keeps in rec's directory what the record cannot hold inline (a

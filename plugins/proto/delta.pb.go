@@ -367,10 +367,13 @@ func (x *ExecuteRequest) GetEnv() []string {
 }
 
 type ExecuteResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Output        string                 `protobuf:"bytes,1,opt,name=output,proto3" json:"output,omitempty"`
-	IsError       bool                   `protobuf:"varint,2,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
-	DataJson      []byte                 `protobuf:"bytes,3,opt,name=data_json,json=dataJson,proto3" json:"data_json,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Output   string                 `protobuf:"bytes,1,opt,name=output,proto3" json:"output,omitempty"`
+	IsError  bool                   `protobuf:"varint,2,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
+	DataJson []byte                 `protobuf:"bytes,3,opt,name=data_json,json=dataJson,proto3" json:"data_json,omitempty"`
+	// Images (and sounds) the model is shown after the output: read_file of
+	// a PNG. A host that predates the field ignores it.
+	Parts         []*Part `protobuf:"bytes,4,rep,name=parts,proto3" json:"parts,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -426,6 +429,76 @@ func (x *ExecuteResponse) GetDataJson() []byte {
 	return nil
 }
 
+func (x *ExecuteResponse) GetParts() []*Part {
+	if x != nil {
+		return x.Parts
+	}
+	return nil
+}
+
+// Part is an image or a sound of a tool result.
+type Part struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// "image" or "audio".
+	Type string `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	// The IANA media type of data: image/png, image/jpeg, audio/wav …
+	MediaType     string `protobuf:"bytes,2,opt,name=media_type,json=mediaType,proto3" json:"media_type,omitempty"`
+	Data          []byte `protobuf:"bytes,3,opt,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Part) Reset() {
+	*x = Part{}
+	mi := &file_delta_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Part) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Part) ProtoMessage() {}
+
+func (x *Part) ProtoReflect() protoreflect.Message {
+	mi := &file_delta_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Part.ProtoReflect.Descriptor instead.
+func (*Part) Descriptor() ([]byte, []int) {
+	return file_delta_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *Part) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *Part) GetMediaType() string {
+	if x != nil {
+		return x.MediaType
+	}
+	return ""
+}
+
+func (x *Part) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
 type HookContext struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	RunId         string                 `protobuf:"bytes,1,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
@@ -442,7 +515,7 @@ type HookContext struct {
 
 func (x *HookContext) Reset() {
 	*x = HookContext{}
-	mi := &file_delta_proto_msgTypes[7]
+	mi := &file_delta_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -454,7 +527,7 @@ func (x *HookContext) String() string {
 func (*HookContext) ProtoMessage() {}
 
 func (x *HookContext) ProtoReflect() protoreflect.Message {
-	mi := &file_delta_proto_msgTypes[7]
+	mi := &file_delta_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -467,7 +540,7 @@ func (x *HookContext) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HookContext.ProtoReflect.Descriptor instead.
 func (*HookContext) Descriptor() ([]byte, []int) {
-	return file_delta_proto_rawDescGZIP(), []int{7}
+	return file_delta_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *HookContext) GetRunId() string {
@@ -537,7 +610,7 @@ type HookRequest struct {
 
 func (x *HookRequest) Reset() {
 	*x = HookRequest{}
-	mi := &file_delta_proto_msgTypes[8]
+	mi := &file_delta_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -549,7 +622,7 @@ func (x *HookRequest) String() string {
 func (*HookRequest) ProtoMessage() {}
 
 func (x *HookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_delta_proto_msgTypes[8]
+	mi := &file_delta_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -562,7 +635,7 @@ func (x *HookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HookRequest.ProtoReflect.Descriptor instead.
 func (*HookRequest) Descriptor() ([]byte, []int) {
-	return file_delta_proto_rawDescGZIP(), []int{8}
+	return file_delta_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *HookRequest) GetName() string {
@@ -598,7 +671,7 @@ type HookResponse struct {
 
 func (x *HookResponse) Reset() {
 	*x = HookResponse{}
-	mi := &file_delta_proto_msgTypes[9]
+	mi := &file_delta_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -610,7 +683,7 @@ func (x *HookResponse) String() string {
 func (*HookResponse) ProtoMessage() {}
 
 func (x *HookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_delta_proto_msgTypes[9]
+	mi := &file_delta_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -623,7 +696,7 @@ func (x *HookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HookResponse.ProtoReflect.Descriptor instead.
 func (*HookResponse) Descriptor() ([]byte, []int) {
-	return file_delta_proto_rawDescGZIP(), []int{9}
+	return file_delta_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *HookResponse) GetAction() string {
@@ -673,11 +746,17 @@ const file_delta_proto_rawDesc = "" +
 	"\x10deadline_unix_ms\x18\x06 \x01(\x03R\x0edeadlineUnixMs\x12\x1d\n" +
 	"\n" +
 	"record_dir\x18\a \x01(\tR\trecordDir\x12\x10\n" +
-	"\x03env\x18\b \x03(\tR\x03env\"a\n" +
+	"\x03env\x18\b \x03(\tR\x03env\"\x8e\x01\n" +
 	"\x0fExecuteResponse\x12\x16\n" +
 	"\x06output\x18\x01 \x01(\tR\x06output\x12\x19\n" +
 	"\bis_error\x18\x02 \x01(\bR\aisError\x12\x1b\n" +
-	"\tdata_json\x18\x03 \x01(\fR\bdataJson\"\xf7\x01\n" +
+	"\tdata_json\x18\x03 \x01(\fR\bdataJson\x12+\n" +
+	"\x05parts\x18\x04 \x03(\v2\x15.delta.plugin.v1.PartR\x05parts\"M\n" +
+	"\x04Part\x12\x12\n" +
+	"\x04type\x18\x01 \x01(\tR\x04type\x12\x1d\n" +
+	"\n" +
+	"media_type\x18\x02 \x01(\tR\tmediaType\x12\x12\n" +
+	"\x04data\x18\x03 \x01(\fR\x04data\"\xf7\x01\n" +
 	"\vHookContext\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x17\n" +
 	"\arun_dir\x18\x02 \x01(\tR\x06runDir\x12\x18\n" +
@@ -716,7 +795,7 @@ func file_delta_proto_rawDescGZIP() []byte {
 	return file_delta_proto_rawDescData
 }
 
-var file_delta_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_delta_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_delta_proto_goTypes = []any{
 	(*ConfigureRequest)(nil),  // 0: delta.plugin.v1.ConfigureRequest
 	(*ConfigureResponse)(nil), // 1: delta.plugin.v1.ConfigureResponse
@@ -725,26 +804,28 @@ var file_delta_proto_goTypes = []any{
 	(*ListToolsResponse)(nil), // 4: delta.plugin.v1.ListToolsResponse
 	(*ExecuteRequest)(nil),    // 5: delta.plugin.v1.ExecuteRequest
 	(*ExecuteResponse)(nil),   // 6: delta.plugin.v1.ExecuteResponse
-	(*HookContext)(nil),       // 7: delta.plugin.v1.HookContext
-	(*HookRequest)(nil),       // 8: delta.plugin.v1.HookRequest
-	(*HookResponse)(nil),      // 9: delta.plugin.v1.HookResponse
+	(*Part)(nil),              // 7: delta.plugin.v1.Part
+	(*HookContext)(nil),       // 8: delta.plugin.v1.HookContext
+	(*HookRequest)(nil),       // 9: delta.plugin.v1.HookRequest
+	(*HookResponse)(nil),      // 10: delta.plugin.v1.HookResponse
 }
 var file_delta_proto_depIdxs = []int32{
-	3, // 0: delta.plugin.v1.ListToolsResponse.tools:type_name -> delta.plugin.v1.ToolSpec
-	7, // 1: delta.plugin.v1.HookRequest.context:type_name -> delta.plugin.v1.HookContext
-	0, // 2: delta.plugin.v1.ToolProvider.Configure:input_type -> delta.plugin.v1.ConfigureRequest
-	2, // 3: delta.plugin.v1.ToolProvider.ListTools:input_type -> delta.plugin.v1.ListToolsRequest
-	5, // 4: delta.plugin.v1.ToolProvider.Execute:input_type -> delta.plugin.v1.ExecuteRequest
-	8, // 5: delta.plugin.v1.HookProvider.Hook:input_type -> delta.plugin.v1.HookRequest
-	1, // 6: delta.plugin.v1.ToolProvider.Configure:output_type -> delta.plugin.v1.ConfigureResponse
-	4, // 7: delta.plugin.v1.ToolProvider.ListTools:output_type -> delta.plugin.v1.ListToolsResponse
-	6, // 8: delta.plugin.v1.ToolProvider.Execute:output_type -> delta.plugin.v1.ExecuteResponse
-	9, // 9: delta.plugin.v1.HookProvider.Hook:output_type -> delta.plugin.v1.HookResponse
-	6, // [6:10] is the sub-list for method output_type
-	2, // [2:6] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	3,  // 0: delta.plugin.v1.ListToolsResponse.tools:type_name -> delta.plugin.v1.ToolSpec
+	7,  // 1: delta.plugin.v1.ExecuteResponse.parts:type_name -> delta.plugin.v1.Part
+	8,  // 2: delta.plugin.v1.HookRequest.context:type_name -> delta.plugin.v1.HookContext
+	0,  // 3: delta.plugin.v1.ToolProvider.Configure:input_type -> delta.plugin.v1.ConfigureRequest
+	2,  // 4: delta.plugin.v1.ToolProvider.ListTools:input_type -> delta.plugin.v1.ListToolsRequest
+	5,  // 5: delta.plugin.v1.ToolProvider.Execute:input_type -> delta.plugin.v1.ExecuteRequest
+	9,  // 6: delta.plugin.v1.HookProvider.Hook:input_type -> delta.plugin.v1.HookRequest
+	1,  // 7: delta.plugin.v1.ToolProvider.Configure:output_type -> delta.plugin.v1.ConfigureResponse
+	4,  // 8: delta.plugin.v1.ToolProvider.ListTools:output_type -> delta.plugin.v1.ListToolsResponse
+	6,  // 9: delta.plugin.v1.ToolProvider.Execute:output_type -> delta.plugin.v1.ExecuteResponse
+	10, // 10: delta.plugin.v1.HookProvider.Hook:output_type -> delta.plugin.v1.HookResponse
+	7,  // [7:11] is the sub-list for method output_type
+	3,  // [3:7] is the sub-list for method input_type
+	3,  // [3:3] is the sub-list for extension type_name
+	3,  // [3:3] is the sub-list for extension extendee
+	0,  // [0:3] is the sub-list for field type_name
 }
 
 func init() { file_delta_proto_init() }
@@ -758,7 +839,7 @@ func file_delta_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_delta_proto_rawDesc), len(file_delta_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   10,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -67,6 +67,31 @@ type CallResult struct {
 	// Data is optional structured output, journalled but not shown to the
 	// model.
 	Data json.RawMessage
+	// Parts are images (or sounds) the model is shown after Output, for
+	// a model that takes them; another model gets a line saying what each
+	// was. The host keeps each as a file with the call's record.
+	Parts []Part
+}
+
+// Kinds of a Part.
+const (
+	PartImage = "image"
+	PartAudio = "audio"
+)
+
+// Part is an image or a sound of a tool's result.
+type Part struct {
+	// Type is PartImage or PartAudio.
+	Type string
+	// MediaType is the IANA media type of Data: image/png, image/jpeg,
+	// image/gif, image/webp, audio/wav …
+	MediaType string
+	Data      []byte
+}
+
+// Image is an image part of mediaType.
+func Image(mediaType string, data []byte) Part {
+	return Part{Type: PartImage, MediaType: mediaType, Data: data}
 }
 
 // ToolProvider is a plugin that serves tools.

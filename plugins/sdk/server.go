@@ -71,7 +71,11 @@ func (s *toolServer) Execute(ctx context.Context, req *proto.ExecuteRequest) (*p
 	if err != nil {
 		return nil, err
 	}
-	return &proto.ExecuteResponse{Output: res.Output, IsError: res.IsError, DataJson: res.Data}, nil
+	resp := &proto.ExecuteResponse{Output: res.Output, IsError: res.IsError, DataJson: res.Data}
+	for _, p := range res.Parts {
+		resp.Parts = append(resp.Parts, &proto.Part{Type: p.Type, MediaType: p.MediaType, Data: p.Data})
+	}
+	return resp, nil
 }
 
 // hookServer adapts a HookProvider to the generated gRPC service.

@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -111,36 +112,74 @@ func decodeField(fields map[string]json.RawMessage, name string, v any) error {
 }
 
 func (m wireMessage) message() (llm.Message, error) {
-	text, err := contentText(m.Content)
+	text, parts, err := contentOf(m.Content)
 	if err != nil {
 		return llm.Message{}, fmt.Errorf("%s message content: %w", m.Role, err)
 	}
-	lm := llm.Message{Role: m.Role, Content: text, Name: m.Name, ToolCallID: m.ToolCallID}
+	lm := llm.Message{Role: m.Role, Content: text, Parts: parts, Name: m.Name, ToolCallID: m.ToolCallID}
 	for _, c := range m.ToolCalls {
 		lm.ToolCalls = append(lm.ToolCalls, llm.ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
 	}
 	return lm, nil
 }
 
-// contentText accepts content as a string, null, or an array of text parts.
-func contentText(raw json.RawMessage) (string, error) {
+// contentOf accepts content as a string, null, or an array of parts:
+// text parts (Chat Completions' text, the Responses API's input_text and
+// output_text) make the text, image parts (image_url's {url}, input_image's
+// image_url, both data: URLs) the message's parts.
+func contentOf(raw json.RawMessage) (string, []llm.Part, error) {
 	if len(raw) == 0 || string(raw) == "null" {
-		return "", nil
+		return "", nil, nil
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err == nil {
-		return s, nil
+		return s, nil, nil
 	}
 	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
+		Type     string          `json:"type"`
+		Text     string          `json:"text"`
+		ImageURL json.RawMessage `json:"image_url"`
 	}
 	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	var b strings.Builder
+	var media []llm.Part
 	for _, p := range parts {
-		b.WriteString(p.Text)
+		switch p.Type {
+		case "image_url", "input_image":
+			var url string
+			var obj struct {
+				URL string `json:"url"`
+			}
+			if json.Unmarshal(p.ImageURL, &url) != nil {
+				if err := json.Unmarshal(p.ImageURL, &obj); err != nil {
+					return "", nil, fmt.Errorf("%s part: %w", p.Type, err)
+				}
+				url = obj.URL
+			}
+			part, err := dataURLPart(url)
+			if err != nil {
+				return "", nil, fmt.Errorf("%s part: %w", p.Type, err)
+			}
+			media = append(media, part)
+		default:
+			b.WriteString(p.Text)
+		}
 	}
-	return b.String(), nil
+	return b.String(), media, nil
+}
+
+// dataURLPart decodes a data:MEDIA;base64,DATA URL into an image part.
+func dataURLPart(url string) (llm.Part, error) {
+	rest, ok := strings.CutPrefix(url, "data:")
+	media, data, ok2 := strings.Cut(rest, ";base64,")
+	if !ok || !ok2 {
+		return llm.Part{}, fmt.Errorf("image URL %.40q is not a base64 data: URL", url)
+	}
+	raw, err := base64.StdEncoding.DecodeString(data)
+	if err != nil {
+		return llm.Part{}, fmt.Errorf("image data: %w", err)
+	}
+	return llm.Part{Type: llm.PartImage, MediaType: media, Data: raw}, nil
 }

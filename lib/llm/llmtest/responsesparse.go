@@ -15,10 +15,10 @@ type inputItem struct {
 	Role    string          `json:"role"`
 	Content json.RawMessage `json:"content"`
 	// function_call and function_call_output
-	CallID    string `json:"call_id"`
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
-	Output    string `json:"output"`
+	CallID    string          `json:"call_id"`
+	Name      string          `json:"name"`
+	Arguments string          `json:"arguments"`
+	Output    json.RawMessage `json:"output"`
 	// reasoning
 	ID      string `json:"id"`
 	Summary []struct {
@@ -80,7 +80,7 @@ func (rec *Recorded) addItem(it inputItem) error {
 	}
 	switch it.Type {
 	case "", "message":
-		text, err := contentText(it.Content)
+		text, parts, err := contentOf(it.Content)
 		if err != nil {
 			return fmt.Errorf("%s message content: %w", it.Role, err)
 		}
@@ -89,12 +89,17 @@ func (rec *Recorded) addItem(it inputItem) error {
 			m.Content += text
 			return nil
 		}
-		rec.Messages = append(rec.Messages, llm.Message{Role: it.Role, Content: text})
+		rec.Messages = append(rec.Messages, llm.Message{Role: it.Role, Content: text, Parts: parts})
 	case "function_call":
 		m := assistant()
 		m.ToolCalls = append(m.ToolCalls, llm.ToolCall{ID: it.CallID, Name: it.Name, Arguments: it.Arguments})
 	case "function_call_output":
-		rec.Messages = append(rec.Messages, llm.Message{Role: llm.RoleTool, ToolCallID: it.CallID, Content: it.Output})
+		// output is the result's text, or its text and images as parts.
+		text, parts, err := contentOf(it.Output)
+		if err != nil {
+			return fmt.Errorf("function_call_output %s: %w", it.CallID, err)
+		}
+		rec.Messages = append(rec.Messages, llm.Message{Role: llm.RoleTool, ToolCallID: it.CallID, Content: text, Parts: parts})
 	case "reasoning":
 		var sum []string
 		for _, s := range it.Summary {

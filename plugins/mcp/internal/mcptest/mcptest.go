@@ -1,6 +1,6 @@
 // Package mcptest is a small MCP server for Delta's tests: a few tools
 // whose behaviour a test can predict (echo, add, fail, sleep, big, env,
-// note.read; WriterServer adds write).
+// note.read; WriterServer adds write, MediaServer picture and chime).
 // testdata/testserver serves it over stdio; in-process tests connect to it
 // with the SDK's in-memory transport.
 package mcptest
@@ -107,6 +107,28 @@ func Server() *sdk.Server {
 				v = "<unset>"
 			}
 			return text(v), nil, nil
+		})
+	return s
+}
+
+// PNG is the image MediaServer's picture tool returns (a 1×1 PNG), and
+// WAV the sound its chime tool returns (a WAV header).
+var (
+	PNG = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89")
+	WAV = []byte("RIFF$\x00\x00\x00WAVEfmt ")
+)
+
+// MediaServer is Server with two more tools: picture, which returns a
+// caption and an image, and chime, which returns a sound alone.
+func MediaServer() *sdk.Server {
+	s := Server()
+	sdk.AddTool(s, &sdk.Tool{Name: "picture", Description: "Return a picture."},
+		func(_ context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "a red dot"}, &sdk.ImageContent{MIMEType: "image/png", Data: PNG}}}, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "chime", Description: "Return a sound."},
+		func(_ context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.AudioContent{MIMEType: "audio/wav", Data: WAV}}}, nil, nil
 		})
 	return s
 }

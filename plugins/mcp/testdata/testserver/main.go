@@ -1,6 +1,7 @@
 // testserver serves package mcptest's tools over stdio, for the tests of
 // Delta's MCP client. With an argument "crash" it exits at once instead;
-// with "writer" it also serves mcptest's write tool.
+// with "writer" it also serves mcptest's write tool, with "media" its
+// picture and chime tools.
 package main
 
 import (
@@ -20,6 +21,9 @@ func main() {
 	server := mcptest.Server()
 	if len(os.Args) > 1 && os.Args[1] == "writer" {
 		server = mcptest.WriterServer()
+	}
+	if len(os.Args) > 1 && os.Args[1] == "media" {
+		server = mcptest.MediaServer()
 	}
 	if err := server.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "testserver:", err)
