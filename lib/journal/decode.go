@@ -47,7 +47,8 @@ var eventFieldBits = func() map[string]uint64 {
 		"status", "final_iteration", "content", "tool_calls", "usage", "model", "invocation_ref", "call_id",
 		"tool_name", "tool_args", "observation_content", "exit_code", "is_error", "duration_ms", "execution_ref",
 		"prompt", "input_type", "sensitive", "response", "error_message", "error_details", "hook_name",
-		"decision", "hook_ref", "response_id", "reasoning", "kind", "source", "message_id", "rule", "by", "parent_run_id"}
+		"decision", "hook_ref", "response_id", "reasoning", "kind", "source", "message_id", "rule", "by", "parent_run_id",
+		"output_file", "stderr_file", "path", "paths"}
 	m := make(map[string]uint64, len(keys))
 	for i, k := range keys {
 		m[k] = 1 << i
@@ -96,6 +97,8 @@ func (d *decoder) eventField(key []byte, e *Event) bool {
 		ok = d.usage(e.Usage)
 	case "reasoning":
 		e.Reasoning, ok = d.reasoning()
+	case "paths":
+		e.Paths, ok = d.stringList()
 	default:
 		return false
 	}
@@ -158,6 +161,12 @@ func (e *Event) stringField(key string) *string {
 		return &e.By
 	case "parent_run_id":
 		return &e.ParentRunID
+	case "output_file":
+		return &e.OutputFile
+	case "stderr_file":
+		return &e.StderrFile
+	case "path":
+		return &e.Path
 	}
 	return nil
 }
@@ -183,6 +192,17 @@ func (d *decoder) toolCalls() ([]llm.ToolCall, bool) {
 		})
 	})
 	return calls, ok
+}
+
+// stringList decodes an array of strings (ACTION_REQUEST's paths).
+func (d *decoder) stringList() ([]string, bool) {
+	list := []string{}
+	ok := d.array(func() bool {
+		s, ok := d.str()
+		list = append(list, s)
+		return ok
+	})
+	return list, ok
 }
 
 // reasoning decodes THOUGHT's reasoning array.
