@@ -89,4 +89,3 @@ func redactFile(r *redact.Redactor, p string) {
 	}
 	_ = os.WriteFile(p, r.Bytes(data), fi.Mode().Perm())
 }
-
