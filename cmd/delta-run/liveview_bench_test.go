@@ -80,5 +80,5 @@ func BenchmarkToolOutput50MB(b *testing.B) {
 // countSink counts the tool_output pieces a view shows.
 type countSink struct{ n int }
 
-func (c *countSink) event(runRef, journal.Event)  {}
+func (c *countSink) event(runRef, journal.Event)   {}
 func (c *countSink) output(_ runRef, _ toolOutput) { c.n++ }
