@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/runs"
@@ -16,26 +15,17 @@ import (
 // outputTailLines is how many of a running tool's last lines are shown.
 const outputTailLines = 5
 
-// outputEvery is how often, on a stream that is not a terminal (a CI
-// log), a running tool's last lines are printed: a terminal redraws them
-// in place, a log would fill with them.
-const outputEvery = 2 * time.Second
-
 // outputShown is what the display keeps of running tools' output.
 type outputShown struct {
 	lines   []string // the last complete lines, at most outputTailLines
 	partial string   // the line under way
 	label   string   // the subagent they come from ("" for the run)
-	// dropped counts the lines not shown since the last print, last
-	// when that was (not on a terminal).
-	dropped int
-	last    time.Time
 }
 
 // add keeps the last lines of text, a piece of output of label's tool.
 func (o *outputShown) add(label, text string) {
 	if label != o.label {
-		*o = outputShown{label: label, last: o.last}
+		*o = outputShown{label: label}
 	}
 	parts := strings.Split(o.partial+text, "\n")
 	o.partial = parts[len(parts)-1]
@@ -43,50 +33,40 @@ func (o *outputShown) add(label, text string) {
 		o.lines = append(o.lines, strings.TrimRight(l, "\r"))
 	}
 	if extra := len(o.lines) - outputTailLines; extra > 0 {
-		o.dropped += extra
 		o.lines = append(o.lines[:0:0], o.lines[extra:]...)
 	}
 }
 
 // reset forgets the output shown (a call ended).
-func (o *outputShown) reset() { *o = outputShown{last: o.last} }
+func (o *outputShown) reset() { *o = outputShown{} }
 
-// toolOutput shows a piece of a running tool's output: on a terminal its
-// last lines above the waiting indicator, elsewhere its last lines every
-// outputEvery.
+// toolOutput shows a piece of a running tool's output on a terminal: its
+// last lines above the waiting indicator, erased with it. A stream that is
+// not a terminal (a log, delta log's output) shows none: what it shows
+// must not depend on when the output was read (the result shows it, and
+// --format stream-json has it all as it comes).
 func (d *display) toolOutput(label string, out toolOutput) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.wait == nil {
+		return
+	}
 	d.out.add(label, out.Text)
 	prefix := "  │ "
 	if label != "" {
 		prefix = "  [" + safe(label) + "] │ "
 	}
-	if d.wait != nil {
-		width := d.wait.width() - len([]rune(prefix)) - 1
-		lines := make([]string, 0, outputTailLines+1)
-		for _, l := range append(d.out.lines, d.out.partial) {
-			if l != "" {
-				lines = append(lines, prefix+d.clip(l, width))
-			}
+	width := d.wait.width() - len([]rune(prefix)) - 1
+	lines := make([]string, 0, outputTailLines+1)
+	for _, l := range append(d.out.lines, d.out.partial) {
+		if l != "" {
+			lines = append(lines, prefix+d.clip(l, width))
 		}
-		if len(lines) > outputTailLines {
-			lines = lines[len(lines)-outputTailLines:]
-		}
-		d.wait.setTail(lines)
-		return
 	}
-	if len(d.out.lines) == 0 || time.Since(d.out.last) < outputEvery {
-		return
+	if len(lines) > outputTailLines {
+		lines = lines[len(lines)-outputTailLines:]
 	}
-	d.endStreamed()
-	if d.out.dropped > 0 {
-		fmt.Fprintf(d.w, "%s\n", d.paint("2", fmt.Sprintf("%s… (%d lines)", prefix, d.out.dropped)))
-	}
-	for _, l := range d.out.lines {
-		fmt.Fprintf(d.w, "%s\n", d.paint("2", prefix+d.clip(l, 200)))
-	}
-	d.out.lines, d.out.dropped, d.out.last = nil, 0, time.Now()
+	d.wait.setTail(lines)
 }
 
 // clip makes a line of output safe and at most width characters.
