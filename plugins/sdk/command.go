@@ -60,8 +60,11 @@ type CommandResult struct {
 func (r CommandResult) Failed() bool { return r.ExitCode != 0 || r.TimedOut || r.Canceled }
 
 // RunCommand runs c for the call req and waits for it and every process
-// it started. The error is non-nil only when the command could not be
-// started (not found, an invalid exec_wrapper).
+// it started. Its output is written as it comes to the files the call's
+// ACTION_REQUEST names (output_file, stderr_file), which the run's live
+// stream and delta log -f follow while it runs. The error is non-nil only
+// when the command could not be started (not found, an invalid
+// exec_wrapper).
 func RunCommand(ctx context.Context, req CallRequest, c Command) (CommandResult, error) {
 	wrapper, err := ExecWrapper()
 	if err != nil {
