@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/deltakit/delta/lib/journal"
+	"github.com/deltakit/delta/lib/tool"
 )
 
 // Limits of a fold summary, so that it stays small however long the run.
@@ -25,9 +26,6 @@ const (
 var decisionWords = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\b(decided|decide|chose|choose|will|going to|plan)\b`)
 })
-
-// pathKeys are the tool argument names that hold a file or directory.
-var pathKeys = []string{"path", "file", "filename", "file_path", "filepath", "paths", "files", "dir", "directory", "target", "source", "src", "dest", "destination", "dst"}
 
 // Fold summarizes the older iterations of a run (all but the last
 // keepLast) as Markdown: the tools used with counts, the decisions stated
@@ -106,22 +104,9 @@ func (f *folder) add(it int, ev journal.Event) {
 }
 
 // touch records the paths named in a tool call's arguments.
-func (f *folder) touch(tool string, args json.RawMessage) {
-	var m map[string]any
-	if json.Unmarshal(args, &m) != nil {
-		return
-	}
-	for _, k := range pathKeys {
-		switch v := m[k].(type) {
-		case string:
-			f.file(v, tool)
-		case []any:
-			for _, e := range v {
-				if s, ok := e.(string); ok {
-					f.file(s, tool)
-				}
-			}
-		}
+func (f *folder) touch(toolName string, args json.RawMessage) {
+	for _, p := range tool.ArgPaths(args) {
+		f.file(p, toolName)
 	}
 }
 

@@ -26,7 +26,7 @@ type ContinueCmd struct {
 	Verbose       bool       `short:"v" help:"Show more detail in the live stream."`
 	Interactive   bool       `short:"i" help:"Answer ask_human on the terminal."`
 	Force         bool       `help:"Let the janitor take over a RUNNING run started on another host."`
-	Format        string     `help:"Output on stdout: text, json, raw, stream-json (an init line, a JSON line per journal event as it is written, then the RunResult), claude-json or claude-stream-json (Claude Code's headless formats)." enum:"text,json,raw,stream-json,claude-json,claude-stream-json" default:"text"`
+	Format        string     `help:"Output on stdout: text, json, raw, stream-json (an init line, a JSON line per journal event as it is written, tool_output lines with a running tool's output, the events of its subagents with their run_id and parent_run_id, then the RunResult), claude-json or claude-stream-json (Claude Code's headless formats)." enum:"text,json,raw,stream-json,claude-json,claude-stream-json" default:"text"`
 	Approve       callChoice `help:"Approve the tool calls the run waits for: they run. With CALL_ID (repeatable) only that call." placeholder:"CALL_ID"`
 	Deny          callChoice `help:"Deny the tool calls the run waits for; -m gives the model the reason. With CALL_ID (repeatable) only that call." placeholder:"CALL_ID"`
 	approvalFlags `embed:""`

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -44,6 +45,13 @@ type display struct {
 	// event of a later one shows its header first (delta log, where no
 	// engine announces iterations).
 	shownIteration int
+	// mu serializes what the engine shows with what the live view
+	// (subagents, tool output) shows from its poller.
+	mu sync.Mutex
+	// live is the live view of the run, stopped by endLive; out is how
+	// running tools' output is shown (liveoutput.go).
+	live *liveView
+	out  outputShown
 }
 
 func newDisplay(w io.Writer, verbose bool) *display {
@@ -64,7 +72,14 @@ func (d *display) paint(code, s string) string {
 	return "\x1b[" + code + "m" + s + "\x1b[0m"
 }
 
+// iteration shows an iteration's header as the engine starts it.
 func (d *display) iteration(n int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.header(n)
+}
+
+func (d *display) header(n int) {
 	d.wait.set("waiting for the model")
 	d.shownIteration = n
 	fmt.Fprintf(d.w, "%s\n", d.paint("1;36", fmt.Sprintf("── iteration %d ──", n)))
@@ -134,14 +149,12 @@ func indent(s, prefix string) string {
 
 // event prints one journal event as it is written.
 func (d *display) event(ev journal.Event) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	d.waitFor(ev)
-	streamed := d.streaming
-	if d.streaming {
-		fmt.Fprintln(d.w) // end the streamed text's line
-		d.streaming = false
-	}
+	streamed := d.endStreamed()
 	if ev.Iteration > d.shownIteration && ev.Type != journal.EngineEnd {
-		d.iteration(ev.Iteration)
+		d.header(ev.Iteration)
 	}
 	switch ev.Type {
 	case journal.EngineStart:
@@ -253,6 +266,8 @@ func (d *display) textLabel() string {
 // text shows a piece of the model's answer as it streams in; the
 // THOUGHT that follows does not repeat it.
 func (d *display) text(delta string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	d.wait.clear() // the text shows the model at work
 	if !d.streaming {
 		if strings.TrimSpace(delta) == "" {
@@ -263,6 +278,20 @@ func (d *display) text(delta string) {
 	}
 	fmt.Fprint(d.w, strings.ReplaceAll(safe(delta), "\n", "\n  "))
 }
+
+// endStreamed ends the line of a streamed answer, if one is shown, and
+// reports whether one was.
+func (d *display) endStreamed() bool {
+	if !d.streaming {
+		return false
+	}
+	fmt.Fprintln(d.w)
+	d.streaming = false
+	return true
+}
+
+// endLive stops the live view of the run (its last lines are shown).
+func (d *display) endLive() { d.live.end() }
 
 // waitFor updates the waiting indicator for ev: the model is waited for
 // from an iteration's start until its THOUGHT, tools from their
@@ -277,6 +306,8 @@ func (d *display) waitFor(ev journal.Event) {
 		}
 		d.wait.set(what)
 	case journal.ActionResult:
+		d.out.reset() // the result shows what the tool printed
+		d.wait.setTail(nil)
 		if d.running > 0 {
 			d.running--
 		}
@@ -292,6 +323,8 @@ func (d *display) waitFor(ev journal.Event) {
 // retry shows (with -v) a model request about to be retried; an answer
 // cut off while it streamed is marked as such in any case.
 func (d *display) retry(ev provider.RetryEvent) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	if d.streaming {
 		fmt.Fprintf(d.w, "\n  %s\n", d.paint("2", "(the answer was cut off; asking again)"))
 		d.streaming = false

@@ -96,6 +96,7 @@ func drive(o driveOpts) error {
 		return err
 	}
 	out, runErr := e.Start(retryLogged(o.ctx, logger, show), runConfig(o))
+	show.endLive() // the live view's last lines come before the result
 	if gone := j.Check(); gone != nil {
 		// Someone removed or replaced the run's files: nothing more is
 		// written for it (no metadata.json in a directory recreated for it).
@@ -177,7 +178,7 @@ func newEngine(o driveOpts, j engine.Journal, tools *runTools, show *display, lo
 		Redact: redact.FromEnv(os.Environ(), o.providerEnv),
 	}
 	o.limit(e)
-	e.Log, e.Observe, e.OnText = logger, observer(o, show, offeredTools(tools)), textSink(o, show)
+	e.Log, e.Observe, e.OnText = logger, observer(o, show, offeredTools(tools), e.Redact), textSink(o, show)
 	progress := &iterationUpdates{runDir: o.runDir, meta: o.meta}
 	e.OnIteration = func(it int) {
 		show.iteration(it)

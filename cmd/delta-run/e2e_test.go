@@ -403,8 +403,9 @@ func TestHugeOutputStaysBounded(t *testing.T) {
 		t.Fatalf("observation of %d bytes", len(res[0].ObservationContent))
 	}
 	// The marker gives the whole output's size, not the in-memory
-	// capture's, and the log holding it, as a path from the workspace.
-	if want := "The whole output (52428800 bytes, 1 line) is in .delta/big/io/tool_executions/"; !strings.Contains(res[0].ObservationContent, want) ||
+	// capture's, and the log holding it (the output file ACTION_REQUEST
+	// named), as a path from the workspace.
+	if want := "The whole output (52428800 bytes, 1 line) is in .delta/big/io/output/1_call_0_0.stdout"; !strings.Contains(res[0].ObservationContent, want) ||
 		strings.Count(res[0].ObservationContent, "[WARNING") != 1 {
 		t.Errorf("observation does not say %q once", want)
 	}

@@ -3,8 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/term"
 )
 
 // waiting shows, on a terminal, what the run is waiting for and for how
@@ -21,6 +24,10 @@ type waiting struct {
 	frame int
 	color bool
 	done  chan struct{}
+	// tail are the last lines of a running tool's output, shown above
+	// the indicator; tailShown is how many of them are on the screen.
+	tail      []string
+	tailShown int
 }
 
 // waitingShowsAfter keeps quick steps from flickering.
@@ -55,11 +62,51 @@ func (s *waiting) draw() {
 	}
 	s.frame = (s.frame + 1) % len(spinnerFrames)
 	line := fmt.Sprintf("%s %s · %ds", spinnerFrames[s.frame], s.what, int(time.Since(s.since).Seconds()))
-	if s.color {
-		line = "\x1b[2m" + line + "\x1b[0m"
+	var b strings.Builder
+	b.WriteString(s.eraseText())
+	for _, t := range s.tail {
+		b.WriteString(s.dim(t) + "\n")
 	}
-	fmt.Fprint(s.w, "\r\x1b[K"+line)
-	s.shown = true
+	b.WriteString(s.dim(line))
+	fmt.Fprint(s.w, b.String())
+	s.shown, s.tailShown = true, len(s.tail)
+}
+
+func (s *waiting) dim(line string) string {
+	if s.color {
+		return "\x1b[2m" + line + "\x1b[0m"
+	}
+	return line
+}
+
+// eraseText erases what draw drew: the indicator's line, then each tail
+// line above it.
+func (s *waiting) eraseText() string {
+	if !s.shown {
+		return ""
+	}
+	return "\r\x1b[K" + strings.Repeat("\x1b[A\x1b[K", s.tailShown)
+}
+
+// setTail shows lines above the indicator (nil: none); each must fit on
+// one line of the terminal.
+func (s *waiting) setTail(lines []string) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tail = lines
+}
+
+// width is the terminal's width in columns (80 when unknown).
+func (s *waiting) width() int {
+	if f, ok := s.w.(interface{ Fd() uintptr }); ok {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
+		}
+	}
+	return 80
 }
 
 // Write erases the indicator, then writes p.
@@ -80,8 +127,8 @@ func (s *waiting) Fd() uintptr {
 
 func (s *waiting) eraseLocked() {
 	if s.shown {
-		fmt.Fprint(s.w, "\r\x1b[K")
-		s.shown = false
+		fmt.Fprint(s.w, s.eraseText())
+		s.shown, s.tailShown = false, 0
 	}
 }
 
@@ -104,7 +151,7 @@ func (s *waiting) clear() {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.what = ""
+	s.what, s.tail = "", nil
 	s.eraseLocked()
 }
 

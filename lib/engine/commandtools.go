@@ -133,10 +133,12 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 	// The run's variables (RunInfo.Env) and the call's: a tool finds its
 	// agent's files and can keep per-run or per-call state apart.
 	env := append(c.env[:len(c.env):len(c.env)], run.CallEnv(callID)...)
-	// A stream that fits the capture is kept inline in the record, a
-	// longer one in the record's directory (LogsWhenCut).
+	// The output goes to the files ACTION_REQUEST named as it comes
+	// (liveoutput.go); a stream that fits the capture is then kept inline
+	// in the record, a longer one stays in its file (LogsWhenCut).
 	spec := execute.Spec{Argv: argv, Dir: run.WorkDir, Env: env, Timeout: timeout,
-		OutputDir: rec.DirIn(run.RunDir), LogsWhenCut: true, MaxCapture: runs.ToolRecordInlineMax, Sandbox: c.sandbox}
+		LogsWhenCut: true, MaxCapture: runs.ToolRecordInlineMax, Sandbox: c.sandbox}
+	spec.StdoutFile, spec.StderrFile = liveFiles(run, callID)
 	if built.Stdin != nil {
 		spec.Stdin = []byte(*built.Stdin)
 	}
@@ -172,8 +174,8 @@ func (c *CommandTools) Call(ctx context.Context, run RunInfo, callID, name strin
 // tool's limits with a marker saying where all of it is; it completes
 // rec with the output it keeps.
 func (c *CommandTools) observation(run RunInfo, t tool.Tool, rec *runs.ToolRecord, res execute.Result) (string, error) {
-	rec.Stdout, rec.StdoutFile = recordOutput(rec, res.Stdout, res.StdoutLog)
-	rec.Stderr, rec.StderrFile = recordOutput(rec, res.Stderr, res.StderrLog)
+	rec.Stdout, rec.StdoutFile = recordOutput(run, res.Stdout, res.StdoutLog)
+	rec.Stderr, rec.StderrFile = recordOutput(run, res.Stderr, res.StderrLog)
 	text := observe.Command{Stdout: res.Stdout, Stderr: res.Stderr, ExitCode: res.ExitCode, Signal: res.Signal,
 		TimedOut: res.TimedOut, TimeoutMS: rec.TimeoutMS}.Text()
 	limits := outputLimits(c.output, t.Output)
@@ -245,11 +247,14 @@ func fullOutput(run RunInfo, text string, rec *runs.ToolRecord) (string, error) 
 // recordOutput is how a record keeps one output stream: inline when the
 // capture holds all of it, else the log (relative to the run directory)
 // that does.
-func recordOutput(rec *runs.ToolRecord, captured, log string) (*string, string) {
+func recordOutput(run RunInfo, captured, log string) (*string, string) {
 	if log == "" {
 		return &captured, ""
 	}
-	return nil, rec.File(filepath.Base(log))
+	if rel, err := filepath.Rel(run.RunDir, log); err == nil {
+		return nil, filepath.ToSlash(rel)
+	}
+	return nil, log
 }
 
 // Merge returns one Toolbox of several: the first box that has a name wins,

@@ -90,14 +90,6 @@ func RedactOutputFiles(r *redact.Redactor, runDir, recordPath string) {
 			redactJSONRecord(r, p)
 			continue
 		}
-		fi, err := e.Info()
-		if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 || fi.Size() > maxRedactedLog {
-			continue
-		}
-		data, err := os.ReadFile(p)
-		if err != nil || !r.Contains(data) {
-			continue
-		}
-		_ = os.WriteFile(p, r.Bytes(data), fi.Mode().Perm())
+		redactFile(r, p)
 	}
 }

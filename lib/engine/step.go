@@ -141,6 +141,7 @@ func (e *Engine) prepare(ctx context.Context, tc toolCall, approved bool) (prepa
 func (e *Engine) request(it int, p preparedCall, syncNow bool) error {
 	ev := &journal.Event{Type: journal.ActionRequest, Iteration: it, CallID: p.call.ID, ToolName: p.call.Name, ToolArgs: p.call.args,
 		Unsandboxed: p.call.unsandboxed}
+	e.describeCall(ev, p.call.args)
 	if syncNow {
 		return e.append(ev)
 	}
@@ -184,6 +185,7 @@ func (e *Engine) execute(ctx context.Context, it int, p preparedCall) (res ToolO
 	res.Observation, res.Stdout, res.Stderr = e.Redact.String(res.Observation), e.Redact.String(res.Stdout), e.Redact.String(res.Stderr)
 	res.Data = e.Redact.Bytes(res.Data)
 	RedactOutputFiles(e.Redact, e.Run.RunDir, res.RecordPath)
+	redactLiveOutput(e.Redact, e.Run.RunDir, it, call.ID)
 	e.Log.Printf("iteration %d: %s (%s) exit %d, error %t, %d ms", it, call.Name, call.ID, res.ExitCode, res.IsError, res.DurationMS)
 	return res, true
 }

@@ -3,6 +3,7 @@ package execute
 import (
 	"context"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"testing"
 )
@@ -46,20 +47,35 @@ func forEachGuardB(b *testing.B, f func(b *testing.B)) {
 // grew (peak-ish, sampled after the run): it must stay near MaxCapture, not
 // near the output size.
 func BenchmarkRun50MB(b *testing.B) {
-	forEachGuardB(b, bench50MB)
+	forEachGuardB(b, func(b *testing.B) { bench50MB(b, func(dir string) Spec { return Spec{OutputDir: dir} }) })
 }
 
-func bench50MB(b *testing.B) {
+// BenchmarkRun50MBLogs compares the ways a command tool's logs are
+// written: spill (OutputDir with LogsWhenCut: the log is made when the
+// capture overflows, as command tools did before their output was live)
+// and live (StdoutFile from the first byte, as they do now, so that the
+// output can be followed while it comes).
+func BenchmarkRun50MBLogs(b *testing.B) {
+	b.Run("logs=spill", func(b *testing.B) {
+		bench50MB(b, func(dir string) Spec { return Spec{OutputDir: dir, LogsWhenCut: true} })
+	})
+	b.Run("logs=live", func(b *testing.B) {
+		bench50MB(b, func(dir string) Spec {
+			return Spec{StdoutFile: filepath.Join(dir, "o.stdout"), StderrFile: filepath.Join(dir, "o.stderr"), LogsWhenCut: true}
+		})
+	})
+}
+
+func bench50MB(b *testing.B, spec func(dir string) Spec) {
 	dir := b.TempDir()
 	var worst uint64
 	for b.Loop() {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		res, err := Run(context.Background(), Spec{
-			Argv:      []string{"sh", "-c", "head -c 52428800 /dev/zero"},
-			OutputDir: dir,
-		})
+		s := spec(dir)
+		s.Argv = []string{"sh", "-c", "head -c 52428800 /dev/zero"}
+		res, err := Run(context.Background(), s)
 		runtime.ReadMemStats(&after)
 		if err != nil || res.StdoutBytes != 50<<20 {
 			b.Fatalf("Run: %v, %d bytes", err, res.StdoutBytes)

@@ -26,8 +26,11 @@ type capture struct {
 	file          *os.File
 	fileErr       error
 	// spill, when set, is the file created at the first byte the capture
-	// would drop: it then receives everything, from the start.
-	spill string
+	// would drop (at the first byte at all when eager): it then receives
+	// everything, from the start. dropWhole removes it at close when the
+	// capture holds the whole output.
+	spill            string
+	eager, dropWhole bool
 }
 
 func newCapture(max int, file *os.File) *capture {
@@ -43,7 +46,7 @@ func newCapture(max int, file *os.File) *capture {
 // A failing file write is remembered in fileErr.
 func (c *capture) Write(p []byte) (int, error) {
 	n := len(p)
-	if c.spill != "" && c.file == nil && c.fileErr == nil && c.total+int64(n) > int64(c.headCap+c.ringCap) {
+	if c.spill != "" && c.file == nil && c.fileErr == nil && n > 0 && (c.eager || c.total+int64(n) > int64(c.headCap+c.ringCap)) {
 		c.openSpill()
 	}
 	c.total += int64(n)
@@ -176,10 +179,18 @@ func trimPartialStart(b []byte) []byte {
 	return b
 }
 
+// close closes the file, and removes it when dropWhole says the capture
+// alone is to keep an output it holds whole (path is then "").
 func (c *capture) close() {
-	if c.file != nil {
-		if err := c.file.Close(); err != nil && c.fileErr == nil {
-			c.fileErr = fmt.Errorf("close %s: %w", c.file.Name(), err)
+	if c.file == nil {
+		return
+	}
+	if err := c.file.Close(); err != nil && c.fileErr == nil {
+		c.fileErr = fmt.Errorf("close %s: %w", c.file.Name(), err)
+	}
+	if c.dropWhole && c.fileErr == nil && c.total <= int64(c.headCap+c.ringCap) {
+		if err := os.Remove(c.file.Name()); err == nil {
+			c.file = nil
 		}
 	}
 }

@@ -87,10 +87,18 @@ type Spec struct {
 	// OutputDir, if set, receives the full output as StdoutLogName and
 	// StderrLogName (unbounded, on disk). The directory is created.
 	OutputDir string
-	// LogsWhenCut writes OutputDir's logs only for an output that does not
-	// fit in MaxCapture (the capture is then the whole of the others):
-	// creating files is most of what a short command costs on some file
-	// systems. Result.StdoutLog and StderrLog name the logs written.
+	// StdoutFile and StderrFile, if set, are the logs of the two streams
+	// instead of OutputDir's: each is written from its stream's first
+	// byte (a stream that stays empty makes no file; the directory is
+	// created then), so that others can follow a command still running.
+	StdoutFile, StderrFile string
+	// LogsWhenCut keeps a log only for an output that does not fit in
+	// MaxCapture (the capture is then the whole of the others): OutputDir's
+	// logs are created at the first byte the capture would drop, and
+	// StdoutFile or StderrFile, written from the start, is removed when
+	// the command ends. Creating files is most of what a short command
+	// costs on some file systems. Result.StdoutLog and StderrLog name the
+	// logs kept.
 	LogsWhenCut bool
 	// MaxCapture is how many bytes of stdout and of stderr are kept in
 	// memory (first half and last half); 0 means 256 KiB.
@@ -146,10 +154,9 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	defer stdout.close()
-	defer stderr.close()
-
 	res, err := runGuarded(ctx, s, path, stdout, stderr)
+	stdout.close()
+	stderr.close()
 	if err != nil {
 		return Result{}, fmt.Errorf("run %q: %w", s.Argv[0], err)
 	}
@@ -373,6 +380,9 @@ func errorsText(errs ...error) string {
 // newCaptures opens the two output sinks of s.
 func newCaptures(s Spec) (stdout, stderr *capture, err error) {
 	var outF, errF *os.File
+	if s.StdoutFile != "" || s.StderrFile != "" {
+		return liveCapture(s, s.StdoutFile, StdoutLogName), liveCapture(s, s.StderrFile, StderrLogName), nil
+	}
 	if s.OutputDir != "" && s.LogsWhenCut {
 		stdout, stderr = newCapture(s.MaxCapture, nil), newCapture(s.MaxCapture, nil)
 		stdout.spill, stderr.spill = filepath.Join(s.OutputDir, StdoutLogName), filepath.Join(s.OutputDir, StderrLogName)
@@ -391,4 +401,21 @@ func newCaptures(s Spec) (stdout, stderr *capture, err error) {
 		}
 	}
 	return newCapture(s.MaxCapture, outF), newCapture(s.MaxCapture, errF), nil
+}
+
+// liveCapture is the capture of a stream logged to file from its first
+// byte (OutputDir's log named name when file is ""; no log without
+// either).
+func liveCapture(s Spec, file, name string) *capture {
+	c := newCapture(s.MaxCapture, nil)
+	switch {
+	case file != "":
+		c.spill = file
+	case s.OutputDir != "":
+		c.spill = filepath.Join(s.OutputDir, name)
+	default:
+		return c
+	}
+	c.eager, c.dropWhole = true, s.LogsWhenCut
+	return c
 }

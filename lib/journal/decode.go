@@ -87,6 +87,10 @@ const (
 	fSandboxRefused
 	fUnsandboxed
 	fParts
+	fOutputFile
+	fStderrFile
+	fPath
+	fPaths
 	numFields
 )
 
@@ -101,7 +105,9 @@ var eventKeys = [numFields]string{fType: "type", fSeq: "seq", fTimestamp: "times
 	fErrorDetails: "error_details", fHookName: "hook_name", fDecision: "decision", fHookRef: "hook_ref",
 	fResponseID: "response_id", fReasoning: "reasoning", fKind: "kind", fSource: "source",
 	fMessageID: "message_id", fRule: "rule", fBy: "by", fParentRunID: "parent_run_id",
-	fSandboxRefused: "sandbox_refused", fUnsandboxed: "unsandboxed", fParts: "parts"}
+	fSandboxRefused: "sandbox_refused", fUnsandboxed: "unsandboxed", fParts: "parts",
+
+	fOutputFile: "output_file", fStderrFile: "stderr_file", fPath: "path", fPaths: "paths"}
 
 // eventFieldBits gives every JSON key of Event its bit, for ScanFields.
 var eventFieldBits = func() map[string]uint64 {
@@ -198,6 +204,8 @@ func (d *decoder) eventField(f int, e *Event) bool {
 		e.Reasoning, ok = d.reasoning()
 	case fParts:
 		e.Parts, ok = d.parts()
+	case fPaths:
+		e.Paths, ok = d.stringList()
 	default:
 		return false
 	}
@@ -283,6 +291,12 @@ func (e *Event) stringField(f int) *string {
 		return &e.By
 	case fParentRunID:
 		return &e.ParentRunID
+	case fOutputFile:
+		return &e.OutputFile
+	case fStderrFile:
+		return &e.StderrFile
+	case fPath:
+		return &e.Path
 	}
 	return nil
 }
@@ -308,6 +322,17 @@ func (d *decoder) toolCalls() ([]llm.ToolCall, bool) {
 		})
 	})
 	return calls, ok
+}
+
+// stringList decodes an array of strings (ACTION_REQUEST's paths).
+func (d *decoder) stringList() ([]string, bool) {
+	list := []string{}
+	ok := d.array(func() bool {
+		s, ok := d.str()
+		list = append(list, s)
+		return ok
+	})
+	return list, ok
 }
 
 // reasoning decodes THOUGHT's reasoning array.

@@ -29,7 +29,8 @@ func fullEvent() Event {
 		Parts:  []llm.Part{{Type: "image", MediaType: "image/png", Path: "io/t/image-1.png", Size: 4033}},
 		Prompt: "p", InputType: "text", Sensitive: true, Response: "yes", ErrorMessage: "boom",
 		ErrorDetails: json.RawMessage(`{"type":"x"}`), HookName: "h", Decision: "block", HookRef: "io/hooks/h",
-		ResponseID: "msg_1", Kind: "loop_detection", Source: "steer", MessageID: "m1", Rule: "r", By: "ann", ParentRunID: "p1", Reasoning: []llm.Reasoning{{Type: "thinking", Text: "hmm \"x\"", Signature: "c2ln"}, {Type: "redacted_thinking", Data: "ZGF0YQ=="}}}
+		ResponseID: "msg_1", Kind: "loop_detection", Source: "steer", MessageID: "m1", Rule: "r", By: "ann", ParentRunID: "p1",
+		OutputFile: "io/output/7_c1.stdout", StderrFile: "io/output/7_c1.stderr", Path: "a b", Paths: []string{"x", "y \"z\""}, Reasoning: []llm.Reasoning{{Type: "thinking", Text: "hmm \"x\"", Signature: "c2ln"}, {Type: "redacted_thinking", Data: "ZGF0YQ=="}}}
 }
 
 // TestDecodeEventTakesWriterLines checks that the one-pass decoder handles

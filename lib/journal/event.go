@@ -98,6 +98,14 @@ type Event struct {
 	CallID   string          `json:"call_id,omitempty"`
 	ToolName string          `json:"tool_name,omitempty"`
 	ToolArgs json.RawMessage `json:"tool_args,omitempty"`
+	// ACTION_REQUEST: the files the call's output is written to while it
+	// runs (its stdout, its stderr), relative to the run directory, for
+	// tools that run a command; and the file (Path) or files (Paths) the
+	// call's arguments name, for file tools.
+	OutputFile string   `json:"output_file,omitempty"`
+	StderrFile string   `json:"stderr_file,omitempty"`
+	Path       string   `json:"path,omitempty"`
+	Paths      []string `json:"paths,omitempty"`
 	// ACTION_RESULT: what the model sees (possibly truncated), the exit code
 	// and the io/tool_executions record with the full output.
 	ObservationContent string `json:"observation_content,omitempty"`

@@ -51,3 +51,10 @@ func (t *Tail) Next() ([]Event, error) {
 	}
 	return evs, nil
 }
+
+// SkipToEnd passes over what the journal holds now, so that Next returns
+// only what is appended from here on. A line still being written is kept
+// back as Next keeps it, so the next call does not start mid-line.
+func (t *Tail) SkipToEnd() {
+	_, _ = t.Next()
+}

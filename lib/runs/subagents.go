@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -73,6 +74,35 @@ func ChildID(workDir, parentID string, reserved func(id string) bool) (string, e
 		}
 		return id, nil
 	}
+}
+
+// ChildRunIDs lists the ids of the subagent runs of run parentID in
+// workDir (PARENT.sub1, PARENT.sub2 …, in their order), from the names in
+// .delta alone: cheap enough for a live view to look for new children
+// every few hundred milliseconds. Confirm with the child's parent_run_id
+// (Children) where it matters.
+func ChildRunIDs(workDir, parentID string) ([]string, error) {
+	prefix := parentID + childSuffix
+	entries, err := os.ReadDir(filepath.Join(workDir, ControlDir))
+	if err != nil && !os.IsNotExist(err) {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	type child struct {
+		id string
+		n  int
+	}
+	var found []child
+	for _, e := range entries {
+		if n, ok := childNumber(e.Name(), prefix); ok && e.IsDir() {
+			found = append(found, child{e.Name(), n})
+		}
+	}
+	slices.SortFunc(found, func(a, b child) int { return a.n - b.n })
+	ids := make([]string, len(found))
+	for i, c := range found {
+		ids[i] = c.id
+	}
+	return ids, nil
 }
 
 // childNumber parses N out of PREFIXN.

@@ -71,7 +71,7 @@ func TestPluginCallRecord(t *testing.T) {
 }
 
 // TestPluginCallRecordLong: an output over ToolRecordInlineMax goes whole to
-// stdout.log beside the record, as a command tool's does.
+// stdout.log beside the record.
 func TestPluginCallRecordLong(t *testing.T) {
 	_, rec, runDir := callRecorded(t, "huge")
 	if rec.Stdout != nil || rec.StdoutFile == "" || rec.StdoutBytes != 300000 {

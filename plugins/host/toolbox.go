@@ -111,6 +111,10 @@ func (t *Toolbox) Specs() []llm.ToolSpec { return slices.Clone(t.specs) }
 // Has reports whether a plugin serves the tool.
 func (t *Toolbox) Has(name string) bool { _, ok := t.by[name]; return ok }
 
+// StreamsOutput: a plugin tool may run commands, whose output the SDK
+// writes to the call's output files as it comes (engine.OutputStreamer).
+func (t *Toolbox) StreamsOutput(name string) bool { return t.Has(name) }
+
 // Plugin names the plugin serving tool name ("" if none).
 func (t *Toolbox) Plugin(name string) string { return t.plugin[name] }
 

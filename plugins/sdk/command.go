@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -59,8 +60,11 @@ type CommandResult struct {
 func (r CommandResult) Failed() bool { return r.ExitCode != 0 || r.TimedOut || r.Canceled }
 
 // RunCommand runs c for the call req and waits for it and every process
-// it started. The error is non-nil only when the command could not be
-// started (not found, an invalid exec_wrapper).
+// it started. Its output is written as it comes to the files the call's
+// ACTION_REQUEST names (output_file, stderr_file), which the run's live
+// stream and delta log -f follow while it runs. The error is non-nil only
+// when the command could not be started (not found, an invalid
+// exec_wrapper).
 func RunCommand(ctx context.Context, req CallRequest, c Command) (CommandResult, error) {
 	wrapper, err := ExecWrapper()
 	if err != nil {
@@ -73,6 +77,9 @@ func RunCommand(ctx context.Context, req CallRequest, c Command) (CommandResult,
 	spec := execute.Spec{Argv: append(slices.Clip(wrapper), c.Argv...), Dir: dir, Stdin: c.Stdin,
 		Timeout: c.Timeout, KillGrace: StopGrace, Env: append(os.Environ(), req.Env...),
 		OutputDir: req.RecordDir, LogsWhenCut: true}
+	// The output goes, as it comes, to the files the call's ACTION_REQUEST
+	// names, where the live stream and delta log -f follow it.
+	spec.StdoutFile, spec.StderrFile = req.outputFiles()
 	res, err := execute.Run(ctx, spec)
 	if err != nil {
 		return CommandResult{}, fmt.Errorf("could not start the command: %w", err)
@@ -94,6 +101,27 @@ func RunCommand(ctx context.Context, req CallRequest, c Command) (CommandResult,
 		return CommandResult{}, err
 	}
 	return CommandResult{Text: text, ExitCode: res.ExitCode, TimedOut: res.TimedOut, Canceled: res.Canceled}, nil
+}
+
+// outputFiles are the files the engine named for the call's output
+// (runs.CallOutput), found from the run's variables; "" outside a run.
+func (r CallRequest) outputFiles() (stdout, stderr string) {
+	runDir, it := r.envValue("DELTA_RUN_DIR"), r.envValue("DELTA_ITERATION")
+	n, err := strconv.Atoi(it)
+	if runDir == "" || r.RecordDir == "" || r.CallID == "" || err != nil {
+		return "", ""
+	}
+	return runs.CallOutputIn(runDir, n, r.CallID)
+}
+
+// envValue is the value of the run's variable name ("" when unset).
+func (r CallRequest) envValue(name string) string {
+	for i := len(r.Env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(r.Env[i], name+"="); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // logsOf names the logs holding a command's whole output when its
