@@ -82,8 +82,8 @@ func checkCompleted(b *testing.B, out []byte, iterations int) {
 
 // BenchmarkOneToolCall runs a whole run of delta-run (built as make build
 // builds it) in which the model calls one command tool (`true`) and then
-// answers, and reports its CPU time with its tool's (cpu-ms/run), its own
-// (engine-cpu-ms/run) and its wall time: what a user's short run costs,
+// answers, and reports its CPU time with its tool's and its guard's
+// (cpu-ms/run, from wait4) and its wall time: what a user's short run costs,
 // start-up, agent loading, two model calls over HTTP, the journal and one
 // tool through the guard. The sandboxed variant confines the tool
 // (workspace-write).
@@ -93,7 +93,7 @@ func BenchmarkOneToolCall(b *testing.B) {
 			bin := clitest.ReleaseBinDir(b)
 			srv := llmtest.NewServer(b)
 			agentDir := writeAgent(b, "llm:\n  model: bench\ntools:\n  - name: t\n    exec: \"true ${n}\"\n", nil)
-			var cpu, self, wall time.Duration
+			var cpu, wall time.Duration
 			for b.Loop() {
 				srv.ReplyToolCalls(llm.ToolCall{Name: "t", Arguments: `{"n":"1"}`})
 				srv.ReplyText("done")
@@ -101,22 +101,16 @@ func BenchmarkOneToolCall(b *testing.B) {
 				var out, errb bytes.Buffer
 				cmd.Stdout, cmd.Stderr = &out, &errb
 				start := time.Now()
-				if err := cmd.Start(); err != nil {
-					b.Fatal(err)
-				}
-				watched := watchProcess(cmd.Process.Pid)
-				err := cmd.Wait()
+				err := cmd.Run()
 				wall += time.Since(start)
-				_, own := watched()
 				if err != nil {
 					b.Fatalf("delta-run: %v\n%s", err, errb.String())
 				}
 				checkCompleted(b, out.Bytes(), 2)
-				cpu, self = cpu+cpuOf(cmd), self+own
+				cpu += cpuOf(cmd)
 			}
 			n := float64(b.N)
 			b.ReportMetric(float64(cpu.Microseconds())/1e3/n, "cpu-ms/run")
-			b.ReportMetric(float64(self.Microseconds())/1e3/n, "engine-cpu-ms/run")
 			b.ReportMetric(float64(wall.Microseconds())/1e3/n, "wall-ms/run")
 		})
 	}
