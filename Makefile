@@ -14,7 +14,7 @@ MANDIR  ?= $(abspath $(GOBIN)/../share/man)
 # The first-party plugins (main packages under plugins/): their checksums go
 # into delta-plugins.sha256 beside the binaries, which delta-run trusts
 # without a `delta plugin install` (third-party plugins still need one).
-FIRST_PARTY_PLUGINS := delta-plugin-coding
+FIRST_PARTY_PLUGINS := delta-plugin-coding delta-plugin-web
 define plugin_manifest
 cd $(1) && { command -v sha256sum >/dev/null && sha256sum $(FIRST_PARTY_PLUGINS) || shasum -a 256 $(FIRST_PARTY_PLUGINS); } > delta-plugins.sha256.tmp && mv delta-plugins.sha256.tmp delta-plugins.sha256
 endef

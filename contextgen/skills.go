@@ -30,10 +30,6 @@ type Skill struct {
 	Path        string // its SKILL.md
 }
 
-// SkillDirs are the folders the skills source looks in for the run, in
-// order (skills.Dirs).
-func SkillDirs(run engine.RunInfo) []string { return skills.Dirs(run.AgentHome, run.WorkDir) }
-
 // FindSkills lists the skills of dirs, in folder order and by name within
 // a folder, at most MaxSkills. A SKILL.md without a description is left
 // out: the model could not know when to use it.
@@ -103,7 +99,7 @@ func readSkill(path, dirName string) (Skill, bool) {
 // Only the listing is in every request; a skill's instructions cost
 // nothing until they are needed. No skills: the source is skipped.
 func skillsSource(run engine.RunInfo, src agent.ContextSource) Part {
-	found := FindSkills(SkillDirs(run))
+	found := FindSkills(skills.Dirs(run.AgentHome, run.WorkDir))
 	if len(found) == 0 {
 		return Part{Skipped: true}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/engine"
+	"github.com/deltakit/delta/lib/skills"
 )
 
 func writeSkill(t *testing.T, path, content string) {
@@ -37,7 +38,7 @@ func TestSkillsSource(t *testing.T) {
 	writeSkill(t, filepath.Join(user, "delta", "skills", "release", "SKILL.md"), "---\nname: release\ndescription: hidden by the agent's\n---\n")
 	writeSkill(t, filepath.Join(user, "delta", "skills", "commit", "SKILL.md"), "---\nname: commit\ndescription: \"Write a commit: message first\"\n---\n")
 	run := engine.RunInfo{AgentHome: home, WorkDir: ws}
-	got := FindSkills(SkillDirs(run))
+	got := FindSkills(skills.Dirs(run.AgentHome, run.WorkDir))
 	want := []Skill{
 		{Name: "release", Description: "Cut a release: tag and notes.", Path: filepath.Join(home, "skills", "release", "SKILL.md")},
 		{Name: "review", Description: "Review a change before it is merged.", Path: filepath.Join(ws, ".delta", "skills", "review", "SKILL.md")},

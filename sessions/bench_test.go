@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
 	"syscall"
 	"testing"
@@ -97,7 +98,7 @@ func BenchmarkShellWrapper(b *testing.B) {
 	start := cpuTime()
 	defer func() { reportCPU(b, start) }()
 	for b.Loop() {
-		cmd, _ := shellCommand(dir, m, "bench")
+		cmd, _ := shellCommand(dir, m, "bench", splitSecrets(os.Environ()).secrets)
 		var o, e bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &o, &e
 		if _, err := runGroup(cmd, DefaultTimeout, nil); err != nil {

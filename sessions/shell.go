@@ -44,7 +44,8 @@ func execShell(dir string, m *Metadata, command string, timeout time.Duration, m
 		return nil, err
 	}
 	nonce := strconv.FormatInt(time.Now().UnixNano(), 36)
-	cmd, err := shellCommand(dir, m, nonce)
+	env := splitSecrets(os.Environ())
+	cmd, err := shellCommand(dir, m, nonce, env.secrets)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +60,7 @@ func execShell(dir string, m *Metadata, command string, timeout time.Duration, m
 		return nil, fmt.Errorf("run %s: %w", m.Argv[0], err)
 	}
 	res := &Result{ExitCode: exitCode(cmd), ExecutionTimeMS: elapsed.Milliseconds(), TimedOut: timedOut}
-	saved, err := commitState(dir, nonce)
+	saved, err := commitState(dir, nonce, env.plain)
 	if err != nil {
 		return nil, err
 	}
@@ -98,10 +99,11 @@ func shellWorkDir(dir string, m *Metadata, stderr io.Writer) (string, error) {
 	return m.WorkDir, nil
 }
 
-// shellCommand builds the wrapper invocation. A session with saved state
-// starts from an empty environment: env.sh restores every variable, so
-// ones the user unset stay unset.
-func shellCommand(dir string, m *Metadata, nonce string) (*exec.Cmd, error) {
+// shellCommand builds the wrapper invocation; secrets are the caller's
+// secret variables (NAME=value). A session with saved state starts from
+// an empty environment: env.sh restores every variable, so ones the user
+// unset stay unset.
+func shellCommand(dir string, m *Metadata, nonce string, secrets []string) (*exec.Cmd, error) {
 	path, err := resolve(m.Argv)
 	if err != nil {
 		return nil, err
@@ -115,8 +117,6 @@ func shellCommand(dir string, m *Metadata, nonce string) (*exec.Cmd, error) {
 	}
 	args = append(args, m.Argv[1:]...)
 	// The caller's secrets, by name: unset before the state is saved.
-	// Found once: deciding what is a secret looks at every variable.
-	secrets := secretVars(os.Environ())
 	names := secretVarNames(secrets)
 	script = strings.Replace(script, callerSecretNames, strings.Join(names, " "), 1)
 	script = strings.Replace(script, callerSecrets, strings.Join(append([]string{"_"}, wrap(names)...), "|"), 1)
@@ -159,15 +159,24 @@ func privateSpares(dir string) error {
 	return nil
 }
 
-// secretVars keeps the NAME=value entries of environ that are secrets.
-func secretVars(environ []string) []string {
-	out := []string{}
+// callerEnv is the caller's environment sorted by the secret rule, once
+// per exec: the rule looks at every name, and the state dump repeats most
+// of them.
+type callerEnv struct {
+	secrets []string        // the NAME=value entries that are secrets
+	plain   map[string]bool // the names of the others
+}
+
+func splitSecrets(environ []string) callerEnv {
+	env := callerEnv{secrets: []string{}, plain: make(map[string]bool, len(environ))}
 	for _, kv := range environ {
 		if name, value, _ := strings.Cut(kv, "="); secret.IsSecret(name, value) {
-			out = append(out, kv)
+			env.secrets = append(env.secrets, kv)
+		} else {
+			env.plain[name] = true
 		}
 	}
-	return out
+	return env
 }
 
 // secretVarNames are the names of the secrets (NAME=value entries) that
@@ -208,7 +217,8 @@ func validName(name string) bool {
 // dump may follow). A dump cut short (the shell killed, exec'd another
 // program, its EXIT trap replaced) lacks that line and is left as the
 // spare.
-func commitState(dir, nonce string) (bool, error) {
+// plain names variables known not to have a secret name.
+func commitState(dir, nonce string, plain map[string]bool) (bool, error) {
 	path := filepath.Join(dir, spare("env.sh"))
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -229,7 +239,7 @@ func commitState(dir, nonce string) (bool, error) {
 	default:
 		return false, nil
 	}
-	if kept := withoutSecrets(data[:end]); len(kept) < end {
+	if kept := withoutSecrets(data[:end], plain); len(kept) < end {
 		// A variable with a secret name was set inside the session: its
 		// line goes, the rest of the state is saved.
 		if err := overwrite(path, kept); err != nil {
@@ -255,13 +265,15 @@ func commitState(dir, nonce string) (bool, error) {
 // withoutSecrets drops from a bash state dump the lines that set a
 // variable with a secret name (lib/secret). bash's declare -p prints each
 // variable on one line, starting "declare -FLAGS NAME=" (values with
-// newlines are quoted $'…'); lines of function bodies are indented.
-func withoutSecrets(dump []byte) []byte {
+// newlines are quoted $'…'); lines of function bodies are indented. The
+// names in plain are known not to be secret names (the caller's
+// environment, which makes most of a dump): they are not asked again.
+func withoutSecrets(dump []byte, plain map[string]bool) []byte {
 	lines := bytes.SplitAfter(dump, []byte("\n"))
 	out := dump[:0:0]
 	dropped := false
 	for _, l := range lines {
-		if name, ok := declaredName(l); ok && secret.IsSecretName(name) && name != "PWD" && name != "OLDPWD" {
+		if name, ok := declaredName(l); ok && !plain[name] && secret.IsSecretName(name) && name != "PWD" && name != "OLDPWD" {
 			dropped = true
 			continue
 		}

@@ -70,6 +70,10 @@ __delta_save() {
 		__delta_unsecret
 		unset -v "${!__delta_@}" "${!BASH_@}" BASH BASHPID _ SHLVL PWD RANDOM SRANDOM SECONDS LINENO HISTCMD FUNCNAME GROUPS DIRSTACK PIPESTATUS EPOCHREALTIME EPOCHSECONDS COMP_WORDBREAKS HOSTNAME HOSTTYPE MACHTYPE OSTYPE
 		declare -p
+		# The wrapper's functions are not state either (half the dump,
+		# written and read again at every exec); bash runs a copy of a
+		# function, so this one may unset itself.
+		unset -f __delta_save __delta_setopts __delta_unsecret __delta_restore_opts
 		declare -f
 		alias -p
 		printf '%s\n' "$2"

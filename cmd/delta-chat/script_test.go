@@ -10,9 +10,9 @@ import (
 // TestScripts runs testdata/script/*.txtar: delta chat without a terminal,
 // reading its lines from stdin.
 func TestScripts(t *testing.T) {
-	// As make build does: the coding plugin beside delta-run is trusted
+	// As make build does: the first-party plugins beside delta-run are trusted
 	// by the manifest, so the built-in agent runs without an install.
-	if err := lock.WriteManifest(clitest.BinDir(t), "delta-plugin-coding"); err != nil {
+	if err := lock.WriteManifest(clitest.BinDir(t), lock.FirstPartyBinaries...); err != nil {
 		t.Fatal(err)
 	}
 	clitest.Run(t, "testdata/script", clitest.WithExamples())

@@ -17,7 +17,8 @@ import (
 
 // policyAgent writes an agent whose pre_tool_execution hook blocks a
 // greeting of "blockme" and wants a human for deploy, with a
-// post_tool_execution hook too, and returns its directory.
+// post_tool_execution hook too and an approval rule denying wipe, and
+// returns its directory.
 func policyAgent(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -30,6 +31,12 @@ tools:
     exec: "touch deployed"
   - name: quiet
     exec: "true"
+  - name: wipe
+    exec: "touch wiped"
+approval:
+  - tool: wipe
+    decision: deny
+    reason: never over MCP
 `,
 		"hooks.yaml": `pre_tool_execution:
   command: ["${AGENT_HOME}/policy.sh"]
@@ -110,8 +117,8 @@ func journalHas(t *testing.T, ws string, parts ...string) int {
 
 // TestServeTakesEveryStep: a call over MCP takes the steps a call of a
 // run takes (issue 27, hole 2: serve skipped the hooks): the agent's
-// pre_tool_execution hook blocks one, its post_tool_execution hook runs,
-// a secret is redacted; a call the hook wants a human for is denied when
+// pre_tool_execution hook blocks one, its approval rule denies one, its
+// post_tool_execution hook runs, a secret is redacted; a call the hook wants a human for is denied when
 // the client cannot be asked and asked through elicitation when it can.
 func TestServeTakesEveryStep(t *testing.T) {
 	agentDir := policyAgent(t)
@@ -126,6 +133,12 @@ func TestServeTakesEveryStep(t *testing.T) {
 	if got, isErr := callText(t, s, "quiet", nil); got != "" || isErr {
 		t.Errorf("quiet = %q (error %v), want empty text", got, isErr)
 	}
+	if got, isErr := callText(t, s, "wipe", nil); !isErr || !strings.Contains(got, "denied by the approval policy (agent.yaml approval rule at line 12): never over MCP") {
+		t.Errorf("wipe = %q (error %v), want the rule's denial", got, isErr)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "wiped")); err == nil {
+		t.Errorf("wipe ran though a rule denies it")
+	}
 	got, isErr := callText(t, s, "deploy", nil)
 	if !isErr || !strings.Contains(got, "production") || !strings.Contains(got, "does not support elicitation") {
 		t.Errorf("deploy without elicitation = %q (error %v), want a denial saying the client cannot be asked", got, isErr)
@@ -134,11 +147,11 @@ func TestServeTakesEveryStep(t *testing.T) {
 		t.Errorf("deploy ran though nobody approved it")
 	}
 	s.Close()
-	if n := journalHas(t, ws, `"hook_name":"pre_tool_execution"`); n != 4 {
-		t.Errorf("%d pre_tool_execution HOOK_EXECUTION events, want 4 (one per call)", n)
+	if n := journalHas(t, ws, `"hook_name":"pre_tool_execution"`); n != 5 {
+		t.Errorf("%d pre_tool_execution HOOK_EXECUTION events, want 5 (one per call)", n)
 	}
-	if n := journalHas(t, ws, `"hook_name":"post_tool_execution"`); n != 4 {
-		t.Errorf("%d post_tool_execution HOOK_EXECUTION events, want 4 (one per call)", n)
+	if n := journalHas(t, ws, `"hook_name":"post_tool_execution"`); n != 5 {
+		t.Errorf("%d post_tool_execution HOOK_EXECUTION events, want 5 (one per call)", n)
 	}
 	// The client sent the secret (ACTION_REQUEST keeps what was asked);
 	// no result gives it back.

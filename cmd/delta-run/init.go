@@ -75,7 +75,7 @@ func (c *InitCmd) Run(std cli.Stdio) error {
 		fmt.Fprintf(std.Err, "Try it (offline, scripted model): delta run --agent %s -m \"Say hello\" -y\n", c.Name)
 	case strings.HasPrefix(c.Template, "coding-"):
 		key := map[string]string{"coding-openai": "OPENAI_API_KEY", "coding-anthropic": "ANTHROPIC_API_KEY", "coding-gemini": "GEMINI_API_KEY"}[c.Template]
-		fmt.Fprintf(std.Err, "It uses the coding plugin (trusted beside delta-run when make build or make install put it there); otherwise install it once: delta plugin install \"$(dirname \"$(command -v delta)\")/delta-plugin-coding\"\n")
+		fmt.Fprintf(std.Err, "It uses the coding and web plugins (trusted beside delta-run when make build or make install put them there); otherwise install each once: delta plugin install \"$(dirname \"$(command -v delta)\")/delta-plugin-coding\" (and …/delta-plugin-web)\n")
 		fmt.Fprintf(std.Err, "Run it in a project: delta run --agent %s -w PROJECT -m \"…\" (needs %s or DELTA_API_KEY)\n", c.Name, key)
 	default:
 		fmt.Fprintf(std.Err, "Run it: delta run --agent %s -m \"…\" (needs DELTA_API_KEY)\n", c.Name)

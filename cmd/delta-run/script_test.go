@@ -16,9 +16,9 @@ func TestMain(m *testing.M) { code := m.Run(); clitest.Cleanup(); os.Exit(code) 
 func TestScripts(t *testing.T) {
 	p := clitest.Params(t, "testdata/script")
 	clitest.WithExamples()(&p)
-	// As make build does: the coding plugin beside delta-run is trusted
+	// As make build does: the first-party plugins beside delta-run are trusted
 	// by the manifest, so the built-in agent runs without an install.
-	if err := lock.WriteManifest(clitest.BinDir(t), "delta-plugin-coding"); err != nil {
+	if err := lock.WriteManifest(clitest.BinDir(t), lock.FirstPartyBinaries...); err != nil {
 		t.Fatal(err)
 	}
 	testscript.Run(t, p)

@@ -36,7 +36,7 @@ func (l *loader) loadContext(a *Agent) {
 	var d *doc
 	var root *yaml.Node
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		l.warn("[WARNING] %s: no context.yaml, so the model sees the default context: system_prompt.md, the workspace's DELTA.md when there is one, and the conversation (write a context.yaml to change it; see man 5 delta-agent, CONTEXT)", l.display(l.home))
+		l.warn("[WARNING] %s: no context.yaml, so the model sees the default context: system_prompt.md, the workspace's DELTA.md when there is one, the list of skills (SKILL.md) when there are any, and the conversation (write a context.yaml to change it; see man 5 delta-agent, CONTEXT)", l.display(l.home))
 		var parsed yaml.Node
 		if err := yaml.Unmarshal([]byte(DefaultContextYAML), &parsed); err != nil || len(parsed.Content) == 0 {
 			l.add(Problem{File: l.display(path), Msg: noContextMessage(l.home), Err: ErrNoContext})

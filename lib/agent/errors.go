@@ -116,6 +116,8 @@ const DefaultContextYAML = `sources:
     id: workspace_guide
     path: '${CWD}/DELTA.md'
     on_missing: skip
+  - type: skills
+    id: skills
   - type: journal
     id: conversation_history
 `

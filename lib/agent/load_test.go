@@ -115,11 +115,11 @@ plugins:
 		{"hook alias", a.Hooks[PreLLMRequest].Command, []string{"x"}},
 		{"hook timeout", a.Hooks[PreLLMRequest].TimeoutMS, 100},
 		{"hook plugin", a.Hooks[OnRunEnd].Plugin, "p"},
-		{"context sources", len(a.Context.Sources), 3},
+		{"context sources", len(a.Context.Sources), 4},
 		{"on_missing default", a.Context.Sources[0].OnMissing, "error"},
 		{"on_missing", a.Context.Sources[1].OnMissing, "skip"},
-		{"source line", a.Context.Sources[2].Line, 9},
-		{"source index", a.Context.Sources[2].Index, 2},
+		{"source line", a.Context.Sources[3].Line, 11},
+		{"source index", a.Context.Sources[3].Index, 3},
 		{"warnings", len(a.Warnings), 0},
 	}
 	for _, c := range checks {
@@ -172,7 +172,8 @@ func TestLoadModelNamesProvider(t *testing.T) {
 }
 
 // TestLoadDefaultContext: an agent without context.yaml loads with the
-// default context's sources, and a warning says so.
+// default context's sources (the skills among them, as in the coding
+// agents), and a warning says so.
 func TestLoadDefaultContext(t *testing.T) {
 	a, err := Load(writeAgent(t, map[string]string{"agent.yaml": "name: a\n", "context.yaml": "<none>"}))
 	if err != nil {
@@ -182,7 +183,7 @@ func TestLoadDefaultContext(t *testing.T) {
 	for _, s := range a.Context.Sources {
 		ids = append(ids, s.ID)
 	}
-	if got, want := strings.Join(ids, ","), "system_prompt,workspace_guide,conversation_history"; got != want {
+	if got, want := strings.Join(ids, ","), "system_prompt,workspace_guide,skills,conversation_history"; got != want {
 		t.Errorf("sources = %s, want %s", got, want)
 	}
 	if len(a.Warnings) != 1 || !strings.Contains(a.Warnings[0], "no context.yaml, so the model sees the default context") {

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"slices"
+	"time"
 
 	"github.com/deltakit/delta/lib/llm"
 )
@@ -23,15 +24,15 @@ func decodeFields(data []byte, e *Event, skip uint64) bool {
 	d := decoder{data: data}
 	var seen uint64
 	ok := d.object(func(key []byte) bool {
-		bit, ok := eventFieldBits[string(key)]
-		if !ok || seen&bit != 0 {
+		f := keyIndex(key)
+		if f < 0 || seen&(1<<f) != 0 {
 			return false
 		}
-		seen |= bit
-		if skip&bit != 0 {
-			return d.discardField(key)
+		seen |= 1 << f
+		if skip&(1<<f) != 0 {
+			return d.discardField(f)
 		}
-		return d.eventField(key, e)
+		return d.eventField(f, e)
 	})
 	if !ok {
 		return false
@@ -40,61 +41,152 @@ func decodeFields(data []byte, e *Event, skip uint64) bool {
 	return d.i == len(d.data)
 }
 
-// eventFieldBits gives every JSON key of Event a bit, to notice keys that
-// appear twice.
+// The fields of Event by their index in eventKeys, which is also their
+// bit in decodeFields' masks.
+const (
+	fType = iota
+	fSeq
+	fTimestamp
+	fIteration
+	fRunID
+	fAgentHome
+	fWorkDir
+	fConfig
+	fStatus
+	fFinalIteration
+	fContent
+	fToolCalls
+	fUsage
+	fModel
+	fInvocationRef
+	fCallID
+	fToolName
+	fToolArgs
+	fObservationContent
+	fExitCode
+	fIsError
+	fDurationMS
+	fExecutionRef
+	fPrompt
+	fInputType
+	fSensitive
+	fResponse
+	fErrorMessage
+	fErrorDetails
+	fHookName
+	fDecision
+	fHookRef
+	fResponseID
+	fReasoning
+	fKind
+	fSource
+	fMessageID
+	fRule
+	fBy
+	fParentRunID
+	numFields
+)
+
+// eventKeys are the JSON keys of Event's fields.
+var eventKeys = [numFields]string{fType: "type", fSeq: "seq", fTimestamp: "timestamp", fIteration: "iteration",
+	fRunID: "run_id", fAgentHome: "agent_home", fWorkDir: "work_dir", fConfig: "config", fStatus: "status",
+	fFinalIteration: "final_iteration", fContent: "content", fToolCalls: "tool_calls", fUsage: "usage",
+	fModel: "model", fInvocationRef: "invocation_ref", fCallID: "call_id", fToolName: "tool_name",
+	fToolArgs: "tool_args", fObservationContent: "observation_content", fExitCode: "exit_code",
+	fIsError: "is_error", fDurationMS: "duration_ms", fExecutionRef: "execution_ref", fPrompt: "prompt",
+	fInputType: "input_type", fSensitive: "sensitive", fResponse: "response", fErrorMessage: "error_message",
+	fErrorDetails: "error_details", fHookName: "hook_name", fDecision: "decision", fHookRef: "hook_ref",
+	fResponseID: "response_id", fReasoning: "reasoning", fKind: "kind", fSource: "source",
+	fMessageID: "message_id", fRule: "rule", fBy: "by", fParentRunID: "parent_run_id"}
+
+// eventFieldBits gives every JSON key of Event its bit, for ScanFields.
 var eventFieldBits = func() map[string]uint64 {
-	keys := []string{"type", "seq", "timestamp", "iteration", "run_id", "agent_home", "work_dir", "config",
-		"status", "final_iteration", "content", "tool_calls", "usage", "model", "invocation_ref", "call_id",
-		"tool_name", "tool_args", "observation_content", "exit_code", "is_error", "duration_ms", "execution_ref",
-		"prompt", "input_type", "sensitive", "response", "error_message", "error_details", "hook_name",
-		"decision", "hook_ref", "response_id", "reasoning", "kind", "source", "message_id", "rule", "by", "parent_run_id"}
-	m := make(map[string]uint64, len(keys))
-	for i, k := range keys {
+	m := make(map[string]uint64, len(eventKeys))
+	for i, k := range eventKeys {
 		m[k] = 1 << i
 	}
 	return m
 }()
 
-// eventField decodes the value of key into its field of e.
-func (d *decoder) eventField(key []byte, e *Event) bool {
-	if dst := e.stringField(string(key)); dst != nil {
+// keySlots finds a key's index from keyHash: one table load and one
+// comparison per key instead of hashing it for a map, which was a tenth
+// of reading a long journal. The multipliers were searched for so that
+// Event's keys do not collide (a test holds them to it); a key that took
+// another's slot would only be decoded by encoding/json, never wrongly.
+var keySlots = func() (t [128]int8) {
+	for i := range t {
+		t[i] = -1
+	}
+	for i, k := range eventKeys {
+		if h := keyHash(k); t[h] < 0 {
+			t[h] = int8(i)
+		}
+	}
+	return t
+}()
+
+func keyHash[S string | []byte](k S) byte {
+	return byte(len(k)*12+int(k[0])*25+int(k[len(k)-1])) & 127
+}
+
+// keyIndex is the index in eventKeys of key, -1 for a key that is not
+// Event's.
+func keyIndex(key []byte) int {
+	if len(key) == 0 {
+		return -1
+	}
+	i := keySlots[keyHash(key)]
+	if i < 0 || eventKeys[i] != string(key) {
+		return -1
+	}
+	return int(i)
+}
+
+// eventField decodes the value of field f into e.
+func (d *decoder) eventField(f int, e *Event) bool {
+	if f == fType {
+		var ok bool
+		e.Type, ok = d.eventType()
+		return ok
+	}
+	if dst := e.stringField(f); dst != nil {
 		var ok bool
 		*dst, ok = d.str()
 		return ok
 	}
 	ok := true
-	switch string(key) {
-	case "seq":
+	switch f {
+	case fSeq:
 		e.Seq, ok = d.int()
-	case "timestamp":
+	case fTimestamp:
 		raw, good := d.rawStr()
 		ok = good && e.Timestamp.UnmarshalJSON(raw) == nil
-	case "iteration":
+	case fIteration:
 		ok = d.intField(&e.Iteration)
-	case "final_iteration":
+	case fFinalIteration:
 		ok = d.intField(&e.FinalIteration)
-	case "exit_code":
+	case fExitCode:
 		var n int
 		ok = d.intField(&n)
 		e.ExitCode = &n
-	case "duration_ms":
+	case fDurationMS:
 		e.DurationMS, ok = d.int()
-	case "is_error":
+	case fIsError:
 		e.IsError, ok = d.bool()
-	case "sensitive":
+	case fSensitive:
 		e.Sensitive, ok = d.bool()
-	case "config":
+	case fConfig:
 		e.Config, ok = d.raw()
-	case "tool_args":
+	case fToolArgs:
 		e.ToolArgs, ok = d.raw()
-	case "error_details":
+	case fErrorDetails:
 		e.ErrorDetails, ok = d.raw()
-	case "tool_calls":
+	case fToolCalls:
 		e.ToolCalls, ok = d.toolCalls()
-	case "usage":
+	case fUsage:
 		e.Usage = &llm.Usage{}
 		ok = d.usage(e.Usage)
-	case "reasoning":
+	case fReasoning:
 		e.Reasoning, ok = d.reasoning()
 	default:
 		return false
@@ -102,61 +194,84 @@ func (d *decoder) eventField(key []byte, e *Event) bool {
 	return ok
 }
 
-// stringField is the string field of e that key names, nil when key names
-// no string field.
-func (e *Event) stringField(key string) *string {
-	switch key {
-	case "type":
+// eventTypes are the types the engine writes: an event's type is one of
+// them nearly always, and decoding it as the constant makes no string.
+var eventTypes = [...]Type{EngineStart, UserMessage, Thought, ActionRequest, ActionResult, HumanInputRequest,
+	HumanInputReceived, Error, EngineEnd, SystemMessage, HookExecution, TurnLimit}
+
+// eventType decodes the type field.
+func (d *decoder) eventType() (Type, bool) {
+	raw, plain, ok := d.scanStr()
+	if !ok {
+		return "", false
+	}
+	if plain {
+		for _, t := range eventTypes {
+			if string(t) == string(raw[1:len(raw)-1]) {
+				return t, true
+			}
+		}
+	}
+	d.i -= len(raw)
+	s, ok := d.str()
+	return Type(s), ok
+}
+
+// stringField is the string field of e with index f, nil when f is not a
+// string field (type is one: a Type).
+func (e *Event) stringField(f int) *string {
+	switch f {
+	case fType:
 		return (*string)(&e.Type)
-	case "run_id":
+	case fRunID:
 		return &e.RunID
-	case "agent_home":
+	case fAgentHome:
 		return &e.AgentHome
-	case "work_dir":
+	case fWorkDir:
 		return &e.WorkDir
-	case "status":
+	case fStatus:
 		return &e.Status
-	case "content":
+	case fContent:
 		return &e.Content
-	case "model":
+	case fModel:
 		return &e.Model
-	case "invocation_ref":
+	case fInvocationRef:
 		return &e.InvocationRef
-	case "call_id":
+	case fCallID:
 		return &e.CallID
-	case "tool_name":
+	case fToolName:
 		return &e.ToolName
-	case "observation_content":
+	case fObservationContent:
 		return &e.ObservationContent
-	case "execution_ref":
+	case fExecutionRef:
 		return &e.ExecutionRef
-	case "prompt":
+	case fPrompt:
 		return &e.Prompt
-	case "input_type":
+	case fInputType:
 		return &e.InputType
-	case "response":
+	case fResponse:
 		return &e.Response
-	case "error_message":
+	case fErrorMessage:
 		return &e.ErrorMessage
-	case "hook_name":
+	case fHookName:
 		return &e.HookName
-	case "decision":
+	case fDecision:
 		return &e.Decision
-	case "hook_ref":
+	case fHookRef:
 		return &e.HookRef
-	case "response_id":
+	case fResponseID:
 		return &e.ResponseID
-	case "kind":
+	case fKind:
 		return &e.Kind
-	case "source":
+	case fSource:
 		return &e.Source
-	case "message_id":
+	case fMessageID:
 		return &e.MessageID
-	case "rule":
+	case fRule:
 		return &e.Rule
-	case "by":
+	case fBy:
 		return &e.By
-	case "parent_run_id":
+	case fParentRunID:
 		return &e.ParentRunID
 	}
 	return nil
@@ -259,23 +374,71 @@ func (d *decoder) usage(u *llm.Usage) bool {
 	})
 }
 
-// discardField checks the value of key as eventField would decode it,
-// keeping nothing: the fields ScanFields leaves out cost no allocation.
-func (d *decoder) discardField(key []byte) bool {
-	var e Event // what stays on the stack: strings, times, numbers
-	switch string(key) {
-	case "usage":
+// discardField checks the value of field f as eventField would decode
+// it, keeping nothing: the fields ScanFields leaves out cost no
+// allocation.
+func (d *decoder) discardField(f int) bool {
+	switch f {
+	case fUsage:
 		var u llm.Usage
 		return d.usage(&u)
-	case "exit_code":
+	case fIteration, fFinalIteration, fExitCode:
 		var n int
 		return d.intField(&n)
-	case "config", "tool_args", "error_details":
-		return d.skip() // raw's check, without the copy
-	}
-	if e.stringField(string(key)) != nil {
-		_, _, ok := d.scanStr()
+	case fSeq, fDurationMS:
+		_, ok := d.int()
 		return ok
+	case fIsError, fSensitive:
+		_, ok := d.bool()
+		return ok
+	case fTimestamp:
+		raw, ok := d.rawStr()
+		if !ok {
+			return false
+		}
+		var t time.Time
+		return plainTimestamp(raw) || t.UnmarshalJSON(raw) == nil
+	case fConfig, fToolArgs, fErrorDetails:
+		return d.skip() // raw's check, without the copy
+	case fToolCalls, fReasoning:
+		var e Event
+		return d.eventField(f, &e)
 	}
-	return d.eventField(key, &e)
+	_, _, ok := d.scanStr() // a string field
+	return ok
+}
+
+// plainTimestamp reports whether raw is a quoted UTC time as the Writer
+// writes it ("2006-01-02T15:04:05.999999999Z", the fraction optional) with
+// every field in a range any month allows: such a time is one
+// time.Time.UnmarshalJSON accepts, checked without its cost (it was a
+// twentieth of reading a long journal for a few fields). Anything else,
+// a day 29 to 31 included, is left to UnmarshalJSON.
+func plainTimestamp(raw []byte) bool {
+	if len(raw) < 22 || raw[0] != '"' || raw[len(raw)-1] != '"' || raw[len(raw)-2] != 'Z' {
+		return false
+	}
+	t := raw[1 : len(raw)-2] // 2006-01-02T15:04:05 and the fraction
+	num := func(i int, max int) bool {
+		a, b := t[i], t[i+1]
+		return '0' <= a && a <= '9' && '0' <= b && b <= '9' && int(a-'0')*10+int(b-'0') <= max
+	}
+	if t[4] != '-' || t[7] != '-' || t[10] != 'T' || t[13] != ':' || t[16] != ':' ||
+		!num(0, 99) || !num(2, 99) || !num(5, 12) || string(t[5:7]) == "00" || !num(8, 28) ||
+		string(t[8:10]) == "00" || !num(11, 23) || !num(14, 59) || !num(17, 59) {
+		return false
+	}
+	frac := t[19:]
+	if len(frac) == 0 {
+		return true
+	}
+	if frac[0] != '.' || len(frac) < 2 || len(frac) > 10 {
+		return false
+	}
+	for _, c := range frac[1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }

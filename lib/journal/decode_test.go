@@ -1,6 +1,8 @@
 package journal
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -116,5 +118,64 @@ func TestParseLineFallsBack(t *testing.T) {
 	}
 	if _, err := ParseLine([]byte(`{"type":"X"} trailing`)); err == nil {
 		t.Error("ParseLine(trailing garbage) succeeded, want an error")
+	}
+}
+
+// TestPlainWord: plainWord passes a word exactly when each of its bytes
+// is plain by strByte, wherever the one byte that is not sits.
+func TestPlainWord(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		for pos := 0; pos < 8; pos++ {
+			for _, fill := range []byte{'a', ' ', '~', '#', ']'} {
+				word := bytes.Repeat([]byte{fill}, 8)
+				word[pos] = byte(c)
+				want := strByte[c] == 0
+				if got := plainWord(binary.LittleEndian.Uint64(word)); got != want {
+					t.Fatalf("plainWord(%q) = %v, want %v", word, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestKeySlots: every key of Event has a slot of its own (else change
+// keyHash's multipliers: a key without one would be left to encoding/json).
+func TestKeySlots(t *testing.T) {
+	for i, k := range eventKeys {
+		if got := keyIndex([]byte(k)); got != i {
+			t.Errorf("keyIndex(%q) = %d, want %d", k, got, i)
+		}
+	}
+	for _, k := range []string{"", "x", "types", "Type", "content_", "seq "} {
+		if got := keyIndex([]byte(k)); got != -1 {
+			t.Errorf("keyIndex(%q) = %d, want -1", k, got)
+		}
+	}
+}
+
+// TestPlainTimestamp: what plainTimestamp passes, time.Time's JSON
+// decoding accepts; the Writer's own times pass.
+func TestPlainTimestamp(t *testing.T) {
+	now, _ := json.Marshal(time.Now().UTC())
+	whole, _ := json.Marshal(time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC))
+	if !plainTimestamp(now) || !plainTimestamp(whole) {
+		t.Fatalf("plainTimestamp(%s), plainTimestamp(%s) = false, want true", now, whole)
+	}
+	base := []byte(`"2026-12-01T19:30:34.280656556Z"`)
+	for i := 1; i < len(base)-1; i++ {
+		for c := 0; c < 256; c++ {
+			raw := bytes.Clone(base)
+			raw[i] = byte(c)
+			var tm time.Time
+			if plainTimestamp(raw) && tm.UnmarshalJSON(raw) != nil {
+				t.Fatalf("plainTimestamp(%s) = true, but UnmarshalJSON refuses it", raw)
+			}
+		}
+	}
+	for _, s := range []string{`"2026-02-29T00:00:00Z"`, `"2026-13-01T00:00:00Z"`, `"2026-00-01T00:00:00Z"`, `"2026-01-01T24:00:00Z"`,
+		`"2026-01-01T00:00:00.Z"`, `"2026-01-01T00:00:00+01:00"`, `"2026-01-01T00:00:00.1234567890Z"`} {
+		if plainTimestamp([]byte(s)) {
+			t.Errorf("plainTimestamp(%s) = true, want false (left to UnmarshalJSON)", s)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -127,6 +128,17 @@ var strByte = func() (t [256]byte) {
 	return t
 }()
 
+// plainWord reports whether the eight bytes of w all stand for themselves
+// in a JSON string (strByte 0): none is a quote, a backslash, a control
+// character or above ASCII. The tests are the classic "has a zero byte"
+// ones, which never miss such a byte (they may flag a word falsely, which
+// the byte loop then sorts out).
+func plainWord(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	hasZero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
+	return (hasZero(w^(ones*'"')) | hasZero(w^(ones*'\\')) | ((w - ones*0x20) & ^w & highs) | w&highs) == 0
+}
+
 // scanStr is rawStr that also reports whether the string is plain: ASCII
 // without escapes, its body being its value.
 func (d *decoder) scanStr() (raw []byte, plain, ok bool) {
@@ -135,10 +147,20 @@ func (d *decoder) scanStr() (raw []byte, plain, ok bool) {
 	}
 	start := d.i
 	plain = true
-	for i := d.i + 1; i < len(d.data); {
-		switch strByte[d.data[i]] {
-		case 0:
+	data := d.data
+	for i := d.i + 1; i < len(data); {
+		// The plain bytes eight at a time, then one at a time: they are
+		// nearly all of a journal, and the switch below costs more per byte.
+		for i+8 <= len(data) && plainWord(binary.LittleEndian.Uint64(data[i:])) {
+			i += 8
+		}
+		for i < len(data) && strByte[data[i]] == 0 {
 			i++
+		}
+		if i == len(data) {
+			break
+		}
+		switch strByte[data[i]] {
 		case 1:
 			d.i = i + 1
 			return d.data[start:d.i], plain, true
@@ -272,6 +294,17 @@ func (d *decoder) int() (int64, bool) {
 		case '.', 'e', 'E':
 			return 0, false
 		}
+	}
+	if i-digits <= 18 { // cannot overflow: summed here, not by strconv
+		var n int64
+		for _, c := range d.data[digits:i] {
+			n = n*10 + int64(c-'0')
+		}
+		if digits > start {
+			n = -n
+		}
+		d.i = i
+		return n, true
 	}
 	n, err := strconv.ParseInt(string(d.data[start:i]), 10, 64)
 	if err != nil {

@@ -95,6 +95,21 @@ func TruncateTail(output string, maxChars int) string {
 		"The full output is available in the event stream.]\n\n", removed) + string(r[len(r)-maxChars:])
 }
 
+// TruncateHead keeps the first maxChars characters (the head mode, for
+// outputs read from their start, such as a web page), with a warning
+// saying how many were removed. maxChars <= 0 disables it.
+func TruncateHead(output string, maxChars int) string {
+	if maxChars <= 0 {
+		return output
+	}
+	n := utf8.RuneCountInString(output)
+	if n <= maxChars {
+		return output
+	}
+	return output[:runeOffset(output, maxChars)] + fmt.Sprintf("\n\n[WARNING: Tool output was truncated. The last %d characters were removed. "+
+		"The full output is available in the event stream.]", n-maxChars)
+}
+
 // truncateLines is seeds/001 §5.3 truncate_lines.
 func truncateLines(output string, maxLines int) string {
 	lines := strings.Split(output, "\n")

@@ -88,6 +88,20 @@ func TestTruncateTail(t *testing.T) {
 	}
 }
 
+func TestTruncateHead(t *testing.T) {
+	if got := TruncateHead("short", 10); got != "short" {
+		t.Errorf("under the limit: %q", got)
+	}
+	if got := TruncateHead("anything", 0); got != "anything" {
+		t.Errorf("limit 0 disables: %q", got)
+	}
+	want := "αβγ\n\n[WARNING: Tool output was truncated. The last 3 characters were removed. " +
+		"The full output is available in the event stream.]"
+	if got := TruncateHead("αβγδεζ", 3); got != want {
+		t.Errorf("TruncateHead = %q, want %q (characters, not bytes)", got, want)
+	}
+}
+
 func TestCommandText(t *testing.T) {
 	for _, tt := range []struct {
 		name string

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/deltakit/delta/plugins/sdk"
 )
 
 func TestEdit(t *testing.T) {
@@ -102,16 +104,16 @@ func FuzzEdit(f *testing.F) {
 
 func TestTruncate(t *testing.T) {
 	long := strings.Repeat("a", 60) + strings.Repeat("b", 60)
-	got := TruncateChars(long, 100, HeadTail)
+	got := TruncateChars(long, 100, sdk.HeadTail)
 	if !strings.HasPrefix(got, strings.Repeat("a", 50)+"\n\n[WARNING: Tool output was truncated. 20 characters were removed from the middle.") ||
 		!strings.HasSuffix(got, "]\n\n"+strings.Repeat("b", 50)) {
 		t.Errorf("TruncateChars(head_tail) = %q", got)
 	}
-	got = TruncateChars(long, 100, Tail)
+	got = TruncateChars(long, 100, sdk.Tail)
 	if want := "[WARNING: Tool output was truncated. First 20 characters were removed. The full output is available in the event stream.]\n\n" + long[20:]; got != want {
 		t.Errorf("TruncateChars(tail) = %q, want %q", got, want)
 	}
-	if got := TruncateChars("short", 100, Tail); got != "short" {
+	if got := TruncateChars("short", 100, sdk.Tail); got != "short" {
 		t.Errorf("TruncateChars(short) = %q", got)
 	}
 	lines := strings.TrimSuffix(strings.Repeat("l\n", 10), "\n")

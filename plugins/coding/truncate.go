@@ -2,12 +2,6 @@ package coding
 
 import "github.com/deltakit/delta/plugins/sdk"
 
-// Truncation modes of seeds/001 §5.1.
-const (
-	HeadTail = sdk.HeadTail
-	Tail     = sdk.Tail
-)
-
 // Limit is one tool's output limit (seeds/001 §5.2, §5.3).
 type Limit struct {
 	MaxChars int
@@ -17,18 +11,18 @@ type Limit struct {
 
 // Limits are the default output limits of the coding tools.
 var Limits = map[string]Limit{
-	"read_file":   {50000, HeadTail, 0},
-	"grep":        {20000, Tail, 200},
-	"glob":        {20000, Tail, 500},
-	"edit_file":   {10000, Tail, 0},
-	"apply_patch": {10000, Tail, 0},
-	"write_file":  {1000, Tail, 0},
+	"read_file":   {50000, sdk.HeadTail, 0},
+	"grep":        {20000, sdk.Tail, 200},
+	"glob":        {20000, sdk.Tail, 500},
+	"edit_file":   {10000, sdk.Tail, 0},
+	"apply_patch": {10000, sdk.Tail, 0},
+	"write_file":  {1000, sdk.Tail, 0},
 	// Listings and batches of files, like glob and read_file.
-	"list_dir":        {20000, HeadTail, 500},
-	"read_many_files": {50000, HeadTail, 0},
+	"list_dir":        {20000, sdk.HeadTail, 500},
+	"read_many_files": {50000, sdk.HeadTail, 0},
 	// The shell cuts its own output (observe.CommandLimits), naming the file that
 	// keeps all of it; this limit is for its errors.
-	"shell": {30000, HeadTail, 256},
+	"shell": {30000, sdk.HeadTail, 256},
 }
 
 // TruncateTool applies tool's limits: characters first, then lines.

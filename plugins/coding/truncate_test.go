@@ -42,7 +42,7 @@ func TestTruncateTool(t *testing.T) {
 			}
 		})
 	}
-	if got, want := TruncateChars("abcde", 3, HeadTail), "a"+midWarning("2")+"e"; got != want {
+	if got, want := TruncateChars("abcde", 3, sdk.HeadTail), "a"+midWarning("2")+"e"; got != want {
 		t.Errorf("TruncateChars(abcde, 3) = %q, want %q", got, want)
 	}
 }

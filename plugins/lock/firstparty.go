@@ -23,6 +23,11 @@ import (
 // never in it and keep needing the lock file.
 const ManifestName = "delta-plugins.sha256"
 
+// FirstPartyBinaries are the first-party plugins, the binaries make build
+// lists in the manifest (the Makefile's FIRST_PARTY_PLUGINS, which a test
+// holds to this list and to the plugins under plugins/).
+var FirstPartyBinaries = []string{"delta-plugin-coding", "delta-plugin-web"}
+
 // manifestLine is one line of the manifest: a sha256 and a plugin binary's
 // base name (sha256sum's "*" for binary mode accepted).
 var manifestLine = regexp.MustCompile(`^([0-9a-f]{64}) [ *](` + BinaryPrefix + `[A-Za-z0-9][A-Za-z0-9._-]*)$`)

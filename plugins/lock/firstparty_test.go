@@ -58,3 +58,31 @@ func TestManifestRefusesOtherLines(t *testing.T) {
 		t.Errorf("FirstParty(no manifest) = %v, %v; want nothing", got, err)
 	}
 }
+
+// TestFirstPartyBinariesAreTheTree: FirstPartyBinaries, the Makefile's
+// FIRST_PARTY_PLUGINS and the plugin binaries under plugins/ name the
+// same plugins, so a new first-party plugin cannot be left out of the
+// manifest that make build writes (and the tests write as it does).
+func TestFirstPartyBinariesAreTheTree(t *testing.T) {
+	mk, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inMake []string
+	for _, line := range strings.Split(string(mk), "\n") {
+		if v, ok := strings.CutPrefix(line, "FIRST_PARTY_PLUGINS := "); ok {
+			inMake = strings.Fields(v)
+		}
+	}
+	mains, _ := filepath.Glob("../*/delta-plugin-*/main.go")
+	var inTree []string
+	for _, m := range mains {
+		inTree = append(inTree, filepath.Base(filepath.Dir(m)))
+	}
+	if d := cmp.Diff(FirstPartyBinaries, inMake); d != "" {
+		t.Errorf("the Makefile's FIRST_PARTY_PLUGINS differs from FirstPartyBinaries (-list +Makefile):\n%s", d)
+	}
+	if d := cmp.Diff(FirstPartyBinaries, inTree); d != "" {
+		t.Errorf("the plugin binaries under plugins/ differ from FirstPartyBinaries (-list +tree):\n%s", d)
+	}
+}

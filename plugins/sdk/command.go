@@ -120,6 +120,7 @@ func (r CallRequest) relative(p string) string {
 // Truncation modes: which part of a long output the model sees.
 const (
 	HeadTail = observe.HeadTail // the beginning and the end
+	Head     = observe.Head     // the beginning (a page read from its start)
 	Tail     = observe.Tail     // the end (search results)
 )
 
@@ -177,9 +178,12 @@ func (r CallRequest) cut(output string, l Limits, whole observe.Whole, logs func
 // was removed, no file to read it in): characters first, in l's mode,
 // then lines, keeping the first and last. It is for outputs no run keeps.
 func Truncate(output string, l Limits) string {
-	if l.Mode == Tail {
+	switch l.Mode {
+	case Tail:
 		output = observe.TruncateTail(output, l.MaxChars)
-	} else {
+	case Head:
+		output = observe.TruncateHead(output, l.MaxChars)
+	default:
 		output = observe.Truncate(output, l.MaxChars, 0)
 	}
 	return observe.Truncate(output, 0, l.MaxLines)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/runs"
+	"github.com/deltakit/delta/plugins/lock"
 )
 
 // profile names the tools of a template's profile the checks look for.
@@ -90,7 +91,7 @@ func Run(ctx context.Context, cfg Config, p Provider) *ProviderResult {
 	return res
 }
 
-// setup installs the coding plugin and makes the agent from the
+// setup installs the first-party plugins and makes the agent from the
 // provider's template, with the shell timeout the timeout step expects
 // and, when asked and supported, subagents.
 func (s *session) setup(ctx context.Context) error {
@@ -99,8 +100,10 @@ func (s *session) setup(ctx context.Context) error {
 			return err
 		}
 	}
-	if _, err := s.delta(ctx, "setup", "plugin", "install", filepath.Join(s.cfg.Bin, "delta-plugin-coding")); err != nil {
-		return err
+	for _, bin := range lock.FirstPartyBinaries {
+		if _, err := s.delta(ctx, "setup", "plugin", "install", filepath.Join(s.cfg.Bin, bin)); err != nil {
+			return err
+		}
 	}
 	if _, err := s.delta(ctx, "setup", "init", "-t", s.p.Template, s.agent); err != nil {
 		return err
