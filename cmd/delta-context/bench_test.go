@@ -112,9 +112,8 @@ func bigRun(b testing.TB, iterations int) string {
 // waiting to be scheduled, which flatters the ratio. The CPU-time ratio
 // holds steady from an idle machine to a loaded one.
 func BenchmarkContextVsMinimal(b *testing.B) {
-	dir := b.TempDir()
-	bin := buildStatic(b, dir, "./cmd/delta-context")
-	hello := buildHello(b, dir)
+	bin := clitest.ReleaseBinary(b, "./cmd/delta-context")
+	hello := clitest.Hello(b)
 	ws := bigRun(b, 3000)
 	var ctxTime, minimal, ctxCPU, minimalCPU time.Duration
 	cpu := func(c *exec.Cmd) time.Duration { return c.ProcessState.UserTime() + c.ProcessState.SystemTime() }
@@ -159,46 +158,4 @@ func BenchmarkShowInProcess(b *testing.B) {
 			b.Fatalf("delta-context printed %d bytes, want the whole conversation", out.Len())
 		}
 	}
-}
-
-// buildStatic builds pkg as make build does (static, trimmed) into dir:
-// start-up is part of what is measured.
-func buildStatic(b *testing.B, dir, pkg string) string {
-	b.Helper()
-	root, err := clitest.ModuleRoot()
-	if err != nil {
-		b.Fatal(err)
-	}
-	bin := filepath.Join(dir, filepath.Base(pkg))
-	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, pkg)
-	cmd.Dir, cmd.Env = root, append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("go build %s: %v\n%s", pkg, err, out)
-	}
-	return bin
-}
-
-// buildHello builds the minimal Go program the benchmarks compare with.
-func buildHello(b *testing.B, dir string) string {
-	b.Helper()
-	src := filepath.Join(dir, "hello")
-	if err := os.MkdirAll(src, 0o755); err != nil {
-		b.Fatal(err)
-	}
-	files := map[string]string{
-		"go.mod":  "module hello\n\ngo 1.21\n",
-		"main.go": "package main\n\nimport \"os\"\n\nfunc main() { os.Stdout.WriteString(\"hello\\n\") }\n",
-	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(src, name), []byte(body), 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
-	bin := filepath.Join(dir, "hello-bin")
-	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, ".")
-	cmd.Dir, cmd.Env = src, append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("go build hello: %v\n%s", err, out)
-	}
-	return bin
 }

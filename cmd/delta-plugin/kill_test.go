@@ -48,7 +48,7 @@ func TestEngineSIGKILLLeavesNoPlugin(t *testing.T) {
 	plugin := filepath.Join(pluginDir, "delta-plugin-coding")
 	var pid int
 	for i := 0; i < 1000 && pid == 0; i++ { // wait for delta-run to start the plugin
-		pid = childRunning(run.Process.Pid, plugin)
+		pid = descendantRunning(run.Process.Pid, plugin)
 		time.Sleep(10 * time.Millisecond)
 	}
 	if pid == 0 {
@@ -65,8 +65,9 @@ func TestEngineSIGKILLLeavesNoPlugin(t *testing.T) {
 	}
 }
 
-// childRunning returns the pid of a live child of parent running exe, or 0.
-func childRunning(parent int, exe string) int {
+// descendantRunning returns the pid of a live descendant of parent (the
+// plugin runs under delta-run's tool host) running exe, or 0.
+func descendantRunning(parent int, exe string) int {
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
@@ -76,7 +77,7 @@ func childRunning(parent int, exe string) int {
 		if target, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); target != exe {
 			continue
 		}
-		if ppid(pid) == parent && alive(pid) {
+		if descends(pid, parent) && alive(pid) {
 			return pid
 		}
 	}
@@ -91,6 +92,16 @@ func stat(pid int) []string {
 	}
 	s := string(data)
 	return strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+}
+
+// descends reports whether pid is a descendant of ancestor.
+func descends(pid, ancestor int) bool {
+	for p := ppid(pid); p > 1; p = ppid(p) {
+		if p == ancestor {
+			return true
+		}
+	}
+	return false
 }
 
 func ppid(pid int) int {

@@ -17,13 +17,13 @@ import (
 	"github.com/deltakit/delta/plugins/lock"
 )
 
-// installedBin links (or copies) delta-run, its guard and the first-party
-// plugins into a new directory, as make install leaves them, with the
+// installedBin links (or copies) delta-run, its guard, its tool host and
+// the first-party plugins into a new directory, as make install leaves them, with the
 // first-party manifest when manifest is set.
 func installedBin(t *testing.T, manifest bool) string {
 	t.Helper()
 	dir := t.TempDir()
-	for _, name := range append([]string{"delta-run", "delta-exec-guard"}, lock.FirstPartyBinaries...) {
+	for _, name := range append([]string{"delta-run", "delta-exec-guard", "delta-toolhost"}, lock.FirstPartyBinaries...) {
 		src, dst := filepath.Join(clitest.BinDir(t), name), filepath.Join(dir, name)
 		if os.Link(src, dst) == nil {
 			continue

@@ -171,7 +171,7 @@ func newEngine(o driveOpts, j engine.Journal, tools *runTools, show *display, lo
 			AgentHome: o.agent.Home, WorkDir: o.meta.ToolDir(), Agent: &runAgent,
 			ParentRunID: o.meta.ParentRunID, Depth: runDepth(o)},
 		Journal: j, Provider: o.provider, Params: provider.ParamsOf(o.llmConfig), Context: withAppendedPrompt(cb, o.overrides.AppendSystemPrompt), Tools: tools.box,
-		Hooks:       hooks.New(o.agent, hooks.Options{Stderr: o.std.Err, Plugin: tools.plugins.Hook}),
+		Hooks:       hooks.New(o.agent, hooks.Options{Stderr: o.std.Err, Plugin: tools.hook}),
 		ParentRunID: o.meta.ParentRunID,
 		// Secret values of the environment and of the provider's settings
 		// (.env files) are redacted from what the run writes and sends.

@@ -15,7 +15,6 @@ import (
 	"github.com/deltakit/delta/lib/clitest"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/llm/llmtest"
-	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/lib/tool"
 )
 
@@ -107,18 +106,7 @@ func timeDeltaRun(b *testing.B, bin, baseURL, agentDir string) (time.Duration, t
 	if err != nil {
 		b.Fatalf("delta-run: %v\n%s", err, errb.String())
 	}
-	var res struct {
-		Status  runs.Status `json:"status"`
-		Metrics struct {
-			Iterations int `json:"iterations"`
-		} `json:"metrics"`
-	}
-	if err := json.Unmarshal(out.Bytes(), &res); err != nil || res.Status != runs.Completed {
-		b.Fatalf("delta-run result %s: %v", out.String(), err)
-	}
-	if res.Metrics.Iterations != loopIterations {
-		b.Fatalf("delta-run made %d iterations, want %d", res.Metrics.Iterations, loopIterations)
-	}
+	checkCompleted(b, out.Bytes(), loopIterations)
 	return elapsed, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), self, rss
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -46,8 +47,15 @@ func firstThought(t *testing.T, ws, id string) journal.Event {
 // endpoint: two parallel calls after a signed thinking block; the second
 // request sends the thinking back, says which result is an error, and
 // reads the first request's prefix from the prompt cache; the usage of
-// the THOUGHT and the runs.Result count the cache.
+// the THOUGHT and the runs.Result count the cache. Streamed (--front-end)
+// and not.
 func TestRunAgainstAnthropicServer(t *testing.T) {
+	for _, args := range [][]string{nil, {"--front-end"}} {
+		t.Run(fmt.Sprint("streamed=", len(args) > 0), func(t *testing.T) { anthropicRun(t, args) })
+	}
+}
+
+func anthropicRun(t *testing.T, extra []string) {
 	srv := llmtest.NewAnthropic(t)
 	srv.Reply(llm.Response{Content: "Calling both.", Reasoning: []llm.Reasoning{{Type: "thinking", Text: "plan", Signature: "c2ln"}},
 		ToolCalls: []llm.ToolCall{tc("fail_tool", `{}`), tc("greet", `{"name":"bob"}`)}})
@@ -55,7 +63,7 @@ func TestRunAgainstAnthropicServer(t *testing.T) {
 	agentDir := writeAgent(t, "llm:\n  provider: anthropic\n  model: claude-sonnet-4-5\n  reasoning_effort: low\n"+nativeTools, nil)
 	ws := t.TempDir()
 	env := []string{"ANTHROPIC_API_KEY=" + testKey, "ANTHROPIC_BASE_URL=" + srv.URL}
-	res := runJSON(t, env, 0, "run", "--agent", agentDir, "-w", ws, "-m", "go", "--run-id", "a1")
+	res := runJSON(t, env, 0, append([]string{"run", "--agent", agentDir, "-w", ws, "-m", "go", "--run-id", "a1"}, extra...)...)
 	if res.Status != "COMPLETED" || string(res.Result) != `"all done"` {
 		t.Fatalf("runs.Result = %+v", res)
 	}
@@ -68,8 +76,8 @@ func TestRunAgainstAnthropicServer(t *testing.T) {
 		t.Errorf("first THOUGHT usage %+v, reasoning %+v", th.Usage, th.Reasoning)
 	}
 	reqs := srv.Requests()
-	if len(reqs) != 2 {
-		t.Fatalf("%d requests, want 2", len(reqs))
+	if streamed := len(extra) > 0; len(reqs) != 2 || (reqs[0]["stream"] == true) != streamed {
+		t.Fatalf("%d requests (stream %v), want 2 (stream %v)", len(reqs), len(reqs) > 0 && reqs[0]["stream"] == true, streamed)
 	}
 	msgs := reqs[1]["messages"].([]any)
 	assistant, _ := json.Marshal(msgs[1])
@@ -82,11 +90,17 @@ func TestRunAgainstAnthropicServer(t *testing.T) {
 	}
 }
 
-// TestRunAgainstGeminiServer: a real streamed run (--front-end) against
-// the fake Gemini endpoint: the thought signatures come back on their
-// parts, the failed call's result is an error, and the thought tokens
-// are in the usage.
+// TestRunAgainstGeminiServer: a real run, streamed (--front-end) and not,
+// against the fake Gemini endpoint: the thought signatures come back on
+// their parts, the failed call's result is an error, and the thought
+// tokens are in the usage.
 func TestRunAgainstGeminiServer(t *testing.T) {
+	for _, args := range [][]string{nil, {"--front-end"}} {
+		t.Run(fmt.Sprint("streamed=", len(args) > 0), func(t *testing.T) { geminiRun(t, args) })
+	}
+}
+
+func geminiRun(t *testing.T, extra []string) {
 	srv := llmtest.NewGemini(t)
 	srv.Reply(llm.Response{Content: "Calling both.", ToolCalls: []llm.ToolCall{{ID: "fc1", Name: "greet", Arguments: `{"name":"ann"}`}, tc("fail_tool", `{}`)},
 		Reasoning: []llm.Reasoning{{Type: "thought", Text: "plan", Signature: "czE="}, {Type: "thought_signature", Signature: "czI=", Data: "fc1"}},
@@ -95,7 +109,7 @@ func TestRunAgainstGeminiServer(t *testing.T) {
 	agentDir := writeAgent(t, "llm:\n  provider: gemini\n  model: gemini-2.5-flash\n  reasoning_effort: high\n"+nativeTools, nil)
 	ws := t.TempDir()
 	env := []string{"GEMINI_API_KEY=" + testKey, "GEMINI_BASE_URL=" + srv.URL}
-	res := runJSON(t, env, 0, "run", "--front-end", "--agent", agentDir, "-w", ws, "-m", "go", "--run-id", "g1")
+	res := runJSON(t, env, 0, append([]string{"run", "--agent", agentDir, "-w", ws, "-m", "go", "--run-id", "g1"}, extra...)...)
 	if res.Status != "COMPLETED" || string(res.Result) != `"all done"` {
 		t.Fatalf("runs.Result = %+v", res)
 	}
@@ -103,8 +117,8 @@ func TestRunAgainstGeminiServer(t *testing.T) {
 		t.Errorf("runs.Result usage %+v: want 60 reasoning and 200 cached tokens", u)
 	}
 	reqs := srv.Requests()
-	if len(reqs) != 2 || !reqs[0].Stream {
-		t.Fatalf("%d requests (stream %v), want 2 streamed", len(reqs), len(reqs) > 0 && reqs[0].Stream)
+	if streamed := len(extra) > 0; len(reqs) != 2 || reqs[0].Stream != streamed {
+		t.Fatalf("%d requests (stream %v), want 2 (stream %v)", len(reqs), len(reqs) > 0 && reqs[0].Stream, streamed)
 	}
 	contents, _ := json.Marshal(reqs[1].Body["contents"])
 	for _, want := range []string{`"thought":true,"thoughtSignature":"czE="`, `"name":"greet"},"thoughtSignature":"czI="`,

@@ -11,30 +11,13 @@ import (
 	"github.com/deltakit/delta/lib/clitest"
 )
 
-// buildStatic builds delta-sessions as make build does (static, trimmed),
-// since start-up is part of what the benchmark measures.
-func buildStatic(b *testing.B) string {
-	b.Helper()
-	root, err := clitest.ModuleRoot()
-	if err != nil {
-		b.Fatal(err)
-	}
-	bin := filepath.Join(b.TempDir(), "delta-sessions")
-	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/delta-sessions")
-	cmd.Dir, cmd.Env = root, append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // BenchmarkExecVsBash runs the real `delta-sessions exec SESSION true` in a
 // bash session that has state to keep (a directory, variables, an array, a
 // function, an alias, options), alternating with a bare `bash -c true`, and
 // reports both and their ratio: the price of a persistent shell measured
 // in the same run, so the machine's load weighs on both alike.
 func BenchmarkExecVsBash(b *testing.B) {
-	bin := buildStatic(b)
+	bin := clitest.ReleaseBinary(b, "./cmd/delta-sessions")
 	dir := b.TempDir()
 	env := append(os.Environ(), "DELTA_SESSIONS_DIR="+filepath.Join(dir, ".sessions"))
 	var sessCPU time.Duration // the exec and the shell it ran, user + system

@@ -34,28 +34,11 @@ func tenToolAgent(b *testing.B) string {
 	return dir
 }
 
-// buildStatic builds delta-tool-expand as make build does (static,
-// trimmed), since start-up is most of what the benchmarks measure.
-func buildStatic(b *testing.B) string {
-	b.Helper()
-	root, err := clitest.ModuleRoot()
-	if err != nil {
-		b.Fatal(err)
-	}
-	bin := filepath.Join(b.TempDir(), "delta-tool-expand")
-	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/delta-tool-expand")
-	cmd.Dir, cmd.Env = root, append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // BenchmarkExpand10Tools runs the real delta-tool-expand on a ten-tool
 // agent, as a user or a script does: process start-up, loading the agent
 // and printing the expanded YAML.
 func BenchmarkExpand10Tools(b *testing.B) {
-	bin := buildStatic(b)
+	bin := clitest.ReleaseBinary(b, "./cmd/delta-tool-expand")
 	dir := tenToolAgent(b)
 	out, err := exec.Command(bin, dir).CombinedOutput()
 	if err != nil || strings.Count(string(out), "\n  - name: ") != 10 {
@@ -70,7 +53,7 @@ func BenchmarkExpand10Tools(b *testing.B) {
 
 // BenchmarkVersion is delta-tool-expand's bare start-up (--version).
 func BenchmarkVersion(b *testing.B) {
-	bin := buildStatic(b)
+	bin := clitest.ReleaseBinary(b, "./cmd/delta-tool-expand")
 	for b.Loop() {
 		if err := exec.Command(bin, "--version").Run(); err != nil {
 			b.Fatal(err)

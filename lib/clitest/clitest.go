@@ -227,7 +227,9 @@ func Main(m *testing.M) int {
 
 // Cleanup removes the built binaries; call it from TestMain after m.Run.
 func Cleanup() {
-	if binDir != "" {
-		os.RemoveAll(binDir)
+	for _, dir := range []string{binDir, releaseDir} {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
 	}
 }

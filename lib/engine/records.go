@@ -96,6 +96,15 @@ type Records struct {
 	hold   chan struct{} // tests: every write waits until it is closed
 }
 
+// NewRecords is the Records of a run's tools that run in another process
+// than its engine (delta-toolhost, for plugins and MCP servers): the
+// records of the tool calls it is given are written and redacted (with
+// r; nil: nothing to hide) as the engine's own would be, and a failed
+// write is logged to l.
+func NewRecords(runDir string, r *redact.Redactor, l *log.Logger) *Records {
+	return &Records{runDir: runDir, redact: r, log: l}
+}
+
 // behind writes the record that data makes at rel, in the background
 // (data runs there too: encoding and redacting are off the loop's path).
 func (r *Records) behind(rel string, data func() ([]byte, error)) {
