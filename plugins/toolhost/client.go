@@ -32,8 +32,9 @@ type Host struct {
 	gone    error         // why the tool host's stdout ended; set once
 	exited  chan struct{} // closed when it has
 
-	specs []llm.ToolSpec
-	has   map[string]bool
+	specs   []llm.ToolSpec
+	has     map[string]bool
+	streams map[string]bool
 
 	closeOnce sync.Once
 	closeErr  error
@@ -86,6 +87,10 @@ func Start(ctx context.Context, cfg Config, stderr io.Writer) (*Host, []string, 
 	h.specs = r.Start.Specs
 	for _, s := range h.specs {
 		h.has[s.Name] = true
+	}
+	h.streams = map[string]bool{}
+	for _, name := range r.Start.Streams {
+		h.streams[name] = true
 	}
 	return h, r.Start.Warnings, nil
 }
@@ -187,6 +192,10 @@ func (h *Host) Specs() []llm.ToolSpec { return slices.Clone(h.specs) }
 
 // Has reports whether the tool host serves name.
 func (h *Host) Has(name string) bool { return h.has[name] }
+
+// StreamsOutput: name may run commands whose output the engine follows
+// live (engine.OutputStreamer), as the tool host said at start.
+func (h *Host) StreamsOutput(name string) bool { return h.streams[name] }
 
 // Call runs one tool call in the tool host. A tool host that exited makes
 // an error observation, as a plugin that crashed does.

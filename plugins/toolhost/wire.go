@@ -90,6 +90,9 @@ type Reply struct {
 type Started struct {
 	Specs    []llm.ToolSpec `json:"specs,omitempty"`
 	Warnings []string       `json:"warnings,omitempty"`
+	// Streams names the tools that may run commands, whose output goes
+	// to the call's io/output files while they run (engine.OutputStreamer).
+	Streams []string `json:"streams,omitempty"`
 }
 
 // Failure is an error with what delta-run reports with it: its exit

@@ -198,7 +198,22 @@ func (s *server) start(ctx context.Context, cfg toolhost.Config) (*toolhost.Star
 		boxes = append(boxes, mtools)
 	}
 	s.box = engine.Merge(boxes...)
-	return &toolhost.Started{Specs: s.box.Specs(), Warnings: warnings}, nil
+	return &toolhost.Started{Specs: s.box.Specs(), Warnings: warnings, Streams: streams(s.box)}, nil
+}
+
+// streams lists the tools of box whose output is followed live.
+func streams(box engine.Toolbox) []string {
+	st, ok := box.(engine.OutputStreamer)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, spec := range box.Specs() {
+		if st.StreamsOutput(spec.Name) {
+			out = append(out, spec.Name)
+		}
+	}
+	return out
 }
 
 // names is a set of tool names as mcp.Toolbox.Shadow asks for it.
