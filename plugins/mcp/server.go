@@ -53,6 +53,7 @@ type server struct {
 	tools   []*sdk.Tool      // the tools the model may see, in the server's order
 	// warnings are what listing its tools noticed (Toolbox.Warnings).
 	warnings []string
+	stop     *stopper // a stdio server's stdin, which stops it when closed
 }
 
 // connect starts (stdio) or reaches (HTTP) one server and initializes the
@@ -83,7 +84,8 @@ func connect(ctx context.Context, cfg agent.MCPServer, opts Options) (*server, e
 			return nil, err
 		}
 		s.proc = proc
-		transport = &sdk.IOTransport{Reader: proc.Stdout, Writer: stopper{proc}}
+		s.stop = &stopper{p: proc}
+		transport = &sdk.IOTransport{Reader: proc.Stdout, Writer: s.stop}
 	}
 	// timeout_ms bounds the start and the MCP handshake too: a server
 	// that never answers fails the run instead of holding it.
@@ -95,6 +97,7 @@ func connect(ctx context.Context, cfg agent.MCPServer, opts Options) (*server, e
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	stopNotice := waitNotice(opts.Stderr, cfg, wait)
+	s.stop.connecting(ctx)
 	session, err := client.Connect(ctx, transport, nil)
 	stopNotice()
 	if err != nil {
@@ -114,6 +117,7 @@ func connect(ctx context.Context, cfg agent.MCPServer, opts Options) (*server, e
 		s.close()
 		return nil, err
 	}
+	s.stop.connected()
 	s.session = session
 	return s, nil
 }
@@ -179,7 +183,7 @@ func (s *server) close() error {
 		err = s.session.Close()
 	}
 	if s.proc != nil {
-		s.proc.Stop(stopWait)
+		s.proc.Stop(s.stop.wait())
 	}
 	if s.shown != nil {
 		s.shown.flush()
@@ -215,13 +219,42 @@ func (s *server) lost(err error) bool {
 }
 
 // stopper is a stdio server's stdin as the MCP transport's writer: the
-// SDK closes it when the session ends, which stops the server.
-type stopper struct{ p *execute.Process }
+// SDK closes it when the session ends, which stops the server. A server
+// given up on during its handshake (its timeout_ms passed, or Ctrl-C) is
+// stopped at once instead of being given stopWait to exit: it never
+// answered, so there is nothing to wait for, and the user is waiting.
+type stopper struct {
+	p         *execute.Process
+	mu        sync.Mutex
+	handshake context.Context // while connecting; nil after
+}
 
-func (w stopper) Write(b []byte) (int, error) { return w.p.Stdin.Write(b) }
-func (w stopper) Close() error {
-	w.p.Stop(stopWait)
+func (w *stopper) Write(b []byte) (int, error) { return w.p.Stdin.Write(b) }
+func (w *stopper) Close() error {
+	w.p.Stop(w.wait())
 	return nil
+}
+
+// connecting marks the handshake under way, bounded by ctx; connected
+// its end.
+func (w *stopper) connecting(ctx context.Context) {
+	if w != nil {
+		w.mu.Lock()
+		w.handshake = ctx
+		w.mu.Unlock()
+	}
+}
+
+func (w *stopper) connected() { w.connecting(nil) }
+
+// wait is how long Close lets the server take to exit.
+func (w *stopper) wait() time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.handshake != nil && w.handshake.Err() != nil {
+		return 0
+	}
+	return stopWait
 }
 
 // ServerEnv is the whole environment of a stdio server: the core variables
