@@ -17,8 +17,13 @@ func killSession(sid int) {
 		_ = syscall.Kill(p, syscall.SIGHUP)
 		_ = syscall.Kill(p, syscall.SIGTERM)
 	}
+	// Waiting for the session to empty, not for each pid to vanish: a
+	// process that died stays a zombie until its parent reaps it (for the
+	// program itself, this holder, which is busy here), and kill(pid, 0)
+	// still finds a zombie, so waiting on that held every stop a whole
+	// second.
 	deadline := time.Now().Add(time.Second)
-	for time.Now().Before(deadline) && len(alive(pids)) > 0 {
+	for time.Now().Before(deadline) && len(sessionPIDs(sid)) > 0 {
 		time.Sleep(20 * time.Millisecond)
 	}
 	for _, p := range append(alive(pids), sessionPIDs(sid)...) {
