@@ -22,7 +22,8 @@ import (
 // plugin's web_fetch through the real delta-run against a local web
 // server and reads the page as Markdown. The tool is a plugin tool like
 // any other: under workspace-write without network the sandbox refuses
-// the connect (the server never sees it) and the model is told so; with
+// the connect (the server never sees it) and the model is told so (a
+// run that can ask offers to run it outside the sandbox instead); with
 // network: true or the server's port allowed it works; a deny rule of
 // the approval policy stops the call before it runs.
 func TestWebFetchEndToEnd(t *testing.T) {
@@ -51,7 +52,9 @@ func TestWebFetchEndToEnd(t *testing.T) {
 		fetched bool
 	}{
 		{name: "no sandbox", want: page, fetched: true},
-		{name: "workspace-write without network", args: []string{"--sandbox", "workspace-write"}, sandbox: true,
+		// With nobody to answer, the refusal is not offered to run outside
+		// (escalate_plugin.txtar tries that) and is what the model reads.
+		{name: "workspace-write without network", args: []string{"--sandbox", "workspace-write", "--approvals", "deny"}, sandbox: true,
 			want: refused, isError: true},
 		{name: "network true", args: []string{"-c", "sandbox={mode: workspace-write, network: true}"}, sandbox: true,
 			want: page, fetched: true},

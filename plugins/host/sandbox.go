@@ -60,10 +60,18 @@ func (c *Client) removeSockDir() {
 }
 
 // refusalNoted is a failed call's observation, with a note when the
-// failure looks like the sandbox r's refusal (as command tools get it).
-func refusalNoted(r *sandbox.Rules, text string) string {
+// failure looks like the sandbox r's refusal (as command tools get it);
+// refused reports that it did, which offers the call to run outside
+// (Toolbox.Unsandboxed).
+func refusalNoted(r *sandbox.Rules, text string) (_ string, refused bool) {
 	if r == nil || !sandbox.Refused(text) {
-		return text
+		return text, false
 	}
-	return text + "\n" + r.Note()
+	return text + "\n" + r.Note(), true
+}
+
+// unconfined is a client of the same plugin, configured alike, whose
+// process runs outside the sandbox: for one escalated call.
+func (c *Client) unconfined() *Client {
+	return &Client{bin: c.bin, config: c.config, stderr: c.stderr, verbose: c.verbose, env: c.env}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/observe"
 	"github.com/deltakit/delta/lib/runs"
+	"github.com/deltakit/delta/lib/sandbox"
 	"github.com/deltakit/delta/plugins/proto"
 )
 
@@ -129,6 +130,13 @@ func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 	if !ok {
 		return engine.ToolOutcome{}, fmt.Errorf("tool %q: %w", name, errNoSuchTool)
 	}
+	return t.call(ctx, c, t.h.opts.Sandbox, run, callID, name, args)
+}
+
+// call runs one call of tool name in the plugin process of c, which the
+// sandbox confines to rules (nil: unconfined; nothing is then noted as
+// the sandbox's refusal).
+func (t *Toolbox) call(ctx context.Context, c *Client, rules *sandbox.Rules, run engine.RunInfo, callID, name string, args json.RawMessage) (engine.ToolOutcome, error) {
 	if err := checkArgs(t.params[name], args); err != nil {
 		return engine.ToolOutcome{Observation: "error: " + err.Error(), IsError: true, ExitCode: 1}, nil
 	}
@@ -165,7 +173,7 @@ func (t *Toolbox) Call(ctx context.Context, run engine.RunInfo, callID, name str
 		out.Observation, out.IsError, out.Data, out.Parts = capOutput(res.Output), res.IsError, res.Data, res.Parts
 		if res.IsError {
 			out.ExitCode = 1
-			out.Observation = refusalNoted(t.h.opts.Sandbox, out.Observation)
+			out.Observation, out.SandboxRefused = refusalNoted(rules, out.Observation)
 		}
 		rec.StdoutBytes = int64(len(res.Output))
 		if len(res.Data) > 0 {

@@ -32,9 +32,10 @@ type Host struct {
 	gone    error         // why the tool host's stdout ended; set once
 	exited  chan struct{} // closed when it has
 
-	specs   []llm.ToolSpec
-	has     map[string]bool
-	streams map[string]bool
+	specs     []llm.ToolSpec
+	has       map[string]bool
+	streams   map[string]bool
+	escalates map[string]bool
 
 	closeOnce sync.Once
 	closeErr  error
@@ -91,6 +92,10 @@ func Start(ctx context.Context, cfg Config, stderr io.Writer) (*Host, []string, 
 	h.streams = map[string]bool{}
 	for _, name := range r.Start.Streams {
 		h.streams[name] = true
+	}
+	h.escalates = map[string]bool{}
+	for _, name := range r.Start.Escalates {
+		h.escalates[name] = true
 	}
 	return h, r.Start.Warnings, nil
 }
@@ -200,7 +205,35 @@ func (h *Host) StreamsOutput(name string) bool { return h.streams[name] }
 // Call runs one tool call in the tool host. A tool host that exited makes
 // an error observation, as a plugin that crashed does.
 func (h *Host) Call(ctx context.Context, run engine.RunInfo, callID, name string, args json.RawMessage) (engine.ToolOutcome, error) {
-	r, err := h.do(ctx, Request{Op: "call", Call: &CallRequest{Run: RunOf(run), CallID: callID, Name: name, Args: args}})
+	return h.call(ctx, CallRequest{Run: RunOf(run), CallID: callID, Name: name, Args: args})
+}
+
+// Unsandboxed is the toolbox that runs name outside the sandbox, for the
+// on-failure escalation (engine.Escalator): false for a tool the tool
+// host cannot run unconfined (an MCP server's, or any in a run without
+// a sandbox).
+func (h *Host) Unsandboxed(name string) (engine.Toolbox, bool) {
+	if !h.escalates[name] {
+		return nil, false
+	}
+	return outside{h}, true
+}
+
+// outside is the tool host's toolbox of calls run outside the sandbox.
+type outside struct{ *Host }
+
+// Call runs one call outside the sandbox, in the tool host.
+func (o outside) Call(ctx context.Context, run engine.RunInfo, callID, name string, args json.RawMessage) (engine.ToolOutcome, error) {
+	return o.call(ctx, CallRequest{Run: RunOf(run), CallID: callID, Name: name, Args: args, Unsandboxed: true})
+}
+
+// Close leaves the tool host to the Host outside was made from.
+func (outside) Close() error { return nil }
+
+// call runs one call request in the tool host.
+func (h *Host) call(ctx context.Context, c CallRequest) (engine.ToolOutcome, error) {
+	name := c.Name
+	r, err := h.do(ctx, Request{Op: "call", Call: &c})
 	switch {
 	case errors.Is(err, ErrGone):
 		return engine.ToolOutcome{Observation: "error: " + err.Error(), IsError: true, ExitCode: 1}, nil

@@ -93,6 +93,9 @@ type Started struct {
 	// Streams names the tools that may run commands, whose output goes
 	// to the call's io/output files while they run (engine.OutputStreamer).
 	Streams []string `json:"streams,omitempty"`
+	// Escalates names the tools that can run a call outside the sandbox
+	// (engine.Escalator): the plugins' tools of a sandboxed run.
+	Escalates []string `json:"escalates,omitempty"`
 }
 
 // Failure is an error with what delta-run reports with it: its exit
@@ -139,6 +142,9 @@ type CallRequest struct {
 	CallID string          `json:"call_id"`
 	Name   string          `json:"name"`
 	Args   json.RawMessage `json:"args,omitempty"`
+	// Unsandboxed runs the call outside the sandbox: an escalation a
+	// human approved (engine.Escalator).
+	Unsandboxed bool `json:"unsandboxed,omitempty"`
 }
 
 // HookRequest is a hook routed to a plugin (hooks.PluginFunc).

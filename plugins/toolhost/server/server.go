@@ -198,7 +198,23 @@ func (s *server) start(ctx context.Context, cfg toolhost.Config) (*toolhost.Star
 		boxes = append(boxes, mtools)
 	}
 	s.box = engine.Merge(boxes...)
-	return &toolhost.Started{Specs: s.box.Specs(), Warnings: warnings, Streams: streams(s.box)}, nil
+	return &toolhost.Started{Specs: s.box.Specs(), Warnings: warnings, Streams: streams(s.box), Escalates: escalates(s.box)}, nil
+}
+
+// escalates lists the tools of box that can run a call outside the
+// sandbox.
+func escalates(box engine.Toolbox) []string {
+	x, ok := box.(engine.Escalator)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, spec := range box.Specs() {
+		if _, ok := x.Unsandboxed(spec.Name); ok {
+			out = append(out, spec.Name)
+		}
+	}
+	return out
 }
 
 // streams lists the tools of box whose output is followed live.
@@ -232,7 +248,17 @@ func (s *server) call(ctx context.Context, c toolhost.CallRequest) (engine.ToolO
 		run.Records = s.recordsOf(run.RunDir)
 		defer run.Records.Wait()
 	}
-	return s.box.Call(ctx, run, c.CallID, c.Name, c.Args)
+	box := s.box
+	if c.Unsandboxed {
+		x, ok := s.box.(engine.Escalator)
+		if ok {
+			box, ok = x.Unsandboxed(c.Name)
+		}
+		if !ok {
+			return engine.ToolOutcome{}, fmt.Errorf("%s: %s cannot run outside the sandbox", toolhost.Name, c.Name)
+		}
+	}
+	return box.Call(ctx, run, c.CallID, c.Name, c.Args)
 }
 
 // recordsOf is the Records of the run in runDir.
