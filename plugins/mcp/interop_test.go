@@ -73,8 +73,11 @@ func TestInteropEverything(t *testing.T) {
 	if out := call(t, tb, r, "every__get-sum", `{"a":2,"b":3}`); !strings.Contains(out.Observation, "5") {
 		t.Errorf("get-sum = %+v", out)
 	}
-	if out := call(t, tb, r, "every__get-tiny-image", `{}`); !strings.Contains(out.Observation, "[image: image/png,") {
-		t.Errorf("get-tiny-image = %q, want the image described", out.Observation)
+	// The image comes through as a part with its bytes (the engine keeps
+	// it as a file of the call's record), beside the server's text.
+	if out := call(t, tb, r, "every__get-tiny-image", `{}`); len(out.Parts) != 1 || out.Parts[0].MediaType != "image/png" ||
+		len(out.Parts[0].Data) == 0 || !strings.Contains(out.Observation, "image") {
+		t.Errorf("get-tiny-image = %q with parts %+v, want its text and one image/png part with data", out.Observation, out.Parts)
 	}
 	out := call(t, tb, r, "every__get-env", `{}`)
 	if !strings.Contains(out.Observation, "k-given") || strings.Contains(out.Observation, "sk-engine") {
