@@ -68,15 +68,9 @@ func BinDir(t testing.TB) string {
 // the whole set fails it builds them one by one, so that one broken binary
 // only fails the scripts that use it (they then report "not found").
 func build(root, dir string) error {
-	list := exec.Command("go", "list", "-f", `{{if eq .Name "main"}}{{.ImportPath}}{{end}}`, "./cmd/...", "./plugins/...")
-	list.Dir = root
-	out, err := list.Output()
+	pkgs, err := mainPackages(root)
 	if err != nil {
-		return fmt.Errorf("go list: %v", err)
-	}
-	pkgs := strings.Fields(string(out))
-	if len(pkgs) == 0 {
-		return fmt.Errorf("no main packages under cmd/ or plugins/")
+		return err
 	}
 	if goBuild(root, dir, pkgs...) == nil {
 		return nil
@@ -91,6 +85,22 @@ func build(root, dir string) error {
 		fmt.Fprintf(os.Stderr, "clitest: some binaries did not build:\n%s\n", strings.Join(failed, "\n"))
 	}
 	return nil
+}
+
+// mainPackages lists the import paths of every main package under cmd/
+// and plugins/ of the module at root: every binary Delta ships.
+func mainPackages(root string) ([]string, error) {
+	list := exec.Command("go", "list", "-f", `{{if eq .Name "main"}}{{.ImportPath}}{{end}}`, "./cmd/...", "./plugins/...")
+	list.Dir = root
+	out, err := list.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list: %v", err)
+	}
+	pkgs := strings.Fields(string(out))
+	if len(pkgs) == 0 {
+		return nil, fmt.Errorf("no main packages under cmd/ or plugins/")
+	}
+	return pkgs, nil
 }
 
 func goBuild(root, dir string, pkgs ...string) error {

@@ -35,14 +35,12 @@ func ReleaseBinDir(t testing.TB) string {
 			releaseErr = err
 			return
 		}
-		list := exec.Command("go", "list", "-f", `{{if eq .Name "main"}}{{.ImportPath}}{{end}}`, "./cmd/...", "./plugins/...")
-		list.Dir = root
-		out, err := list.Output()
+		pkgs, err := mainPackages(root)
 		if err != nil {
-			releaseErr = fmt.Errorf("go list: %v", err)
+			releaseErr = err
 			return
 		}
-		releaseErr = buildRelease(root, releaseDir, strings.Fields(string(out))...)
+		releaseErr = buildRelease(root, releaseDir, pkgs...)
 	})
 	if releaseErr != nil {
 		t.Fatal(releaseErr)
