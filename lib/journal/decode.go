@@ -15,13 +15,14 @@ import (
 // integer, a string with invalid UTF-8 or a lone surrogate, more than
 // whitespace after the object) it gives up and returns false, and the caller decodes the line with encoding/json.
 // A fuzz test holds the two to the same result.
-func decodeEvent(data []byte, e *Event) bool { return decodeFields(data, e, 0) }
+func decodeEvent(data []byte, e *Event) bool { return decodeFields(data, e, 0, nil) }
 
 // decodeFields is decodeEvent leaving the fields whose bits are in skip
 // zero: their values are checked as decodeEvent checks them, without
-// allocating.
-func decodeFields(data []byte, e *Event, skip uint64) bool {
-	d := decoder{data: data}
+// allocating. shared, when not nil, makes the strings (data is then never
+// changed).
+func decodeFields(data []byte, e *Event, skip uint64, shared *sharedStrings) bool {
+	d := decoder{data: data, shared: shared}
 	var seen uint64
 	ok := d.object(func(key []byte) bool {
 		f := keyIndex(key)

@@ -4,9 +4,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"strconv"
-	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // decoder reads JSON from data at offset i. Every method returns false
@@ -15,6 +15,9 @@ type decoder struct {
 	data  []byte
 	i     int
 	depth int
+	// shared, when set, is where the decoded strings are made (see
+	// sharedStrings); nil makes each with its own allocation.
+	shared *sharedStrings
 }
 
 // maxDepth bounds the nesting of raw values (encoding/json's own limit is
@@ -101,10 +104,14 @@ func (d *decoder) str() (string, bool) {
 		return "", false
 	}
 	body := raw[1 : len(raw)-1]
+	if d.shared != nil {
+		return d.shared.str(body, plain)
+	}
 	if plain {
 		return string(body), true
 	}
-	return unquote(body)
+	b, ok := appendUnquoted(make([]byte, 0, len(body)), body)
+	return unsafe.String(unsafe.SliceData(b), len(b)), ok
 }
 
 // rawStr returns the string value at the offset, quotes included, after
@@ -195,47 +202,43 @@ func (d *decoder) scanStr() (raw []byte, plain, ok bool) {
 	return nil, false, false
 }
 
-// unquote decodes the body of a valid JSON string with escapes or
-// non-ASCII bytes. Invalid UTF-8 and lone surrogates, which encoding/json
-// replaces with U+FFFD, are left to it. The string is built in place (a
-// strings.Builder grown once), not in a buffer then copied: on a long
-// journal most text has escapes, and each copy is fresh memory.
-func unquote(body []byte) (string, bool) {
-	var out strings.Builder
-	out.Grow(len(body))
+// appendUnquoted appends the decoded body of a valid JSON string with
+// escapes or non-ASCII bytes to dst. Invalid UTF-8 and lone surrogates,
+// which encoding/json replaces with U+FFFD, are left to it (false).
+func appendUnquoted(dst, body []byte) ([]byte, bool) {
 	start := 0 // the bytes from start to i stand for themselves
 	for i := 0; i < len(body); {
 		c := body[i]
 		switch {
 		case c == '\\':
-			out.Write(body[start:i])
+			dst = append(dst, body[start:i]...)
 			switch body[i+1] {
 			case '"', '\\', '/':
-				out.WriteByte(body[i+1])
+				dst = append(dst, body[i+1])
 			case 'b':
-				out.WriteByte('\b')
+				dst = append(dst, '\b')
 			case 'f':
-				out.WriteByte('\f')
+				dst = append(dst, '\f')
 			case 'n':
-				out.WriteByte('\n')
+				dst = append(dst, '\n')
 			case 'r':
-				out.WriteByte('\r')
+				dst = append(dst, '\r')
 			case 't':
-				out.WriteByte('\t')
+				dst = append(dst, '\t')
 			case 'u':
 				r := hex4(body[i+2 : i+6])
 				i += 6
 				if utf16.IsSurrogate(r) {
 					if i+6 > len(body) || body[i] != '\\' || body[i+1] != 'u' {
-						return "", false
+						return dst, false
 					}
 					r = utf16.DecodeRune(r, hex4(body[i+2:i+6]))
 					if r == utf8.RuneError {
-						return "", false
+						return dst, false
 					}
 					i += 6
 				}
-				out.WriteRune(r)
+				dst = utf8.AppendRune(dst, r)
 				start = i
 				continue
 			}
@@ -246,13 +249,12 @@ func unquote(body []byte) (string, bool) {
 		default:
 			r, size := utf8.DecodeRune(body[i:])
 			if r == utf8.RuneError && size == 1 {
-				return "", false
+				return dst, false
 			}
 			i += size
 		}
 	}
-	out.Write(body[start:])
-	return out.String(), true
+	return append(dst, body[start:]...), true
 }
 
 func hexValue(c byte) int {
