@@ -3,6 +3,7 @@ package journal
 import (
 	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -137,13 +138,18 @@ var strByte = func() (t [256]byte) {
 
 // plainWord reports whether the eight bytes of w all stand for themselves
 // in a JSON string (strByte 0): none is a quote, a backslash, a control
-// character or above ASCII. The tests are the classic "has a zero byte"
-// ones, which never miss such a byte (they may flag a word falsely, which
-// the byte loop then sorts out).
-func plainWord(w uint64) bool {
+// character or above ASCII.
+func plainWord(w uint64) bool { return specialBytes(w) == 0 }
+
+// specialBytes has the high bit set of each byte of w that does not stand
+// for itself in a JSON string (strByte is not 0), or of some: the tests
+// are the classic "has a zero byte" ones, which may also flag a byte above
+// one they rightly flag (a borrow), but never miss one nor flag a byte
+// below the first. The lowest bit set is therefore the first such byte.
+func specialBytes(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	hasZero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
-	return (hasZero(w^(ones*'"')) | hasZero(w^(ones*'\\')) | ((w - ones*0x20) & ^w & highs) | w&highs) == 0
+	return hasZero(w^(ones*'"')) | hasZero(w^(ones*'\\')) | ((w - ones*0x20) & ^w & highs) | w&highs
 }
 
 // scanStr is rawStr that also reports whether the string is plain: ASCII
@@ -156,9 +162,14 @@ func (d *decoder) scanStr() (raw []byte, plain, ok bool) {
 	plain = true
 	data := d.data
 	for i := d.i + 1; i < len(data); {
-		// The plain bytes eight at a time, then one at a time: they are
-		// nearly all of a journal, and the switch below costs more per byte.
-		for i+8 <= len(data) && plainWord(binary.LittleEndian.Uint64(data[i:])) {
+		// The plain bytes eight at a time, up to the first other one, found
+		// in its word; one at a time near the end: they are nearly all of
+		// a journal, and the switch below costs more per byte.
+		for i+8 <= len(data) {
+			if m := specialBytes(binary.LittleEndian.Uint64(data[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				goto special
+			}
 			i += 8
 		}
 		for i < len(data) && strByte[data[i]] == 0 {
@@ -167,6 +178,7 @@ func (d *decoder) scanStr() (raw []byte, plain, ok bool) {
 		if i == len(data) {
 			break
 		}
+	special:
 		switch strByte[data[i]] {
 		case 1:
 			d.i = i + 1

@@ -2,7 +2,9 @@ package journal
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -109,4 +111,35 @@ func FuzzDecodeShared(f *testing.F) {
 			t.Fatalf("on %q: shared strings gave\n%+v\nwant\n%+v", data, shared, apart)
 		}
 	})
+}
+
+// TestSpecialBytesFirst: the lowest byte specialBytes flags is the first
+// byte of the word that does not stand for itself (strByte), for every
+// byte value at every position, behind plain bytes and before any.
+func TestSpecialBytesFirst(t *testing.T) {
+	for pos := range 8 {
+		for c := range 256 {
+			for _, after := range []byte{'a', '"', 0x01, 0xff} {
+				word := []byte("abcdefgh")
+				word[pos] = byte(c)
+				for k := pos + 1; k < 8; k++ {
+					word[k] = after
+				}
+				want := 8
+				for k, b := range word {
+					if strByte[b] != 0 {
+						want = k
+						break
+					}
+				}
+				got := 8
+				if m := specialBytes(binary.LittleEndian.Uint64(word)); m != 0 {
+					got = bits.TrailingZeros64(m) >> 3
+				}
+				if got != want {
+					t.Fatalf("specialBytes(%q) flags byte %d first, want %d", word, got, want)
+				}
+			}
+		}
+	}
 }
