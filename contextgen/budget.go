@@ -34,8 +34,8 @@ func truncateText(content string, maxTokens int) (string, bool) {
 // journalSource is a journal source of the conversation c, its messages
 // joined (journalPieces).
 func journalSource(c *conversation, src agent.ContextSource) Part {
-	pieces, truncated := journalPieces(c, src)
-	return Part{Messages: join(pieces), Truncated: truncated}
+	pieces, chars, truncated := journalPieces(c, src)
+	return Part{Messages: join(pieces), Truncated: truncated, Tokens: llm.TokensOf(chars)}
 }
 
 // journalPieces are the messages of a journal source of the conversation
@@ -43,11 +43,12 @@ func journalSource(c *conversation, src agent.ContextSource) Part {
 // iterations, then, if max_tokens is set, older iterations dropped one by
 // one until the estimate fits (truncated). User messages are never
 // dropped and the latest iteration is always kept, even over budget: the
-// model must see the answer to its last call.
-func journalPieces(c *conversation, src agent.ContextSource) (pieces [][]llm.Message, truncated bool) {
+// model must see the answer to its last call. chars counts their
+// characters (llm.MessageChars), from the counts the conversation keeps.
+func journalPieces(c *conversation, src agent.ContextSource) (pieces [][]llm.Message, chars int, truncated bool) {
 	from := c.firstKept(src.MaxIterations)
 	if src.MaxTokens <= 0 {
-		return c.pieces(from), false
+		return c.pieces(from), c.chars(from), false
 	}
 	budget := src.MaxTokens * llm.CharsPerToken
 	dropped := 0
@@ -56,7 +57,7 @@ func journalPieces(c *conversation, src agent.ContextSource) (pieces [][]llm.Mes
 		dropped++
 	}
 	if dropped == 0 {
-		return c.pieces(from), false
+		return c.pieces(from), c.chars(from), false
 	}
 	note := llm.Message{Role: llm.RoleUser, Content: fmt.Sprintf("%s%d earlier iteration(s) omitted to fit max_tokens: %d; iterations %d to %d follow", SystemNotePrefix, from, src.MaxTokens, from+1, c.blocks)}
 	placed := false
@@ -70,7 +71,7 @@ func journalPieces(c *conversation, src agent.ContextSource) (pieces [][]llm.Mes
 		}
 		pieces = append(pieces, s.msgs)
 	}
-	return pieces, true
+	return pieces, c.chars(from) + llm.MessageChars([]llm.Message{note}), true
 }
 
 // join is the messages of pieces in one slice (nil when there are none),

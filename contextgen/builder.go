@@ -132,11 +132,16 @@ func (b *Builder) BuildParts(ctx context.Context, run engine.RunInfo) ([]Part, e
 			return nil, &SourceError{Index: src.Index, ID: src.ID, Type: src.Type, File: cfg.Path, Line: src.Line, Err: err}
 		}
 		p.Source = src
-		chars := llm.MessageChars(p.Messages)
-		for _, piece := range p.Pieces {
-			chars += llm.MessageChars(piece)
+		if p.Tokens == 0 {
+			// EstimateTokens of all the messages; a journal source's
+			// comes from the counts its conversation keeps (a long one is
+			// not counted twice).
+			chars := llm.MessageChars(p.Messages)
+			for _, piece := range p.Pieces {
+				chars += llm.MessageChars(piece)
+			}
+			p.Tokens = llm.TokensOf(chars)
 		}
-		p.Tokens = llm.TokensOf(chars) // EstimateTokens of all the messages
 		if src.MaxTokens > 0 && p.Tokens > src.MaxTokens && src.Type == agent.SourceJournal {
 			b.warnf("context source %q: the latest iteration alone is about %d tokens, over its max_tokens of %d; it is kept whole", src.ID, p.Tokens, src.MaxTokens)
 		}
@@ -169,8 +174,8 @@ func (b *Builder) buildSource(ctx context.Context, run engine.RunInfo, src agent
 			c = b.conversationOf(evs, run.RunDir)
 		}
 		if b.Pieces {
-			pieces, truncated := journalPieces(c, src)
-			return Part{Pieces: pieces, Truncated: truncated}, nil
+			pieces, chars, truncated := journalPieces(c, src)
+			return Part{Pieces: pieces, Truncated: truncated, Tokens: llm.TokensOf(chars)}, nil
 		}
 		return journalSource(c, src), nil
 	default:

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -412,5 +413,34 @@ func BenchmarkConversation10k(b *testing.B) {
 	evs = journalOf(evs...)
 	for b.Loop() {
 		Conversation(evs, 50)
+	}
+}
+
+// TestJournalTokensAreItsMessages: a journal source's Tokens, taken from
+// the counts its conversation keeps, is the estimate of the messages it
+// gives, whole or cut by max_iterations or max_tokens (with the omission
+// notice), joined or in pieces, with a call still unanswered.
+func TestJournalTokensAreItsMessages(t *testing.T) {
+	evs := []journal.Event{user("task ünïcode")}
+	for i := range 6 {
+		id := string(rune('a' + i))
+		evs = append(evs, thought("thinking ✓", call(id, "cat")), result(id, "cat", strings.Repeat("é", 100*i)))
+	}
+	evs = append(evs, user("more"), thought("", call("z", "cat"))) // unanswered
+	for _, src := range []agent.ContextSource{
+		{Type: agent.SourceJournal}, {Type: agent.SourceJournal, MaxIterations: 2}, {Type: agent.SourceJournal, MaxTokens: 150},
+	} {
+		run := testRun(t, journalOf(slices.Clone(evs)...), src)
+		for _, pieces := range []bool{false, true} {
+			b := New()
+			b.Pieces = pieces
+			parts, err := b.BuildParts(context.Background(), run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := llm.TokensOf(llm.MessageChars(parts[0].All())); parts[0].Tokens != want {
+				t.Errorf("source %+v, pieces %v: Tokens = %d, want %d", src, pieces, parts[0].Tokens, want)
+			}
+		}
 	}
 }

@@ -79,8 +79,13 @@ func rebuild(events []journal.Event) *conversation {
 // question is pending only while the run waits for its answer: once the
 // run goes on, the engine answers the call itself.
 func waitingFor(events []journal.Event) bool {
-	return len(events) > 0 && events[len(events)-1].Type == journal.EngineEnd &&
-		events[len(events)-1].Status == string(runs.WaitingForInput)
+	return len(events) > 0 && waitsAfter(&events[len(events)-1])
+}
+
+// waitsAfter reports whether a run whose last event is ev is paused for a
+// human.
+func waitsAfter(ev *journal.Event) bool {
+	return ev.Type == journal.EngineEnd && ev.Status == string(runs.WaitingForInput)
 }
 
 // rebuilder is rebuild one event at a time: the Builder keeps one between

@@ -35,8 +35,8 @@ func readJournal(path string) ([]journal.Event, error) {
 // events: delta-context on a long run would otherwise hold every decoded
 // event at once. Set it as a Builder's Journal.
 type Stream struct {
-	r    *rebuilder
-	tail []journal.Event // the last event's type and status (none yet: empty), for waitingFor
+	r       *rebuilder
+	waiting bool // the last event says the run waits for a human (waitsAfter)
 }
 
 // StreamFields are the JSON keys of the event fields Add reads (besides
@@ -55,10 +55,10 @@ func NewStream(runDir string) *Stream { return &Stream{r: newRebuilder(runDir)} 
 // slices, never ev itself, so the caller may reuse it.
 func (s *Stream) Add(ev *journal.Event) {
 	s.r.add(ev)
-	s.tail = append(s.tail[:0], journal.Event{Type: ev.Type, Status: ev.Status})
+	s.waiting = waitsAfter(ev)
 }
 
 // conversation is the conversation of the events added so far.
 func (s *Stream) conversation() *conversation {
-	return s.r.conversation(waitingFor(s.tail))
+	return s.r.conversation(s.waiting)
 }

@@ -239,9 +239,10 @@ func commitState(dir, nonce string, plain map[string]bool) (bool, error) {
 	default:
 		return false, nil
 	}
-	if kept := withoutSecrets(data[:end], plain); len(kept) < end {
-		// A variable with a secret name was set inside the session: its
-		// line goes, the rest of the state is saved.
+	if kept := restorable(data[:end], plain); len(kept) < end {
+		// bash's own read-only variables, and any variable with a secret
+		// name set inside the session: their lines go, the rest of the
+		// state is saved.
 		if err := overwrite(path, kept); err != nil {
 			return false, fmt.Errorf("save session state: %w", err)
 		}
@@ -262,18 +263,28 @@ func commitState(dir, nonce string, plain map[string]bool) (bool, error) {
 	return true, nil
 }
 
-// withoutSecrets drops from a bash state dump the lines that set a
-// variable with a secret name (lib/secret). bash's declare -p prints each
-// variable on one line, starting "declare -FLAGS NAME=" (values with
-// newlines are quoted $'…'); lines of function bodies are indented. The
-// names in plain are known not to be secret names (the caller's
-// environment, which makes most of a dump): they are not asked again.
-func withoutSecrets(dump []byte, plain map[string]bool) []byte {
+// unrestorable are bash's own variables that declare -p lists but that no
+// shell can take back: the read-only ones, each refused with an error
+// message at every restore (the options are restored from the dump's
+// first line instead), and the call stack's arrays, which bash keeps
+// itself. Their lines are not saved.
+var unrestorable = map[string]bool{"BASHOPTS": true, "SHELLOPTS": true, "BASH_VERSINFO": true, "EUID": true, "PPID": true,
+	"UID": true, "BASH_ARGC": true, "BASH_ARGV": true, "BASH_LINENO": true, "BASH_SOURCE": true}
+
+// restorable drops from a bash state dump the lines that set a variable
+// with a secret name (lib/secret), and those of the unrestorable
+// variables. bash's declare -p prints each variable on one line, starting
+// "declare -FLAGS NAME=" (values with newlines are quoted $'…'); lines of
+// function bodies are indented. The names in plain are known not to be
+// secret names (the caller's environment, which makes most of a dump):
+// they are not asked again.
+func restorable(dump []byte, plain map[string]bool) []byte {
 	lines := bytes.SplitAfter(dump, []byte("\n"))
 	out := dump[:0:0]
 	dropped := false
 	for _, l := range lines {
-		if name, ok := declaredName(l); ok && !plain[name] && secret.IsSecretName(name) && name != "PWD" && name != "OLDPWD" {
+		if name, ok := declaredName(l); ok && (unrestorable[name] ||
+			!plain[name] && secret.IsSecretName(name) && name != "PWD" && name != "OLDPWD") {
 			dropped = true
 			continue
 		}

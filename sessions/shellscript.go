@@ -65,8 +65,8 @@ __delta_save() {
 		# The shell's own variables and the wrapper's are not state: this
 		# shell is exiting, so they are unset and one declare -p prints
 		# every variable left. The few that cannot be unset (the readonly
-		# BASHOPTS, EUID …, and BASH_SOURCE …) are refused harmlessly when
-		# the state is restored.
+		# BASHOPTS, EUID …, and BASH_SOURCE …) are left out by the Go side
+		# as it commits the dump (restorable).
 		__delta_unsecret
 		unset -v "${!__delta_@}" "${!BASH_@}" BASH BASHPID _ SHLVL PWD RANDOM SRANDOM SECONDS LINENO HISTCMD FUNCNAME GROUPS DIRSTACK PIPESTATUS EPOCHREALTIME EPOCHSECONDS COMP_WORDBREAKS HOSTNAME HOSTTYPE MACHTYPE OSTYPE
 		declare -p

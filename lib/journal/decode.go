@@ -15,13 +15,14 @@ import (
 // integer, a string with invalid UTF-8 or a lone surrogate, more than
 // whitespace after the object) it gives up and returns false, and the caller decodes the line with encoding/json.
 // A fuzz test holds the two to the same result.
-func decodeEvent(data []byte, e *Event) bool { return decodeFields(data, e, 0) }
+func decodeEvent(data []byte, e *Event) bool { return decodeFields(data, e, 0, nil) }
 
 // decodeFields is decodeEvent leaving the fields whose bits are in skip
 // zero: their values are checked as decodeEvent checks them, without
-// allocating.
-func decodeFields(data []byte, e *Event, skip uint64) bool {
-	d := decoder{data: data}
+// allocating. shared, when not nil, makes the strings (data is then never
+// changed).
+func decodeFields(data []byte, e *Event, skip uint64, shared *sharedStrings) bool {
+	d := decoder{data: data, shared: shared}
 	var seen uint64
 	ok := d.object(func(key []byte) bool {
 		f := keyIndex(key)
@@ -198,8 +199,8 @@ func (d *decoder) toolCalls() ([]llm.ToolCall, bool) {
 		// made on the heap, then copied.
 		calls = append(calls, llm.ToolCall{})
 		c := &calls[len(calls)-1]
-		return d.strings(func(key string) *string {
-			switch key {
+		return d.strings(func(key []byte) *string {
+			switch string(key) {
 			case "id":
 				return &c.ID
 			case "name":
@@ -230,8 +231,8 @@ func (d *decoder) reasoning() ([]llm.Reasoning, bool) {
 	ok := d.array(func() bool {
 		blocks = append(blocks, llm.Reasoning{}) // decoded in place, as a tool call
 		r := &blocks[len(blocks)-1]
-		return d.strings(func(key string) *string {
-			switch key {
+		return d.strings(func(key []byte) *string {
+			switch string(key) {
 			case "type":
 				return &r.Type
 			case "text":
@@ -291,11 +292,11 @@ func (d *decoder) parts() ([]llm.Part, bool) {
 // strings decodes an object whose values are all strings into the fields
 // field names (nil for a key it does not know: the line is then left to
 // encoding/json, as is a key given twice).
-func (d *decoder) strings(field func(key string) *string) bool {
+func (d *decoder) strings(field func(key []byte) *string) bool {
 	var seen [8]*string // no allocation: the objects have a few fields
 	n := 0
 	return d.object(func(key []byte) bool {
-		dst := field(string(key))
+		dst := field(key)
 		if dst == nil || n == len(seen) || slices.Contains(seen[:n], dst) {
 			return false
 		}

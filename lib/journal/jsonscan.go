@@ -3,10 +3,11 @@ package journal
 import (
 	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"strconv"
-	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // decoder reads JSON from data at offset i. Every method returns false
@@ -15,6 +16,9 @@ type decoder struct {
 	data  []byte
 	i     int
 	depth int
+	// shared, when set, is where the decoded strings are made (see
+	// sharedStrings); nil makes each with its own allocation.
+	shared *sharedStrings
 }
 
 // maxDepth bounds the nesting of raw values (encoding/json's own limit is
@@ -101,10 +105,14 @@ func (d *decoder) str() (string, bool) {
 		return "", false
 	}
 	body := raw[1 : len(raw)-1]
+	if d.shared != nil {
+		return d.shared.str(body, plain)
+	}
 	if plain {
 		return string(body), true
 	}
-	return unquote(body)
+	b, ok := appendUnquoted(make([]byte, 0, len(body)), body)
+	return unsafe.String(unsafe.SliceData(b), len(b)), ok
 }
 
 // rawStr returns the string value at the offset, quotes included, after
@@ -130,13 +138,18 @@ var strByte = func() (t [256]byte) {
 
 // plainWord reports whether the eight bytes of w all stand for themselves
 // in a JSON string (strByte 0): none is a quote, a backslash, a control
-// character or above ASCII. The tests are the classic "has a zero byte"
-// ones, which never miss such a byte (they may flag a word falsely, which
-// the byte loop then sorts out).
-func plainWord(w uint64) bool {
+// character or above ASCII.
+func plainWord(w uint64) bool { return specialBytes(w) == 0 }
+
+// specialBytes has the high bit set of each byte of w that does not stand
+// for itself in a JSON string (strByte is not 0), or of some: the tests
+// are the classic "has a zero byte" ones, which may also flag a byte above
+// one they rightly flag (a borrow), but never miss one nor flag a byte
+// below the first. The lowest bit set is therefore the first such byte.
+func specialBytes(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	hasZero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
-	return (hasZero(w^(ones*'"')) | hasZero(w^(ones*'\\')) | ((w - ones*0x20) & ^w & highs) | w&highs) == 0
+	return hasZero(w^(ones*'"')) | hasZero(w^(ones*'\\')) | ((w - ones*0x20) & ^w & highs) | w&highs
 }
 
 // scanStr is rawStr that also reports whether the string is plain: ASCII
@@ -149,9 +162,14 @@ func (d *decoder) scanStr() (raw []byte, plain, ok bool) {
 	plain = true
 	data := d.data
 	for i := d.i + 1; i < len(data); {
-		// The plain bytes eight at a time, then one at a time: they are
-		// nearly all of a journal, and the switch below costs more per byte.
-		for i+8 <= len(data) && plainWord(binary.LittleEndian.Uint64(data[i:])) {
+		// The plain bytes eight at a time, up to the first other one, found
+		// in its word; one at a time near the end: they are nearly all of
+		// a journal, and the switch below costs more per byte.
+		for i+8 <= len(data) {
+			if m := specialBytes(binary.LittleEndian.Uint64(data[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				goto special
+			}
 			i += 8
 		}
 		for i < len(data) && strByte[data[i]] == 0 {
@@ -160,6 +178,7 @@ func (d *decoder) scanStr() (raw []byte, plain, ok bool) {
 		if i == len(data) {
 			break
 		}
+	special:
 		switch strByte[data[i]] {
 		case 1:
 			d.i = i + 1
@@ -195,47 +214,43 @@ func (d *decoder) scanStr() (raw []byte, plain, ok bool) {
 	return nil, false, false
 }
 
-// unquote decodes the body of a valid JSON string with escapes or
-// non-ASCII bytes. Invalid UTF-8 and lone surrogates, which encoding/json
-// replaces with U+FFFD, are left to it. The string is built in place (a
-// strings.Builder grown once), not in a buffer then copied: on a long
-// journal most text has escapes, and each copy is fresh memory.
-func unquote(body []byte) (string, bool) {
-	var out strings.Builder
-	out.Grow(len(body))
+// appendUnquoted appends the decoded body of a valid JSON string with
+// escapes or non-ASCII bytes to dst. Invalid UTF-8 and lone surrogates,
+// which encoding/json replaces with U+FFFD, are left to it (false).
+func appendUnquoted(dst, body []byte) ([]byte, bool) {
 	start := 0 // the bytes from start to i stand for themselves
 	for i := 0; i < len(body); {
 		c := body[i]
 		switch {
 		case c == '\\':
-			out.Write(body[start:i])
+			dst = append(dst, body[start:i]...)
 			switch body[i+1] {
 			case '"', '\\', '/':
-				out.WriteByte(body[i+1])
+				dst = append(dst, body[i+1])
 			case 'b':
-				out.WriteByte('\b')
+				dst = append(dst, '\b')
 			case 'f':
-				out.WriteByte('\f')
+				dst = append(dst, '\f')
 			case 'n':
-				out.WriteByte('\n')
+				dst = append(dst, '\n')
 			case 'r':
-				out.WriteByte('\r')
+				dst = append(dst, '\r')
 			case 't':
-				out.WriteByte('\t')
+				dst = append(dst, '\t')
 			case 'u':
 				r := hex4(body[i+2 : i+6])
 				i += 6
 				if utf16.IsSurrogate(r) {
 					if i+6 > len(body) || body[i] != '\\' || body[i+1] != 'u' {
-						return "", false
+						return dst, false
 					}
 					r = utf16.DecodeRune(r, hex4(body[i+2:i+6]))
 					if r == utf8.RuneError {
-						return "", false
+						return dst, false
 					}
 					i += 6
 				}
-				out.WriteRune(r)
+				dst = utf8.AppendRune(dst, r)
 				start = i
 				continue
 			}
@@ -246,13 +261,12 @@ func unquote(body []byte) (string, bool) {
 		default:
 			r, size := utf8.DecodeRune(body[i:])
 			if r == utf8.RuneError && size == 1 {
-				return "", false
+				return dst, false
 			}
 			i += size
 		}
 	}
-	out.Write(body[start:])
-	return out.String(), true
+	return append(dst, body[start:]...), true
 }
 
 func hexValue(c byte) int {

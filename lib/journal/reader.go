@@ -25,12 +25,12 @@ func ParseLine(line []byte) (Event, error) {
 }
 
 // parseInto is ParseLine decoding into *e, which must be the zero Event.
-func parseInto(line []byte, e *Event) error { return parseFields(line, e, 0) }
+func parseInto(line []byte, e *Event) error { return parseFields(line, e, 0, nil) }
 
 // parseFields is parseInto that may leave the fields whose bits are in
-// skip zero (decodeFields).
-func parseFields(line []byte, e *Event, skip uint64) error {
-	if !decodeFields(line, e, skip) {
+// skip zero and make the strings in shared (decodeFields).
+func parseFields(line []byte, e *Event, skip uint64, shared *sharedStrings) error {
+	if !decodeFields(line, e, skip, shared) {
 		// What the one-pass decoder leaves (unusual but maybe valid JSON,
 		// or an error to report) is decoded by encoding/json.
 		*e = Event{}
@@ -97,34 +97,78 @@ func Parse(data []byte) (events []Event, torn []byte, err error) { return parse(
 // parse splits data into events and a torn tail.
 func parse(data []byte) ([]Event, []byte, error) {
 	events := make([]Event, 0, bytes.Count(data, []byte{'\n'}))
-	var seqs seqChecker
+	// Decoded in place: an Event is large, copies add up over a long
+	// journal. A line that fails leaves its slot to the next one.
+	kept := 0
+	slot := func() *Event {
+		events = append(events[:kept], Event{})
+		return &events[kept]
+	}
+	torn, err := eachEvent(data, lines{slot: slot}, func(*Event) error { kept++; return nil })
+	if err != nil {
+		return nil, nil, err
+	}
+	return events[:kept], torn, nil
+}
+
+// lines is how eachEvent decodes: the fields it may leave zero (skip, as
+// decodeFields takes them), where the strings are made (shared, nil: each
+// apart) and where each event is decoded (slot, nil: one Event reused).
+type lines struct {
+	skip   uint64
+	shared *sharedStrings
+	slot   func() *Event
+}
+
+// eachEvent calls fn with each complete event of data, in order, with the
+// rules of ReadFile: a torn final line (bytes after the last newline, or a
+// last line that does not parse) is returned as torn, a bad line anywhere
+// else is an ErrCorrupt error naming its line number, blank lines are
+// skipped, seq numbers are checked. An error of fn stops it, as an
+// fnError.
+func eachEvent(data []byte, how lines, fn func(*Event) error) (torn []byte, err error) {
+	var (
+		seqs seqChecker
+		ev   Event
+	)
 	rest := data
 	for n := 1; len(rest) > 0; n++ {
 		i := bytes.IndexByte(rest, '\n')
 		if i < 0 {
-			return events, rest, nil // no newline: torn
+			return rest, nil // no newline: torn
 		}
 		line := rest[:i]
-		if len(bytes.TrimSpace(line)) == 0 {
+		if isBlank(line) {
 			rest = rest[i+1:]
 			continue
 		}
-		// Decoded in place: an Event is large, copies add up over a long
-		// journal.
-		events = append(events, Event{})
-		if err := parseInto(line, &events[len(events)-1]); err != nil {
-			events = events[:len(events)-1]
-			if isLastLine(rest[i+1:]) {
-				return events, rest, nil // complete but unparsable last line: torn
-			}
-			return nil, nil, fmt.Errorf("line %d: %w: %w", n, ErrCorrupt, err)
+		e := &ev
+		if how.slot != nil {
+			e = how.slot()
+		} else {
+			ev = Event{}
 		}
-		if err := seqs.next(n, events[len(events)-1].Seq); err != nil {
-			return nil, nil, err
+		if err := parseFields(line, e, how.skip, how.shared); err != nil {
+			if isLastLine(rest[i+1:]) {
+				return rest, nil // complete but unparsable last line: torn
+			}
+			return nil, fmt.Errorf("line %d: %w: %w", n, ErrCorrupt, err)
+		}
+		if err := seqs.next(n, e.Seq); err != nil {
+			return nil, err
+		}
+		if err := fn(e); err != nil {
+			return nil, fnError{err}
 		}
 		rest = rest[i+1:]
 	}
-	return events, nil, nil
+	return nil, nil
+}
+
+// isBlank reports whether line is only white space (most lines start with
+// '{': they are not).
+func isBlank(line []byte) bool {
+	return len(line) == 0 || line[0] != '{' && len(bytes.TrimSpace(line)) == 0
 }
 
 // isLastLine reports whether nothing but blank space follows.

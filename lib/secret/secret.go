@@ -27,6 +27,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Words are the name parts that make a variable a secret.
@@ -62,7 +63,9 @@ func IsSecret(name, value string) bool {
 }
 
 // IsSecretName reports whether a variable called name is a secret whatever
-// its value.
+// its value. It allocates at most one upper-case copy of name (none when
+// name is upper case already): delta-sessions asks it of every variable of
+// every exec's environment and state dump.
 func IsSecretName(name string) bool {
 	upper := strings.ToUpper(name)
 	if slices.Contains(notSecret, upper) {
@@ -73,7 +76,7 @@ func IsSecretName(name string) bool {
 			return true
 		}
 	}
-	return strongName(name) || hasPart(name, weakWords)
+	return strongName(name, upper) || hasPart(name, upper, weakWords)
 }
 
 // Redacts reports whether the value of name=value is to be replaced
@@ -84,76 +87,112 @@ func Redacts(name, value string) bool {
 	if urlWithPassword(value) {
 		return true
 	}
-	if slices.Contains(notSecret, strings.ToUpper(name)) || !strongName(name) {
+	upper := strings.ToUpper(name)
+	if slices.Contains(notSecret, upper) || !strongName(name, upper) {
 		return false
 	}
 	return LooksSecret(value)
 }
 
-// strongName reports whether name says its value is a secret: a key, a
-// token, a password, a credential (the word and suffix rules, the known
-// names), not merely a family prefix or a weak word.
-func strongName(name string) bool {
-	upper := strings.ToUpper(name)
+// strongName reports whether name (upper: its upper case) says its value
+// is a secret: a key, a token, a password, a credential (the word and
+// suffix rules, the known names), not merely a family prefix or a weak
+// word.
+func strongName(name, upper string) bool {
 	if slices.Contains(names, upper) {
 		return true
 	}
 	if strings.HasPrefix(upper, "NPM_CONFIG_") && strings.Contains(upper, "AUTH") {
 		return true
 	}
-	if hasPart(name, Words) {
+	if hasPart(name, upper, Words) {
 		return true
 	}
-	for _, part := range Parts(name) {
-		p := strings.ToUpper(part)
+	return upperParts(name, upper, func(p string) bool {
 		for _, s := range suffixes {
 			if strings.HasSuffix(p, s) {
 				return true
 			}
 		}
-	}
-	return false
+		return false
+	})
 }
 
 // hasPart reports whether a word part of name is one of words.
-func hasPart(name string, words []string) bool {
-	for _, part := range Parts(name) {
-		if slices.Contains(words, strings.ToUpper(part)) {
-			return true
-		}
+func hasPart(name, upper string, words []string) bool {
+	return upperParts(name, upper, func(p string) bool { return slices.Contains(words, p) })
+}
+
+// upperParts calls fn with each word part of name in upper case, until fn
+// returns true, and reports whether it did. An ASCII name's parts are
+// taken from upper (its upper case, the same bytes apart), not made.
+func upperParts(name, upper string, fn func(string) bool) bool {
+	ascii := len(upper) == len(name)
+	for i := 0; ascii && i < len(name); i++ {
+		ascii = name[i] < utf8.RuneSelf
 	}
-	return false
+	return eachPart(name, func(start, end int) bool {
+		if ascii {
+			return fn(upper[start:end])
+		}
+		return fn(strings.ToUpper(name[start:end]))
+	})
 }
 
 // Parts splits a variable name into its word parts: at '_', '-', '.', '/',
 // ':' and at camelCase humps ("authToken" → auth, Token; "APIKey" → API,
-// Key).
+// Key). The parts are substrings of name.
 func Parts(name string) []string {
 	var parts []string
-	fields := strings.FieldsFunc(name, func(r rune) bool {
-		return r == '_' || r == '-' || r == '.' || r == '/' || r == ':'
+	eachPart(name, func(start, end int) bool {
+		parts = append(parts, name[start:end])
+		return false
 	})
-	for _, f := range fields {
-		parts = append(parts, camel(f)...)
-	}
 	return parts
 }
 
-// camel splits one field at lower→upper humps and before the last capital
-// of a run of capitals followed by a lower-case letter.
-func camel(s string) []string {
-	rs := []rune(s)
-	var out []string
-	start := 0
-	for i := 1; i < len(rs); i++ {
-		lowerToUpper := unicode.IsLower(rs[i-1]) && unicode.IsUpper(rs[i])
-		acronymEnd := i+1 < len(rs) && unicode.IsUpper(rs[i-1]) && unicode.IsUpper(rs[i]) && unicode.IsLower(rs[i+1])
+// eachPart calls fn with the byte bounds of each word part of name (see
+// Parts), in order, until fn returns true, and reports whether it did.
+func eachPart(name string, fn func(start, end int) bool) bool {
+	isSep := func(c byte) bool { return c == '_' || c == '-' || c == '.' || c == '/' || c == ':' }
+	for i := 0; i < len(name); {
+		if isSep(name[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(name) && !isSep(name[j]) {
+			j++
+		}
+		if camel(name, i, j, fn) {
+			return true
+		}
+		i = j
+	}
+	return false
+}
+
+// camel calls fn with the parts of the field name[from:to], split at
+// lower→upper humps and before the last capital of a run of capitals
+// followed by a lower-case letter.
+func camel(name string, from, to int, fn func(start, end int) bool) bool {
+	start := from
+	prev, size := utf8.DecodeRuneInString(name[from:to])
+	for i := from + size; i < to; {
+		r, n := utf8.DecodeRuneInString(name[i:to])
+		next, _ := utf8.DecodeRuneInString(name[i+n : to])
+		lowerToUpper := unicode.IsLower(prev) && unicode.IsUpper(r)
+		acronymEnd := i+n < to && unicode.IsUpper(prev) && unicode.IsUpper(r) && unicode.IsLower(next)
 		if lowerToUpper || acronymEnd {
-			out = append(out, string(rs[start:i]))
+			if fn(start, i) {
+				return true
+			}
 			start = i
 		}
+		prev = r
+		i += n
 	}
-	return append(out, string(rs[start:]))
+	return fn(start, to)
 }
 
 // urlWithPassword reports whether v is a URL whose user info has a

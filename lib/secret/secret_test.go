@@ -1,7 +1,10 @@
 package secret
 
 import (
+	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -59,4 +62,70 @@ func FuzzIsSecret(f *testing.F) {
 			t.Errorf("IsSecretName(%q) but not IsSecret", name)
 		}
 	})
+}
+
+// runeParts is Parts as it was first written, over a []rune (each
+// invalid UTF-8 byte a U+FFFD): the byte-bound splitter must find the same
+// parts.
+func runeParts(name string) []string {
+	var parts []string
+	for _, f := range strings.FieldsFunc(name, func(r rune) bool {
+		return r == '_' || r == '-' || r == '.' || r == '/' || r == ':'
+	}) {
+		rs := []rune(f)
+		start := 0
+		for i := 1; i < len(rs); i++ {
+			lowerToUpper := unicode.IsLower(rs[i-1]) && unicode.IsUpper(rs[i])
+			acronymEnd := i+1 < len(rs) && unicode.IsUpper(rs[i-1]) && unicode.IsUpper(rs[i]) && unicode.IsLower(rs[i+1])
+			if lowerToUpper || acronymEnd {
+				parts = append(parts, string(rs[start:i]))
+				start = i
+			}
+		}
+		parts = append(parts, string(rs[start:]))
+	}
+	return parts
+}
+
+// checkParts fails when Parts or the upper-case parts the rule matches
+// differ from runeParts on name.
+func checkParts(t *testing.T, name string) {
+	t.Helper()
+	want := runeParts(name)
+	if utf8.ValidString(name) {
+		if diff := cmp.Diff(want, Parts(name)); diff != "" {
+			t.Errorf("Parts(%q) mismatch (-runeParts +got):\n%s", name, diff)
+		}
+	}
+	var got []string
+	upperParts(name, strings.ToUpper(name), func(p string) bool { got = append(got, p); return false })
+	for i := range want {
+		want[i] = strings.ToUpper(want[i])
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("upperParts(%q) mismatch (-want +got):\n%s", name, diff)
+	}
+}
+
+func TestPartsAsRunes(t *testing.T) {
+	for _, name := range []string{"", "_", "a", "A", "aB", "ABc", "ABCDef", "x__y", "ÉtéKey", "straßeToken",
+		"ǅungla", "\xffKEY", "a\xffB", "kEY_\u212aEY", "npm_config_//registry.npmjs.org/:_authToken"} {
+		checkParts(t, name)
+	}
+}
+
+// TestIsSecretNameAllocates: an upper-case name is judged without
+// allocating, a mixed-case one with its upper-case copy only.
+func TestIsSecretNameAllocates(t *testing.T) {
+	for name, want := range map[string]float64{"PATH": 0, "DELTA_API_KEY": 0, "XDG_SESSION_TYPE": 0, "stripeSecretKey": 1} {
+		if got := testing.AllocsPerRun(20, func() { IsSecretName(name) }); got > want {
+			t.Errorf("IsSecretName(%q) made %v allocations, want at most %v", name, got, want)
+		}
+	}
+}
+
+func FuzzParts(f *testing.F) {
+	f.Add("DELTA_API_KEY")
+	f.Add("APIKey.\xffauthToken")
+	f.Fuzz(checkParts)
 }
