@@ -137,6 +137,10 @@ func Run(name string, grammar any, args []string, std Stdio, options ...kong.Opt
 		kong.Vars{"version": name + " " + Version()},
 	}, options...)
 	if slices.Contains(options, OnlyChosenCommand) {
+		if versionOnly(grammar, args, options) {
+			fmt.Fprintln(stdout, name+" "+Version())
+			return runs.ExitCompleted
+		}
 		if ctx := parseChosen(grammar, args, opts); ctx != nil {
 			return Report(name, stderr, ctx.Run())
 		}

@@ -13,17 +13,17 @@ import (
 // (delta-run is started for every run): kong builds its model of the whole
 // grammar, every command's every flag with its help text, before it parses
 // a single argument, which cost delta-run more than all the rest of its
-// start. With this option Run first parses with a model of only the
-// command the arguments name (none at all for a lone --version), with the
-// help texts left out since nothing of that parse shows them. Whenever the
+// start. With this option Run answers a lone --version (ManFlag's) before
+// any model, and parses anything else first with a model of only the
+// command the arguments name, with the help texts left out since nothing of that parse shows them. Whenever the
 // arguments might mean anything else under the whole grammar (help or the
 // man page asked for, a word that names another command, any parse error)
 // Run parses again with the whole model, as without the option, so every
 // output stays exactly what the whole grammar gives.
 //
 // The grammar's root must have no positional arguments and its hooks must
-// not mind running twice; a grammar that does not qualify is always
-// parsed whole.
+// not mind running twice (nor, for a lone --version, not running); a
+// grammar that does not qualify is always parsed whole.
 var OnlyChosenCommand kong.Option = chosenCommand{}
 
 type chosenCommand struct{}
@@ -140,17 +140,6 @@ func chosenField(cmds []command, args []string) (field string, ok bool) {
 	return cmds[i].field, true
 }
 
-// allLongFlags reports whether every argument is a long flag without a
-// value (--version): the root's own flags may answer those alone.
-func allLongFlags(args []string) bool {
-	for _, a := range args {
-		if !strings.HasPrefix(a, "--") || a == "--" || strings.Contains(a, "=") {
-			return false
-		}
-	}
-	return true
-}
-
 // narrowed is the kong options that build grammar's model with only the
 // commands in keep, and without help texts.
 func narrowed(grammar any, cmds []command, keep []string) []kong.Option {
@@ -191,19 +180,11 @@ func parseChosen(grammar any, args []string, opts []kong.Option) *kong.Context {
 	if !ok || mightShowHelp(args) {
 		return nil
 	}
-	if len(args) > 0 && allLongFlags(args) {
-		// A root flag that answers alone (--version) exits in the
-		// parse; any other parse needs a command.
-		if ctx := tryParse(grammar, args, append(opts, narrowed(grammar, cmds, nil)...)); ctx != nil {
-			return ctx
-		}
-	}
 	field, ok := chosenField(cmds, args)
 	if !ok {
 		return nil
 	}
-	ctx := tryParse(grammar, args, append(opts, narrowed(grammar, cmds, []string{field})...))
-	return ctx
+	return tryParse(grammar, args, append(opts, narrowed(grammar, cmds, []string{field})...))
 }
 
 // tryParse parses args into grammar with opts; on any failure, or when the
@@ -219,4 +200,25 @@ func tryParse(grammar any, args []string, opts []kong.Option) *kong.Context {
 	v := reflect.ValueOf(grammar).Elem()
 	v.Set(reflect.Zero(v.Type()))
 	return nil
+}
+
+// versionOnly reports whether args are a lone --version that ManFlag, in
+// grammar's root, answers with the version Run put into kong's variables
+// (no option of the caller's replaces it): kong's VersionFlag prints it
+// and exits 0 before anything else of the parse happens.
+func versionOnly(grammar any, args []string, options []kong.Option) bool {
+	if len(args) != 1 || args[0] != "--version" {
+		return false
+	}
+	for _, o := range options {
+		if vars, ok := o.(kong.Vars); ok && vars["version"] != "" {
+			return false
+		}
+	}
+	t := reflect.TypeOf(grammar)
+	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		return false
+	}
+	f, ok := t.Elem().FieldByName("ManFlag")
+	return ok && f.Anonymous && f.Type == reflect.TypeFor[ManFlag]()
 }
