@@ -15,11 +15,12 @@ import (
 // a single argument, which cost delta-run more than all the rest of its
 // start. With this option Run answers a lone --version (ManFlag's) before
 // any model, and parses anything else first with a model of only the
-// command the arguments name, with the help texts left out since nothing of that parse shows them. Whenever the
-// arguments might mean anything else under the whole grammar (help or the
-// man page asked for, a word that names another command, any parse error)
-// Run parses again with the whole model, as without the option, so every
-// output stays exactly what the whole grammar gives.
+// command the arguments name, its help texts left out since nothing of
+// that parse shows them. Whenever the arguments might mean anything else
+// under the whole grammar (help or the man page asked for, a word that
+// names another command, any parse error) Run parses again with the whole
+// model, as without the option, so every output stays exactly what the
+// whole grammar gives.
 //
 // The grammar's root must have no positional arguments and its hooks must
 // not mind running twice (nor, for a lone --version, not running); a
@@ -42,14 +43,19 @@ type command struct {
 
 // rootCommands lists the commands of grammar's root, or ok false when the
 // root is not one OnlyChosenCommand can narrow down safely: it has
-// positional arguments, or commands inside embedded structs.
+// positional arguments, commands inside embedded structs, or tags in
+// kong's other form (kong:"cmd,…"), which this reading would miss.
 func rootCommands(grammar any) (cmds []command, ok bool) {
 	t := reflect.TypeOf(grammar)
-	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+	// kong.IgnoreFields matches "Type.Field": the root needs a name.
+	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct || t.Elem().Name() == "" {
 		return nil, false
 	}
 	for i := range t.Elem().NumField() {
 		f := t.Elem().Field(i)
+		if _, other := f.Tag.Lookup("kong"); other {
+			return nil, false
+		}
 		if _, isCmd := f.Tag.Lookup("cmd"); !isCmd {
 			if !plainFlags(f) {
 				return nil, false
@@ -78,7 +84,8 @@ func rootCommands(grammar any) (cmds []command, ok bool) {
 // plainFlags reports whether a field that is not a command holds only
 // flags: no positional argument, no command inside an embedded struct.
 func plainFlags(f reflect.StructField) bool {
-	if _, isArg := f.Tag.Lookup("arg"); isArg {
+	_, isArg := f.Tag.Lookup("arg")
+	if _, other := f.Tag.Lookup("kong"); isArg || other {
 		return false
 	}
 	if _, isEmbed := f.Tag.Lookup("embed"); !f.Anonymous && !isEmbed {
