@@ -136,7 +136,7 @@ func Run(name string, grammar any, args []string, std Stdio, options ...kong.Opt
 		kong.Bind(std),
 		kong.Vars{"version": name + " " + Version()},
 	}, options...)
-	if slices.Contains(options, OnlyChosenCommand) {
+	if slices.ContainsFunc(options, isChosenCommand) {
 		if versionOnly(grammar, args, options) {
 			fmt.Fprintln(stdout, name+" "+Version())
 			return runs.ExitCompleted

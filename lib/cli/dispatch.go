@@ -32,6 +32,10 @@ type chosenCommand struct{}
 // Apply implements kong.Option; the option is Run's, kong has nothing to do.
 func (chosenCommand) Apply(*kong.Kong) error { return nil }
 
+// isChosenCommand tells OnlyChosenCommand among Run's options by its type
+// (options of other types, such as kong.Vars, a map, cannot be compared).
+func isChosenCommand(o kong.Option) bool { _, ok := o.(chosenCommand); return ok }
+
 // command is one command of a grammar's root: its struct field and the
 // words that select it.
 type command struct {
