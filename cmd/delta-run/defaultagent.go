@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/deltakit/delta/lib/agent"
 	"github.com/deltakit/delta/lib/atomicfile"
@@ -119,12 +120,16 @@ func builtinOf(home string) *builtinAgent {
 
 // llmLines are agent.yaml's llm.provider and llm.model lines: the built-in
 // agent leaves both to the flags, the environment and the user config
-// (builtinAgent.llm gives its defaults last).
-var llmLines = regexp.MustCompile(`(?m)^  (provider|model): .*\n`)
+// (builtinAgent.llm gives its defaults last). Compiled on first use, as
+// emptyLLM: only a run of the built-in agent needs them, every start would
+// pay.
+var llmLines = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^  (provider|model): .*\n`) })
 
 // emptyLLM is an llm block left with comments only, which YAML reads as
 // null (agent.yaml refuses that): it becomes llm: {}.
-var emptyLLM = regexp.MustCompile(`(?m)^llm:\n((?:[ \t]*#.*\n|[ \t]*\n)*)(\S|\z)`)
+var emptyLLM = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^llm:\n((?:[ \t]*#.*\n|[ \t]*\n)*)(\S|\z)`)
+})
 
 // materialise writes the template's files into b.home, each only when it
 // differs (a file is replaced atomically, so runs starting side by side
@@ -141,7 +146,7 @@ func (b *builtinAgent) materialise() error {
 		}
 		text := strings.ReplaceAll(string(data), "{{NAME}}", b.template)
 		if path.Base(p) == "agent.yaml" {
-			text = emptyLLM.ReplaceAllString(llmLines.ReplaceAllString(text, ""), "llm: {}\n$1$2")
+			text = emptyLLM().ReplaceAllString(llmLines().ReplaceAllString(text, ""), "llm: {}\n$1$2")
 		}
 		dst := filepath.Join(b.home, filepath.FromSlash(strings.TrimPrefix(p, root+"/")))
 		if old, err := os.ReadFile(dst); err == nil && string(old) == text {

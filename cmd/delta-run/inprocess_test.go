@@ -16,7 +16,7 @@ import (
 func inProcess(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code = cli.Run("delta-run", &CLI{}, optionalValues(args), cli.Stdio{In: strings.NewReader(stdin), Out: &out, Err: &errOut})
+	code = runCLI(args, cli.Stdio{In: strings.NewReader(stdin), Out: &out, Err: &errOut})
 	return code, out.String(), errOut.String()
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 
 	"github.com/alecthomas/kong"
 	"github.com/deltakit/delta/lib/runs"
@@ -135,6 +136,15 @@ func Run(name string, grammar any, args []string, std Stdio, options ...kong.Opt
 		kong.Bind(std),
 		kong.Vars{"version": name + " " + Version()},
 	}, options...)
+	if slices.ContainsFunc(options, isChosenCommand) {
+		if versionOnly(grammar, args, options) {
+			fmt.Fprintln(stdout, name+" "+Version())
+			return runs.ExitCompleted
+		}
+		if ctx := parseChosen(grammar, args, opts); ctx != nil {
+			return Report(name, stderr, ctx.Run())
+		}
+	}
 	parser, err := kong.New(grammar, opts...)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: error: %v\n", name, err)

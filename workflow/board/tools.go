@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/deltakit/delta/lib/llm"
@@ -69,112 +70,116 @@ var ToolNames = []string{
 	"proposal_create", "vote", "proposal_status", "proposal_cancel",
 }
 
-var toolDefs = map[string]toolDef{
-	"channel_send": {
-		desc:   "Send a message to the workflow channel. @name mentions wake that agent and put the message in its inbox.",
-		schema: obj(`"message":{"type":"string","description":"Message to send, can include @mentions"}`, "message"),
-		run:    (*Tools).channelSend,
-	},
-	"channel_read": {
-		desc:   "Read the channel's history (oldest first). Reading acknowledges nothing; use inbox_ack for that.",
-		schema: obj(`"since":{"type":"string","description":"Only entries after this seq number or RFC 3339 timestamp"},` + limitProp),
-		run:    (*Tools).channelRead,
-	},
-	"channel_peek": {
-		desc:   "Look at the latest channel entries without acknowledging anything.",
-		schema: obj(limitProp),
-		run:    (*Tools).channelPeek,
-	},
-	"inbox_check": {
-		desc:   "List your unread messages: channel entries that @mention you, with their seq and priority (high: several mentions or urgent words). Checking does not mark them read.",
-		schema: obj(``),
-		run:    (*Tools).inboxCheck,
-	},
-	"inbox_ack": {
-		desc:   "Mark your inbox read up to and including a message, after you have handled it.",
-		schema: obj(`"until":{"type":"string","description":"The seq number (or RFC 3339 timestamp) of the last message you handled"}`, "until"),
-		run:    (*Tools).inboxAck,
-	},
-	"document_read": {
-		desc:   "Read a shared document (the entry document by default).",
-		schema: obj(fileProp),
-		run:    (*Tools).documentRead,
-	},
-	"document_write": {
-		desc:   "Replace a shared document's content. With a document owner, only the owner may write; others use document_suggest.",
-		schema: obj(`"content":{"type":"string","description":"New document content (replaces existing)"},`+fileProp, "content"),
-		run:    (*Tools).documentWrite,
-	},
-	"document_append": {
-		desc:   "Append to a shared document. With a document owner, only the owner may append.",
-		schema: obj(`"content":{"type":"string","description":"Content to append to document"},`+fileProp, "content"),
-		run:    (*Tools).documentAppend,
-	},
-	"document_list": {
-		desc:   "List every shared document file.",
-		schema: obj(``),
-		run:    (*Tools).documentList,
-	},
-	"document_create": {
-		desc:   "Create a new shared document file (folders are created as needed); it must not exist yet.",
-		schema: obj(`"file":{"type":"string","description":"File path relative to the documents folder"},"content":{"type":"string","description":"Initial content"}`, "file", "content"),
-		run:    (*Tools).documentCreate,
-	},
-	"document_delete": {
-		desc:   "Delete a shared document file.",
-		schema: obj(`"file":{"type":"string","description":"File path relative to the documents folder"}`, "file"),
-		run:    (*Tools).documentDelete,
-	},
-	"document_suggest": {
-		desc:   "Suggest a document change to the document owner: it is posted to the channel as @owner [DOC_SUGGEST].",
-		schema: obj(`"suggestion":{"type":"string","description":"What change to make"},"file":{"type":"string","description":"Which file to change"},"reason":{"type":"string","description":"Why this change is needed"}`, "suggestion"),
-		run:    (*Tools).documentSuggest,
-	},
-	"proposal_create": {
-		desc: "Put a question to the agents: an election (choose an agent), decision (choose an option), approval (yes/no) or assignment (agents pick tasks). It is announced on the channel.",
-		schema: obj(`"type":{"type":"string","enum":["election","decision","approval","assignment"]},`+
-			`"title":{"type":"string"},"description":{"type":"string"},`+
-			`"options":{"type":"array","description":"Choices (automatic for election: the agents; approval: yes/no)","items":{"type":"object","properties":{"id":{"type":"string"},"label":{"type":"string"}},"required":["id"]}},`+
-			`"resolution":{"type":"object","properties":{"type":{"type":"string","enum":["plurality","majority","unanimous"],"description":"default plurality"},"quorum":{"type":"integer","description":"Agents' votes that resolve it (default: the number of agents)"},"tieBreaker":{"type":"string","enum":["first","random","creator-decides"]}}},`+
-			`"binding":{"type":"boolean","description":"Enforced by the system (default false)"},`+
-			`"timeoutSeconds":{"type":"integer","description":"Seconds until it resolves with the votes cast so far (default 60)"}`, "type", "title"),
-		run: (*Tools).proposalCreate,
-	},
-	"vote": {
-		desc:   "Vote on a proposal. Votes are final; repeating the same vote is harmless.",
-		schema: obj(`"proposal":{"type":"string","description":"Proposal ID"},"choice":{"type":"string","description":"Option ID to vote for"},"reason":{"type":"string"}`, "proposal", "choice"),
-		run:    (*Tools).vote,
-	},
-	"proposal_status": {
-		desc:   "Show a proposal with its votes and result, or every active proposal.",
-		schema: obj(`"proposal":{"type":"string","description":"Proposal ID (omit for all active)"}`),
-		run:    (*Tools).proposalStatus,
-	},
-	"proposal_cancel": {
-		desc:   "Cancel a proposal you created.",
-		schema: obj(`"proposal":{"type":"string"},"reason":{"type":"string"}`, "proposal"),
-		run:    (*Tools).proposalCancel,
-	},
-}
+// toolDefs is built on first use: every delta-run links this package, few
+// runs are workflow runs, and the schemas are strings put together.
+var toolDefs = sync.OnceValue(func() map[string]toolDef {
+	return map[string]toolDef{
+		"channel_send": {
+			desc:   "Send a message to the workflow channel. @name mentions wake that agent and put the message in its inbox.",
+			schema: obj(`"message":{"type":"string","description":"Message to send, can include @mentions"}`, "message"),
+			run:    (*Tools).channelSend,
+		},
+		"channel_read": {
+			desc:   "Read the channel's history (oldest first). Reading acknowledges nothing; use inbox_ack for that.",
+			schema: obj(`"since":{"type":"string","description":"Only entries after this seq number or RFC 3339 timestamp"},` + limitProp),
+			run:    (*Tools).channelRead,
+		},
+		"channel_peek": {
+			desc:   "Look at the latest channel entries without acknowledging anything.",
+			schema: obj(limitProp),
+			run:    (*Tools).channelPeek,
+		},
+		"inbox_check": {
+			desc:   "List your unread messages: channel entries that @mention you, with their seq and priority (high: several mentions or urgent words). Checking does not mark them read.",
+			schema: obj(``),
+			run:    (*Tools).inboxCheck,
+		},
+		"inbox_ack": {
+			desc:   "Mark your inbox read up to and including a message, after you have handled it.",
+			schema: obj(`"until":{"type":"string","description":"The seq number (or RFC 3339 timestamp) of the last message you handled"}`, "until"),
+			run:    (*Tools).inboxAck,
+		},
+		"document_read": {
+			desc:   "Read a shared document (the entry document by default).",
+			schema: obj(fileProp),
+			run:    (*Tools).documentRead,
+		},
+		"document_write": {
+			desc:   "Replace a shared document's content. With a document owner, only the owner may write; others use document_suggest.",
+			schema: obj(`"content":{"type":"string","description":"New document content (replaces existing)"},`+fileProp, "content"),
+			run:    (*Tools).documentWrite,
+		},
+		"document_append": {
+			desc:   "Append to a shared document. With a document owner, only the owner may append.",
+			schema: obj(`"content":{"type":"string","description":"Content to append to document"},`+fileProp, "content"),
+			run:    (*Tools).documentAppend,
+		},
+		"document_list": {
+			desc:   "List every shared document file.",
+			schema: obj(``),
+			run:    (*Tools).documentList,
+		},
+		"document_create": {
+			desc:   "Create a new shared document file (folders are created as needed); it must not exist yet.",
+			schema: obj(`"file":{"type":"string","description":"File path relative to the documents folder"},"content":{"type":"string","description":"Initial content"}`, "file", "content"),
+			run:    (*Tools).documentCreate,
+		},
+		"document_delete": {
+			desc:   "Delete a shared document file.",
+			schema: obj(`"file":{"type":"string","description":"File path relative to the documents folder"}`, "file"),
+			run:    (*Tools).documentDelete,
+		},
+		"document_suggest": {
+			desc:   "Suggest a document change to the document owner: it is posted to the channel as @owner [DOC_SUGGEST].",
+			schema: obj(`"suggestion":{"type":"string","description":"What change to make"},"file":{"type":"string","description":"Which file to change"},"reason":{"type":"string","description":"Why this change is needed"}`, "suggestion"),
+			run:    (*Tools).documentSuggest,
+		},
+		"proposal_create": {
+			desc: "Put a question to the agents: an election (choose an agent), decision (choose an option), approval (yes/no) or assignment (agents pick tasks). It is announced on the channel.",
+			schema: obj(`"type":{"type":"string","enum":["election","decision","approval","assignment"]},`+
+				`"title":{"type":"string"},"description":{"type":"string"},`+
+				`"options":{"type":"array","description":"Choices (automatic for election: the agents; approval: yes/no)","items":{"type":"object","properties":{"id":{"type":"string"},"label":{"type":"string"}},"required":["id"]}},`+
+				`"resolution":{"type":"object","properties":{"type":{"type":"string","enum":["plurality","majority","unanimous"],"description":"default plurality"},"quorum":{"type":"integer","description":"Agents' votes that resolve it (default: the number of agents)"},"tieBreaker":{"type":"string","enum":["first","random","creator-decides"]}}},`+
+				`"binding":{"type":"boolean","description":"Enforced by the system (default false)"},`+
+				`"timeoutSeconds":{"type":"integer","description":"Seconds until it resolves with the votes cast so far (default 60)"}`, "type", "title"),
+			run: (*Tools).proposalCreate,
+		},
+		"vote": {
+			desc:   "Vote on a proposal. Votes are final; repeating the same vote is harmless.",
+			schema: obj(`"proposal":{"type":"string","description":"Proposal ID"},"choice":{"type":"string","description":"Option ID to vote for"},"reason":{"type":"string"}`, "proposal", "choice"),
+			run:    (*Tools).vote,
+		},
+		"proposal_status": {
+			desc:   "Show a proposal with its votes and result, or every active proposal.",
+			schema: obj(`"proposal":{"type":"string","description":"Proposal ID (omit for all active)"}`),
+			run:    (*Tools).proposalStatus,
+		},
+		"proposal_cancel": {
+			desc:   "Cancel a proposal you created.",
+			schema: obj(`"proposal":{"type":"string"},"reason":{"type":"string"}`, "proposal"),
+			run:    (*Tools).proposalCancel,
+		},
+	}
+})
 
 // Specs lists the tools as a model sees them.
 func (t *Tools) Specs() []llm.ToolSpec {
 	out := make([]llm.ToolSpec, len(ToolNames))
 	for i, n := range ToolNames {
-		d := toolDefs[n]
+		d := toolDefs()[n]
 		out[i] = llm.ToolSpec{Name: n, Description: d.desc, Parameters: json.RawMessage(d.schema)}
 	}
 	return out
 }
 
 // Has reports whether name is a workflow tool.
-func (t *Tools) Has(name string) bool { _, ok := toolDefs[name]; return ok }
+func (t *Tools) Has(name string) bool { _, ok := toolDefs()[name]; return ok }
 
 // Call runs tool name with its JSON arguments as identity and returns its
 // text result. A refused call is a *ToolError (show it as "Error: …");
 // other errors are failures of the context itself.
 func (t *Tools) Call(ctx context.Context, identity, name string, args json.RawMessage) (string, error) {
-	d, ok := toolDefs[name]
+	d, ok := toolDefs()[name]
 	if !ok {
 		return "", fmt.Errorf("%w %q", ErrUnknownTool, name)
 	}
