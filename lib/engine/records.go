@@ -92,8 +92,14 @@ type Records struct {
 	runDir string
 	redact *redact.Redactor // applied to tool records; nil: nothing to hide
 	log    *log.Logger
-	wg     sync.WaitGroup
-	hold   chan struct{} // tests: every write waits until it is closed
+	// pending counts the writes not done yet; idle is closed when it
+	// drops to zero. (Not a sync.WaitGroup: a tool host's calls hand
+	// over records while another call waits for its own, and a
+	// WaitGroup may not be added to while a Wait is returning.)
+	mu      sync.Mutex
+	pending int
+	idle    chan struct{}
+	hold    chan struct{} // tests: every write waits until it is closed
 }
 
 // NewRecords is the Records of a run's tools that run in another process
@@ -108,9 +114,9 @@ func NewRecords(runDir string, r *redact.Redactor, l *log.Logger) *Records {
 // behind writes the record that data makes at rel, in the background
 // (data runs there too: encoding and redacting are off the loop's path).
 func (r *Records) behind(rel string, data func() ([]byte, error)) {
-	r.wg.Add(1)
+	r.add()
 	go func() {
-		defer r.wg.Done()
+		defer r.done()
 		if r.hold != nil {
 			<-r.hold
 		}
@@ -133,7 +139,34 @@ func (r *Records) redacted(data []byte) []byte {
 }
 
 // Wait returns once every record handed over so far is written.
-func (r *Records) Wait() { r.wg.Wait() }
+func (r *Records) Wait() {
+	r.mu.Lock()
+	if r.pending == 0 {
+		r.mu.Unlock()
+		return
+	}
+	idle := r.idle
+	r.mu.Unlock()
+	<-idle
+}
+
+func (r *Records) add() {
+	r.mu.Lock()
+	if r.pending == 0 {
+		r.idle = make(chan struct{})
+	}
+	r.pending++
+	r.mu.Unlock()
+}
+
+func (r *Records) done() {
+	r.mu.Lock()
+	r.pending--
+	if r.pending == 0 {
+		close(r.idle)
+	}
+	r.mu.Unlock()
+}
 
 // writeRecordIn writes a record at rel under runDir, creating its folder.
 func writeRecordIn(runDir, rel string, data []byte) error {

@@ -8,6 +8,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -164,5 +165,32 @@ func TestInvocationRecordBehind(t *testing.T) {
 	}
 	if len(rec.Response.ToolCalls) != 1 || rec.Response.ToolCalls[0].ID != "" || rec.Response.ToolCalls[0].Name != "echo" {
 		t.Errorf("record response calls = %+v, want the model's own call, without the engine's id", rec.Response.ToolCalls)
+	}
+}
+
+// TestRecordsWaitWhileOthersHandOver: a tool host's parallel calls share
+// one Records, each waiting for the records of its own call while others
+// hand theirs over; that must never panic and every Wait must see the
+// records handed over before it.
+func TestRecordsWaitWhileOthersHandOver(t *testing.T) {
+	dir := t.TempDir()
+	r := NewRecords(dir, nil, log.New(io.Discard, "", 0))
+	done := make(chan struct{})
+	for g := 0; g < 8; g++ {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := 0; i < 200; i++ {
+				rel := filepath.Join("io", "t", strings.Repeat("x", g+1)+"_"+strconv.Itoa(i))
+				r.behind(rel, func() ([]byte, error) { return []byte("{}"), nil })
+				r.Wait()
+				if _, err := os.Stat(filepath.Join(dir, rel)); err != nil {
+					t.Errorf("after Wait: %v", err)
+					return
+				}
+			}
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		<-done
 	}
 }
