@@ -83,6 +83,7 @@ type Attempt struct {
 	Worker string `json:"worker,omitempty"`
 	Host   string `json:"host,omitempty"`
 	Start  string `json:"start,omitempty"` // RFC 3339
+	Error  string `json:"error,omitempty"` // why an interrupted attempt stopped, when known
 }
 
 // Attempt statuses besides the result statuses.
