@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -14,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deltakit/delta/lib/cluster"
 	"github.com/deltakit/delta/lib/clitest"
+	"github.com/deltakit/delta/lib/cluster"
 )
 
 func TestMain(m *testing.M) { code := m.Run(); clitest.Cleanup(); os.Exit(code) }
@@ -39,7 +40,11 @@ type proc struct {
 	err    error
 }
 
-func (p *proc) Write(b []byte) (int, error) { p.mu.Lock(); defer p.mu.Unlock(); return p.stderr.Write(b) }
+func (p *proc) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderr.Write(b)
+}
 
 // Stderr is what the process wrote on stderr so far.
 func (p *proc) Stderr() string { p.mu.Lock(); defer p.mu.Unlock(); return p.stderr.String() }
@@ -57,7 +62,7 @@ func start(t testing.TB, environ []string, args ...string) *proc {
 	t.Cleanup(func() {
 		_ = p.cmd.Process.Kill()
 		<-p.done
-		if t.Failed() {
+		if t.Failed() || os.Getenv("DEBUGW") != "" {
 			t.Logf("delta-cluster %s stderr:\n%s", strings.Join(args, " "), p.Stderr())
 		}
 	})
@@ -184,4 +189,11 @@ func taskIDs(n int) []string {
 		ids[i] = fmt.Sprintf("t%02d", i+1)
 	}
 	return ids
+}
+
+// ctxT bounds a test's cluster calls.
+func ctxT(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
 }

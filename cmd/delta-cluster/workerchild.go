@@ -116,13 +116,20 @@ func fromRunResult(r *cluster.Result, rr runs.Result) {
 	r.Cost = rr.Metrics.Usage.TotalCostUSD
 }
 
-// lastLines is the end of what delta-run wrote on stderr: its error.
+// lastLines is what delta-run said on stderr about why it stopped: its
+// error and hint lines, else its last lines.
 func lastLines(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > 3 {
-		lines = lines[len(lines)-3:]
+	all := strings.Split(strings.TrimSpace(s), "\n")
+	var said []string
+	for _, l := range all {
+		if strings.Contains(l, ": error: ") || strings.Contains(l, ": hint: ") {
+			said = append(said, l)
+		}
 	}
-	if out := strings.Join(lines, " / "); out != "" {
+	if len(said) == 0 {
+		said = all[max(0, len(all)-3):]
+	}
+	if out := strings.Join(said, " / "); out != "" {
 		return out
 	}
 	return "(nothing on stderr)"
