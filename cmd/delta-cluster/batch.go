@@ -49,11 +49,11 @@ func (c *BatchSubmitCmd) Run(std cli.Stdio) error {
 	if err := checkBatchFlags(c.Batch, c.Queue, c.MaxAttempts); err != nil {
 		return err
 	}
-	tasks, err := readTasks(c.Tasks, c.Batch)
-	if err != nil {
+	if err := checkAgentDir(c.Agent); err != nil {
 		return err
 	}
-	if err := checkAgentDir(c.Agent); err != nil {
+	tasks, err := readTasks(c.Tasks, c.Batch)
+	if err != nil {
 		return err
 	}
 	data, hash, err := cluster.PackAgent(c.Agent)
