@@ -62,7 +62,7 @@ func start(t testing.TB, environ []string, args ...string) *proc {
 	t.Cleanup(func() {
 		_ = p.cmd.Process.Kill()
 		<-p.done
-		if t.Failed() || os.Getenv("DEBUGW") != "" {
+		if t.Failed() {
 			t.Logf("delta-cluster %s stderr:\n%s", strings.Join(args, " "), p.Stderr())
 		}
 	})
