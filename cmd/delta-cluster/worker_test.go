@@ -89,14 +89,21 @@ func TestWorkerDrainsOnSIGTERM(t *testing.T) {
 	}
 }
 
-func TestConfigErrorIsNotRetried(t *testing.T) {
+// TestExitCodes: a configuration error (126) fails the task at once, not
+// retried; a run waiting for a human (101) is a "waiting" result.
+func TestExitCodes(t *testing.T) {
 	one := clustertest.StartSingle(t, cluster.Settings{LeaseTTL: 2 * time.Second})
 	environ := env(t, one.URL)
 	root := t.TempDir()
-	marker := filepath.Join(root, "marker")
+	marker, ask := filepath.Join(root, "marker"), filepath.Join(root, "ask.yaml")
+	script := "turns:\n  - tool_calls:\n      - name: ask_human\n        args: {prompt: \"Which environment?\"}\n  - content: deployed\n"
+	if err := os.WriteFile(ask, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	file := writeTasks(t, []map[string]any{
 		{"id": "bad", "message": "go", "llm": "bogus:x", "env": map[string]string{"MARKER": marker}},
 		{"id": "good", "message": "go", "env": map[string]string{"MARKER": marker}},
+		{"id": "ask", "message": "deploy", "llm": "scripted:" + ask},
 	})
 	if _, code := run(t, environ, "batch", "submit", file, "--agent", writeAgent(t, markAgent), "--queue", "qc", "--batch", "bc", "--max-attempts", "3"); code != 0 {
 		t.Fatal("submit failed")
@@ -114,9 +121,12 @@ func TestConfigErrorIsNotRetried(t *testing.T) {
 	if r := got["good"]; r.Status != cluster.ResultCompleted {
 		t.Errorf("the good task: %+v", r)
 	}
+	if r := got["ask"]; r.Status != cluster.ResultWaiting || !strings.Contains(string(r.Result), `"prompt":"Which environment?"`) {
+		t.Errorf("the task asking a human: %+v, want waiting with the question", r)
+	}
 	out, _ = run(t, environ, "batch", "status", "bc", "--json")
 	var st cluster.BatchStatus
-	if err := json.Unmarshal([]byte(out), &st); err != nil || st.Attempts != 2 || st.Failed != 1 || st.Completed != 1 {
-		t.Errorf("status %s (%v): want 2 attempts, 1 failed, 1 completed", out, err)
+	if err := json.Unmarshal([]byte(out), &st); err != nil || st.Attempts != 3 || st.Failed != 1 || st.Completed != 1 || st.Waiting != 1 {
+		t.Errorf("status %s (%v): want 3 attempts, 1 failed, 1 completed, 1 waiting", out, err)
 	}
 }
