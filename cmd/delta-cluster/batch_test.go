@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -124,6 +125,7 @@ tools:
 	"mark.sh": `#!/bin/sh
 echo "$DELTA_RUN_ID" >> "$MARKER"
 if [ "$(wc -l < "$MARKER")" -eq 1 ]; then
+  echo $$ > "$MARKER.pid"
   touch "$MARKER.started"
   exec sleep 600
 fi
@@ -144,6 +146,10 @@ func TestWorkerKilledMidToolRetries(t *testing.T) {
 	poll(t, "the tool to start sleeping", func() bool { _, err := os.Stat(marker + ".started"); return err == nil })
 	first.signal(t, syscall.SIGKILL)
 	first.wait(t)
+	// The worker's delta-run and the tool it ran do not outlive it.
+	for _, pid := range []int{pidIn(t, filepath.Join(root, "first", "bk", "bk.k", ".delta", "bk.k", "metadata.json")), pidIn(t, marker+".pid")} {
+		poll(t, fmt.Sprintf("process %d to end with its worker", pid), func() bool { return !alive(pid) })
+	}
 	start(t, environ, "worker", "--queue", "qk", "--ack-wait", "2s", "--name", "second", "--root", filepath.Join(root, "second"))
 	waiter := start(t, environ, "batch", "wait", "bk")
 	if code := waiter.wait(t); code != 0 {
@@ -159,4 +165,40 @@ func TestWorkerKilledMidToolRetries(t *testing.T) {
 	if got := lines(t, marker); !slices.Equal(got, []string{"bk.k", "bk.k.a2"}) {
 		t.Errorf("marker %v: want one line per attempt", got)
 	}
+}
+
+// pidIn reads a pid from a file: a number alone, or metadata.json's pid.
+func pidIn(t *testing.T, path string) int {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		PID int `json:"pid"`
+	}
+	if err := json.Unmarshal(data, &meta); err == nil && meta.PID > 0 {
+		return meta.PID
+	}
+	var pid int
+	if _, err := fmt.Sscan(string(data), &pid); err != nil || pid <= 0 {
+		t.Fatalf("%s holds no pid: %q", path, data)
+	}
+	return pid
+}
+
+// alive says whether process pid runs (a zombie does not).
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return !os.IsNotExist(err)
+	}
+	// The state follows the command name in parentheses: "pid (comm) S …".
+	if i := strings.LastIndexByte(string(stat), ')'); i > 0 && i+2 < len(stat) {
+		return stat[i+2] != 'Z'
+	}
+	return true
 }
