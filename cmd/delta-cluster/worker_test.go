@@ -130,3 +130,57 @@ func TestExitCodes(t *testing.T) {
 		t.Errorf("status %s (%v): want 3 attempts, 1 failed, 1 completed, 1 waiting", out, err)
 	}
 }
+
+// TestEndedRunIsNotRunAgain: a worker died after its run ended, before it
+// published the result; the run's mirrored journal ends COMPLETED, so the
+// next worker publishes that result instead of running the task again.
+func TestEndedRunIsNotRunAgain(t *testing.T) {
+	one := clustertest.StartSingle(t, cluster.Settings{LeaseTTL: 2 * time.Second})
+	c := clustertest.Connect(t, one.URL)
+	ctx := ctxT(t)
+	environ := env(t, one.URL)
+	root := t.TempDir()
+	marker := filepath.Join(root, "marker")
+	file := writeTasks(t, []map[string]any{{"id": "r", "message": "go", "env": map[string]string{"MARKER": marker}}})
+	if _, code := run(t, environ, "batch", "submit", file, "--agent", writeAgent(t, markAgent), "--queue", "qr", "--batch", "br"); code != 0 {
+		t.Fatal("submit failed")
+	}
+	// What the dead worker left: its attempt marked running, and the
+	// mirrored journal of its run, which ended.
+	rec, err := c.TaskRecord(ctx, "br", "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Attempts = []cluster.Attempt{{RunID: "br.r", Status: cluster.AttemptRunning, Worker: "ghost", Host: "elsewhere"}}
+	if err := c.SaveTaskRecord(ctx, "br", "r", rec); err != nil {
+		t.Fatal(err)
+	}
+	j, err := c.OpenJournal(ctx, "br.r", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range []string{
+		`{"type":"ENGINE_START","seq":1,"run_id":"br.r"}`,
+		`{"type":"THOUGHT","seq":2,"content":"{\"answer\": 42}","usage":{"input_tokens":5,"output_tokens":3}}`,
+		`{"type":"ENGINE_END","seq":3,"status":"COMPLETED"}`,
+	} {
+		if err := j.Append(ctx, []byte(line), i+1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start(t, environ, "worker", "--queue", "qr", "--root", root)
+	if _, code := run(t, environ, "batch", "wait", "br"); code != 0 {
+		t.Fatalf("batch wait exited %d", code)
+	}
+	r, err := c.TaskResult(ctx, "br", "r")
+	if err != nil || r == nil {
+		t.Fatalf("no result: %v", err)
+	}
+	if r.Status != cluster.ResultCompleted || r.RunID != "br.r" || r.Attempt != 1 || r.Worker != "ghost" || string(r.Result) != `{"answer":42}` ||
+		string(r.Usage) != `{"input_tokens":5,"output_tokens":3}` {
+		t.Errorf("result %+v, want the ended run's", r)
+	}
+	if got := lines(t, marker); len(got) != 0 {
+		t.Errorf("the task ran again: %v", got)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/deltakit/delta/lib/cluster"
+	"github.com/deltakit/delta/lib/engine"
 )
 
 // opTimeout bounds each cluster operation of a task's handling.
@@ -72,10 +73,14 @@ func (w *worker) attempt(ctx context.Context, m jetstream.Msg, t cluster.Task, l
 		return
 	}
 	// We hold the lease: an attempt still marked running has no worker.
+	died := -1
 	for i := range rec.Attempts {
 		if rec.Attempts[i].Status == cluster.AttemptRunning {
-			rec.Attempts[i].Status = cluster.AttemptInterrupted
+			rec.Attempts[i].Status, died = cluster.AttemptInterrupted, i
 		}
+	}
+	if died >= 0 && w.republish(ctx, m, t, rec, died) {
+		return
 	}
 	if n := len(rec.Attempts); n >= t.MaxAttempts {
 		w.giveUp(ctx, m, t, rec)
@@ -105,6 +110,28 @@ func (w *worker) attempt(ctx context.Context, m jetstream.Msg, t cluster.Task, l
 	last.Status = out.result.Status
 	out.result.Attempt, out.result.Previous = n, rec.Attempts[:n-1]
 	w.settle(ctx, m, t, rec, out.result)
+}
+
+// republish publishes the result of attempt i, whose worker died, when
+// its run's mirrored journal shows that the run ended (the worker died
+// after the run, before the result): the task is not run again.
+func (w *worker) republish(ctx context.Context, m jetstream.Msg, t cluster.Task, rec *cluster.TaskRecord, i int) bool {
+	a := &rec.Attempts[i]
+	ended, err := w.c.EndedRun(ctx, a.RunID)
+	if err != nil || ended == nil {
+		return false
+	}
+	a.Status = ended.Status
+	r := cluster.Result{Batch: t.Batch, Task: t.ID, RunID: a.RunID, Status: ended.Status, Usage: ended.Usage,
+		Host: a.Host, Worker: a.Worker, Attempt: i + 1, Previous: rec.Attempts[:i]}
+	if ended.Status == cluster.ResultCompleted {
+		r.Result = engine.ParseResult(ended.Text)
+	} else {
+		r.Error = "the run failed (its result was recovered from its mirrored journal)"
+	}
+	w.logf("task %s of batch %s: run %s had ended; publishing its result", t.ID, t.Batch, a.RunID)
+	w.settle(ctx, m, t, rec, r)
+	return true
 }
 
 // giveUp records a task that used all its attempts as failed.
