@@ -20,7 +20,7 @@ import (
 // per-task cost of the worker path: fetch, lease, records, a delta-run
 // process, result and ack.
 func BenchmarkBatchTwoWorkers(b *testing.B) {
-	one := clustertest.StartSingle(b, cluster.Settings{LeaseTTL: 2 * time.Second})
+	one := clustertest.StartSingle(b, cluster.Settings{LeaseTTL: 10 * time.Second})
 	c := clustertest.Connect(b, one.URL)
 	environ := env(b, one.URL)
 	root := b.TempDir()

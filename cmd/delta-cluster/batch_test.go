@@ -35,7 +35,7 @@ tools:
 }
 
 func TestBatchOfFiftyOverTwoWorkers(t *testing.T) {
-	one := clustertest.StartSingle(t, cluster.Settings{LeaseTTL: 2 * time.Second})
+	one := clustertest.StartSingle(t, cluster.Settings{LeaseTTL: 10 * time.Second})
 	BatchOverTwoWorkers(t, one.URL)
 }
 
@@ -134,7 +134,10 @@ fi
 }
 
 func TestWorkerKilledMidToolRetries(t *testing.T) {
-	one := clustertest.StartSingle(t, cluster.Settings{LeaseTTL: 2 * time.Second})
+	// The dead worker's task lease must expire before the task runs again:
+	// a short TTL keeps the test short, long enough for a loaded machine's
+	// renewals (every second).
+	one := clustertest.StartSingle(t, cluster.Settings{LeaseTTL: 3 * time.Second})
 	environ := env(t, one.URL)
 	root := t.TempDir()
 	marker := filepath.Join(root, "marker")

@@ -14,7 +14,7 @@ import (
 // binaries and one in-process cluster node, which DELTA_CLUSTER names
 // (each script uses batch ids and queues of its own).
 func TestBatchScripts(t *testing.T) {
-	one := clustertest.StartSingle(t, cluster.Settings{LeaseTTL: 2 * time.Second})
+	one := clustertest.StartSingle(t, cluster.Settings{LeaseTTL: 10 * time.Second})
 	clitest.Run(t, "testdata/batch", clitest.WithSetup(func(env *testscript.Env) error {
 		env.Setenv(cluster.EnvURL, one.URL)
 		env.Setenv("GIT_CONFIG_NOSYSTEM", "1")

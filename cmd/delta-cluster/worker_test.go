@@ -33,7 +33,7 @@ while [ ! -e "$GATE" ]; do sleep 0.05; done
 }
 
 func TestWorkerDrainsOnSIGTERM(t *testing.T) {
-	one := clustertest.StartSingle(t, cluster.Settings{LeaseTTL: 2 * time.Second})
+	one := clustertest.StartSingle(t, cluster.Settings{LeaseTTL: 10 * time.Second})
 	c := clustertest.Connect(t, one.URL)
 	environ := env(t, one.URL)
 	root := t.TempDir()
@@ -92,7 +92,7 @@ func TestWorkerDrainsOnSIGTERM(t *testing.T) {
 // TestExitCodes: a configuration error (126) fails the task at once, not
 // retried; a run waiting for a human (101) is a "waiting" result.
 func TestExitCodes(t *testing.T) {
-	one := clustertest.StartSingle(t, cluster.Settings{LeaseTTL: 2 * time.Second})
+	one := clustertest.StartSingle(t, cluster.Settings{LeaseTTL: 10 * time.Second})
 	environ := env(t, one.URL)
 	root := t.TempDir()
 	marker, ask := filepath.Join(root, "marker"), filepath.Join(root, "ask.yaml")
@@ -135,7 +135,7 @@ func TestExitCodes(t *testing.T) {
 // published the result; the run's mirrored journal ends COMPLETED, so the
 // next worker publishes that result instead of running the task again.
 func TestEndedRunIsNotRunAgain(t *testing.T) {
-	one := clustertest.StartSingle(t, cluster.Settings{LeaseTTL: 2 * time.Second})
+	one := clustertest.StartSingle(t, cluster.Settings{LeaseTTL: 10 * time.Second})
 	c := clustertest.Connect(t, one.URL)
 	ctx := ctxT(t)
 	environ := env(t, one.URL)
