@@ -184,3 +184,41 @@ func TestEndedRunIsNotRunAgain(t *testing.T) {
 		t.Errorf("the task ran again: %v", got)
 	}
 }
+
+// TestGiveUpAfterMaxAttempts: a task whose attempts are used up (here its
+// one attempt's worker died) is recorded failed, not run again.
+func TestGiveUpAfterMaxAttempts(t *testing.T) {
+	one := clustertest.StartSingle(t, cluster.Settings{LeaseTTL: 10 * time.Second})
+	c := clustertest.Connect(t, one.URL)
+	ctx := ctxT(t)
+	environ := env(t, one.URL)
+	root := t.TempDir()
+	marker := filepath.Join(root, "marker")
+	file := writeTasks(t, []map[string]any{{"id": "g", "message": "go", "env": map[string]string{"MARKER": marker}}})
+	if _, code := run(t, environ, "batch", "submit", file, "--agent", writeAgent(t, markAgent), "--queue", "qg", "--batch", "bg", "--max-attempts", "1"); code != 0 {
+		t.Fatal("submit failed")
+	}
+	rec, err := c.TaskRecord(ctx, "bg", "g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Attempts = []cluster.Attempt{{RunID: "bg.g", Status: cluster.AttemptRunning, Worker: "ghost"}}
+	if err := c.SaveTaskRecord(ctx, "bg", "g", rec); err != nil {
+		t.Fatal(err)
+	}
+	start(t, environ, "worker", "--queue", "qg", "--root", root)
+	if _, code := run(t, environ, "batch", "wait", "bg"); code != 1 {
+		t.Fatalf("batch wait exited %d, want 1", code)
+	}
+	r, err := c.TaskResult(ctx, "bg", "g")
+	if err != nil || r == nil {
+		t.Fatalf("no result: %v", err)
+	}
+	if r.Status != cluster.ResultFailed || r.Error != "gave up after 1 attempt" || r.Attempt != 1 || len(r.Previous) != 1 ||
+		r.Previous[0].Status != cluster.AttemptInterrupted {
+		t.Errorf("result %+v, want failed after the one interrupted attempt", r)
+	}
+	if got := lines(t, marker); len(got) != 0 {
+		t.Errorf("the task ran past its attempts: %v", got)
+	}
+}

@@ -138,6 +138,9 @@ func (w *worker) republish(ctx context.Context, m jetstream.Msg, t cluster.Task,
 func (w *worker) giveUp(ctx context.Context, m jetstream.Msg, t cluster.Task, rec *cluster.TaskRecord) {
 	n := len(rec.Attempts)
 	msg := fmt.Sprintf("gave up after %d attempts", n)
+	if n == 1 {
+		msg = "gave up after 1 attempt"
+	}
 	if n > 0 && rec.Attempts[n-1].Error != "" {
 		msg += ": the last one: " + rec.Attempts[n-1].Error
 	}
