@@ -72,6 +72,7 @@ type worker struct {
 	deltaRun         string
 
 	busy      atomic.Int32
+	busyMoved chan struct{} // a slot was taken or freed: renew the registration
 	drain     chan struct{}
 	interrupt context.CancelFunc
 	stopped   context.Context // cancelled by a second signal: interrupt the tasks
@@ -112,7 +113,7 @@ func (c *WorkerCmd) newWorker(std cli.Stdio) (*worker, error) {
 		return nil, err
 	}
 	w := &worker{c: cl, std: std, queue: c.Queue, name: c.Name, host: host, root: root, slots: c.Slots,
-		ackWait: c.AckWait, clusterURL: c.Cluster, cred: c.ClusterCreds, deltaRun: deltaRun, drain: make(chan struct{})}
+		ackWait: c.AckWait, clusterURL: c.Cluster, cred: c.ClusterCreds, deltaRun: deltaRun, drain: make(chan struct{}), busyMoved: make(chan struct{}, 1)}
 	w.stopped, w.interrupt = context.WithCancel(context.Background())
 	if w.ttl, err = cl.LeaseTTL(ctx); err == nil {
 		w.cons, err = w.consumer(ctx)
@@ -179,15 +180,25 @@ func (w *worker) loop() {
 			default:
 			}
 			running.Add(1)
-			w.busy.Add(1)
+			w.setBusy(1)
 			go func() {
-				defer func() { w.busy.Add(-1); <-slots; running.Done() }()
+				defer func() { w.setBusy(-1); <-slots; running.Done() }()
 				w.handle(m)
 			}()
 		}
 		if !got {
 			<-slots
 		}
+	}
+}
+
+// setBusy counts a slot taken (+1) or freed (-1) and has the worker's
+// registration say so.
+func (w *worker) setBusy(delta int32) {
+	w.busy.Add(delta)
+	select {
+	case w.busyMoved <- struct{}{}:
+	default:
 	}
 }
 
@@ -223,8 +234,9 @@ func (w *worker) register() (stop func()) {
 			case <-done:
 				return
 			case <-t.C:
-				put()
+			case <-w.busyMoved:
 			}
+			put()
 		}
 	}()
 	return func() {

@@ -48,6 +48,10 @@ func TestWorkerDrainsOnSIGTERM(t *testing.T) {
 	// One SIGTERM: the running task finishes, the other is not started.
 	w1 := start(t, environ, "worker", "--queue", "qd", "--name", "w1", "--root", filepath.Join(root, "w1"))
 	poll(t, "task a to run", func() bool { return len(lines(t, marker)) == 1 })
+	poll(t, "the worker registered busy", func() bool {
+		ws, _ := c.Workers(ctxT(t))
+		return len(ws) == 1 && ws[0].Name == "w1" && ws[0].Queue == "qd" && ws[0].Slots == 1 && ws[0].Busy == 1 && ws[0].PID == w1.cmd.Process.Pid
+	})
 	w1.signal(t, syscall.SIGTERM)
 	poll(t, "the worker to drain", func() bool { return strings.Contains(w1.Stderr(), "draining") })
 	if err := os.WriteFile(gateA, nil, 0o644); err != nil {
