@@ -36,14 +36,20 @@ tools:
 
 func TestBatchOfFiftyOverTwoWorkers(t *testing.T) {
 	one := clustertest.StartSingle(t, cluster.Settings{LeaseTTL: 10 * time.Second})
-	BatchOverTwoWorkers(t, one.URL)
+	called := false
+	BatchOverTwoWorkers(t, one.URL, func() { called = true })
+	if !called {
+		t.Error("midway was not called")
+	}
 }
 
 // BatchOverTwoWorkers submits 50 tasks, runs them on two worker
 // subprocesses of the cluster at url, and checks that every task ran
 // exactly once and has exactly one result. It takes the cluster's URL so
-// that a test of another cluster (three nodes, a leader killed) can run it.
-func BatchOverTwoWorkers(t *testing.T, url string) {
+// that a test of another cluster (three nodes) can run it, and midway
+// (nil for none), called once 10 tasks have their result, is where such a
+// test hurts the cluster (kills the stream leader) mid-batch.
+func BatchOverTwoWorkers(t *testing.T, url string, midway func()) {
 	environ := env(t, url)
 	root := t.TempDir()
 	marker := filepath.Join(root, "marker")
@@ -66,6 +72,11 @@ func BatchOverTwoWorkers(t *testing.T, url string) {
 		start(t, environ, "worker", "--queue", "q50", "--slots", "2", "--name", name, "--root", filepath.Join(root, name))
 	}
 	waiter := start(t, environ, "batch", "wait", "b50")
+	if midway != nil {
+		c := clustertest.Connect(t, url)
+		poll(t, "10 results", func() bool { s, err := c.Status(ctxT(t), "b50"); return err == nil && s.Done >= 10 })
+		midway()
+	}
 	if code := waiter.wait(t); code != 0 {
 		t.Fatalf("batch wait exited %d:\n%s", code, waiter.Stderr())
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -75,6 +76,11 @@ func decodeResult(data []byte) (*Result, error) {
 	return &r, nil
 }
 
+// followPatience is how long a following Results rides out errors in a
+// row (a cluster electing a new stream leader answers with errors for a
+// few seconds) before it gives up.
+const followPatience = 2 * time.Minute
+
 // Results calls fn with every result of batch in the order they were
 // stored (the first of a task only); with follow it then waits for more
 // until fn returns ErrStop or ctx ends.
@@ -95,14 +101,25 @@ func (c *Cluster) Results(ctx context.Context, batch string, follow bool, fn fun
 		return fmt.Errorf("read the results of batch %s: %w", batch, err)
 	}
 	seen := map[string]bool{}
+	var failing time.Time // when the errors in a row began, zero without any
 	for {
 		m, err := cons.Next(jetstream.FetchContext(ctx))
 		if errors.Is(err, nats.ErrTimeout) && ctx.Err() == nil {
 			continue // nothing new for a while: ask again
 		}
+		if err != nil && follow && ctx.Err() == nil && (failing.IsZero() || time.Since(failing) < followPatience) {
+			// A node lost or a leader being elected: the ordered consumer
+			// starts again after the last result it delivered.
+			if failing.IsZero() {
+				failing = time.Now()
+			}
+			backoff(ctx, 3)
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("read the results of batch %s: %w", batch, err)
 		}
+		failing = time.Time{}
 		r, err := decodeResult(m.Data())
 		if err != nil {
 			return err
