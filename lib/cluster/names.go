@@ -60,8 +60,10 @@ func TaskSubject(queue string) string { return taskPrefix + queue }
 // ResultSubject is the subject of task's result in batch.
 func ResultSubject(batch, task string) string { return resultPrefix + batch + "." + task }
 
-// ResultsOf is the subject filter of every result of batch.
-func ResultsOf(batch string) string { return resultPrefix + batch + ".>" }
+// ResultsOf is the subject filter of every result of batch. A task id is
+// one token (CheckTaskID), so "*" keeps out the results of a batch whose
+// id extends this one's ("b1.x").
+func ResultsOf(batch string) string { return resultPrefix + batch + ".*" }
 
 // LeaseKey is the key of run's lease in LeaseBucket.
 func LeaseKey(run string) string { return "run." + run }

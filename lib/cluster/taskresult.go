@@ -1,0 +1,140 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Result statuses of a task.
+const (
+	ResultCompleted = "completed"
+	ResultFailed    = "failed"
+	ResultWaiting   = "waiting" // the run waits for a human (exit 101)
+)
+
+// Result is how a task ended, one per task in ResultStream.
+type Result struct {
+	Batch   string          `json:"batch"`
+	Task    string          `json:"task"`
+	RunID   string          `json:"run_id"`
+	Status  string          `json:"status"`
+	Result  json.RawMessage `json:"result,omitempty"` // the run's RunResult result
+	Error   string          `json:"error,omitempty"`  // why a failed task failed
+	Usage   json.RawMessage `json:"usage,omitempty"`  // the run's token usage
+	Cost    float64         `json:"cost"`             // USD, as the run priced it
+	Host    string          `json:"host,omitempty"`
+	Worker  string          `json:"worker,omitempty"`
+	Attempt int             `json:"attempts"`
+	// Previous are the earlier attempts, each with how it ended.
+	Previous []Attempt `json:"previous,omitempty"`
+}
+
+// PublishResult stores r as its task's result. A task has one result: a
+// second publish (a retried one, or a late worker's) is a duplicate and
+// dropped by the stream, which dup reports.
+func (c *Cluster) PublishResult(ctx context.Context, r Result) (dup bool, err error) {
+	body, err := json.Marshal(r)
+	if err != nil {
+		return false, fmt.Errorf("encode the result of task %s: %w", r.Task, err)
+	}
+	msg := nats.NewMsg(ResultSubject(r.Batch, r.Task))
+	msg.Data = body
+	ack, err := c.JS.PublishMsg(ctx, msg, jetstream.WithMsgID(TaskMsgID(r.Batch, r.Task)))
+	if err != nil {
+		return false, fmt.Errorf("publish the result of task %s of batch %s: %w", r.Task, r.Batch, err)
+	}
+	return ack.Duplicate, nil
+}
+
+// TaskResult returns a task's result, nil when it has none yet.
+func (c *Cluster) TaskResult(ctx context.Context, batch, task string) (*Result, error) {
+	st, err := c.stream(ctx, ResultStream)
+	if err != nil {
+		return nil, err
+	}
+	m, err := st.GetLastMsgForSubject(ctx, ResultSubject(batch, task))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the result of task %s of batch %s: %w", task, batch, err)
+	}
+	return decodeResult(m.Data)
+}
+
+func decodeResult(data []byte) (*Result, error) {
+	var r Result
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("a result in %s is not JSON: %w", ResultStream, err)
+	}
+	return &r, nil
+}
+
+// followPatience is how long a following Results rides out errors in a
+// row (a cluster electing a new stream leader answers with errors for a
+// few seconds) before it gives up.
+const followPatience = 2 * time.Minute
+
+// Results calls fn with every result of batch in the order they were
+// stored (the first of a task only); with follow it then waits for more
+// until fn returns ErrStop or ctx ends.
+func (c *Cluster) Results(ctx context.Context, batch string, follow bool, fn func(Result) error) error {
+	st, err := c.stream(ctx, ResultStream)
+	if err != nil {
+		return err
+	}
+	info, err := st.Info(ctx, jetstream.WithSubjectFilter(ResultsOf(batch)))
+	if err != nil {
+		return fmt.Errorf("read the results of batch %s: %w", batch, err)
+	}
+	if len(info.State.Subjects) == 0 && !follow {
+		return nil
+	}
+	cons, err := st.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{FilterSubjects: []string{ResultsOf(batch)}})
+	if err != nil {
+		return fmt.Errorf("read the results of batch %s: %w", batch, err)
+	}
+	seen := map[string]bool{}
+	var failing time.Time // when the errors in a row began, zero without any
+	for {
+		m, err := cons.Next(jetstream.FetchContext(ctx))
+		if errors.Is(err, nats.ErrTimeout) && ctx.Err() == nil {
+			continue // nothing new for a while: ask again
+		}
+		if err != nil && follow && ctx.Err() == nil && (failing.IsZero() || time.Since(failing) < followPatience) {
+			// A node lost or a leader being elected: the ordered consumer
+			// starts again after the last result it delivered.
+			if failing.IsZero() {
+				failing = time.Now()
+			}
+			backoff(ctx, 3)
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("read the results of batch %s: %w", batch, err)
+		}
+		failing = time.Time{}
+		r, err := decodeResult(m.Data())
+		if err != nil {
+			return err
+		}
+		if !seen[r.Task] {
+			seen[r.Task] = true
+			if err := fn(*r); errors.Is(err, ErrStop) {
+				return nil
+			} else if err != nil {
+				return err
+			}
+		}
+		md, err := m.Metadata()
+		if err == nil && md.NumPending == 0 && !follow {
+			return nil
+		}
+	}
+}
