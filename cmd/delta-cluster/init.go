@@ -55,10 +55,12 @@ func (c *InitCmd) Run(std cli.Stdio) error {
 	}
 	s := cluster.Settings{Replicas: c.Replicas, LeaseTTL: c.LeaseTTL}
 	if s.Replicas == 0 {
+		n := knownServers(cl)
 		s.Replicas = 1
-		if knownServers(cl) >= 3 {
+		if n >= 3 {
 			s.Replicas = 3
 		}
+		fmt.Fprintf(std.Err, "delta-cluster: %d replicas: the cluster announces %d server(s) (--replicas N to choose)\n", s.Replicas, n)
 	}
 	if s.LeaseTTL == 0 {
 		if ttl, err := cl.LeaseTTL(ctx); err == nil {

@@ -43,7 +43,7 @@ type ready struct {
 	URL     string `json:"url"`
 	Name    string `json:"name"`
 	Store   string `json:"store"`
-	Cluster string `json:"cluster,omitempty"` // the route address, several nodes only
+	Cluster string `json:"cluster,omitempty"` // the route URL, several nodes only
 }
 
 // Run starts the node, prints its line, and serves until a signal.
@@ -69,8 +69,8 @@ func (c *ServeCmd) Run(std cli.Stdio) error {
 		}
 	}
 	line := ready{URL: dialURL(srv), Name: cfg.Name, Store: cfg.StoreDir}
-	if !single {
-		line.Cluster = cfg.ClusterListen
+	if a := srv.ClusterAddr(); !single && a != nil {
+		line.Cluster = "nats://" + a.String() // what other nodes' --routes name
 	}
 	out, _ := json.Marshal(line)
 	fmt.Fprintf(std.Out, "%s\n", out)

@@ -58,6 +58,10 @@ func (c Config) Options() (*server.Options, error) {
 	// Clients get a moment to notice the lame duck and move to another
 	// node before their connections are closed.
 	o.LameDuckGracePeriod = o.LameDuckDuration / 5
+	if c.ClusterListen != "" && len(c.Routes) == 0 {
+		// JetStream refuses to start clustered with nothing to route to.
+		return nil, fmt.Errorf("a node of a cluster needs routes to the others (--routes nats://HOST:PORT,…); the same list, this node's own address included, can be given to every node")
+	}
 	if c.ClusterListen != "" {
 		ch, cp, err := hostPort(c.ClusterListen, 6222)
 		if err != nil {
