@@ -28,6 +28,7 @@ func (c *StatusCmd) Help() string {
 type statusReport struct {
 	Connected string         `json:"connected"` // the server this connection reached
 	Cluster   string         `json:"cluster,omitempty"`
+	Servers   []string       `json:"servers"` // client URLs the cluster announces (INFO connect_urls)
 	Nodes     []nodeStatus   `json:"nodes"`
 	Streams   []streamStatus `json:"streams"`
 	Workers   []workerStatus `json:"workers"`
@@ -85,7 +86,7 @@ func (c *StatusCmd) Run(std cli.Stdio) error {
 		return err
 	}
 	defer cl.Close()
-	rep := statusReport{Connected: cl.NC.ConnectedServerName(), Cluster: cl.NC.ConnectedClusterName()}
+	rep := statusReport{Connected: cl.NC.ConnectedServerName(), Cluster: cl.NC.ConnectedClusterName(), Servers: cl.NC.Servers()}
 	for _, r := range cluster.Inventory() {
 		st, err := streamOf(ctx, cl, r)
 		if err != nil {

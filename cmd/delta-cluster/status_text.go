@@ -15,7 +15,7 @@ func printStatus(w io.Writer, rep statusReport, servers int) error {
 	if cl == "" {
 		cl = "(single node)"
 	}
-	fmt.Fprintf(tw, "connected to %s, cluster %s, %d server(s) announced\n\n", rep.Connected, cl, servers)
+	fmt.Fprintf(tw, "connected to %s, cluster %s, %d server(s) announced: %s\n\n", rep.Connected, cl, servers, strings.Join(rep.Servers, " "))
 	fmt.Fprintln(tw, "NODE\tLEADS\tLAGGING\tSTATE")
 	for _, n := range rep.Nodes {
 		state := "up"
