@@ -38,9 +38,10 @@ build:
 install:
 	CGO_ENABLED=0 GOBIN=$(GOBIN) $(GO) install $(BUILDFLAGS) -ldflags "$(LDFLAGS)" $(PKGS)
 	@$(call plugin_manifest,$(GOBIN))
-	@mkdir -p $(MANDIR)/man1 $(MANDIR)/man5
+	@mkdir -p $(MANDIR)/man1 $(MANDIR)/man5 $(MANDIR)/man7
 	cp man/*.1 $(MANDIR)/man1/
 	cp man/*.5 $(MANDIR)/man5/
+	cp man/*.7 $(MANDIR)/man7/
 	@echo "installed into $(GOBIN); man pages into $(MANDIR)" >&2
 
 ## test: format and vet checks, then all tests (testscript CLI tests and fuzz seed corpora included),

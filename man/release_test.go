@@ -56,7 +56,7 @@ func TestReleaseShipsEverything(t *testing.T) {
 			t.Errorf(".goreleaser.yaml: the cask's binaries lack %s", name)
 		}
 	}
-	local, _ := filepath.Glob("*.[15]")
+	local, _ := filepath.Glob("*.[157]")
 	for _, p := range local {
 		want := "share/man/man" + p[len(p)-1:] + "/" + p
 		if !pages[want] {

@@ -42,6 +42,10 @@ Commands:
   doctor                    check commands, key, endpoint, plugins (delta-doctor)
   sandbox exec --mode M -- CMD  run CMD under the tool sandbox   (delta-sandbox)
   otel export RUN...        send runs to OpenTelemetry as traces (delta-otel)
+  cluster serve|init|status run and inspect a cluster (NATS)    (delta-cluster)
+  worker --queue NAME       run a cluster queue's tasks here     (delta-cluster worker)
+  batch submit|wait|results a batch of tasks over the workers    (delta-cluster batch)
+  pull RUN                  copy a cluster run's directory here  (delta-cluster pull)
   completion SHELL          print completions for bash, zsh or fish
   NAME                      any delta-NAME on PATH
 
@@ -54,6 +58,10 @@ See delta(1), delta-agent(5) and each command's man page.
 
 // runSubcommands are delta-run's subcommands, reachable as delta SUB.
 var runSubcommands = map[string]bool{"run": true, "config": true, "continue": true, "list-runs": true, "init": true, "stop": true, "log": true, "send": true, "fork": true, "prune": true}
+
+// clusterSubcommands are delta-cluster's subcommands, reachable as delta
+// SUB as well as delta cluster SUB.
+var clusterSubcommands = map[string]bool{"worker": true, "batch": true, "pull": true}
 
 // run dispatches args; it returns only when it does not exec.
 func run(args []string, std cli.Stdio, execve execFunc) int {
@@ -89,6 +97,8 @@ func dispatch(args []string, stderr io.Writer, execve execFunc) int {
 	switch {
 	case runSubcommands[name]:
 		name, rest = "run", args
+	case clusterSubcommands[name]:
+		name, rest = "cluster", args
 	case name == "tool:expand":
 		name = "tool-expand"
 	case name == "tool":

@@ -14,7 +14,7 @@ import (
 // with a fake exec and fake delta-* executables on PATH.
 func TestDispatch(t *testing.T) {
 	dir := t.TempDir()
-	for _, name := range []string{"delta-run", "delta-tool-expand", "delta-sessions", "delta-context", "delta-pty", "delta-plugin", "delta-foo"} {
+	for _, name := range []string{"delta-run", "delta-tool-expand", "delta-sessions", "delta-context", "delta-pty", "delta-plugin", "delta-cluster", "delta-foo"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -34,6 +34,11 @@ func TestDispatch(t *testing.T) {
 		{[]string{"context"}, []string{"delta-context"}},
 		{[]string{"pty", "--help"}, []string{"delta-pty", "--help"}},
 		{[]string{"plugin", "list"}, []string{"delta-plugin", "list"}},
+		{[]string{"cluster", "serve", "--name", "n1"}, []string{"delta-cluster", "serve", "--name", "n1"}},
+		{[]string{"worker", "--queue", "q"}, []string{"delta-cluster", "worker", "--queue", "q"}},
+		{[]string{"batch", "submit", "t.jsonl"}, []string{"delta-cluster", "batch", "submit", "t.jsonl"}},
+		{[]string{"pull", "R", "--cluster", "nats://h:4222"}, []string{"delta-cluster", "pull", "R", "--cluster", "nats://h:4222"}},
+		{[]string{"help", "worker"}, []string{"delta-cluster", "worker", "--help"}},
 		{[]string{"foo", "--", "-x"}, []string{"delta-foo", "--", "-x"}},
 		{[]string{"help", "foo"}, []string{"delta-foo", "--help"}},
 	}

@@ -31,6 +31,10 @@ type manGrammar struct {
 	Doctor   passCmd `cmd:"" help:"Check commands, key, endpoint and plugins: delta-doctor ARGS."`
 	Sandbox  passCmd `cmd:"" help:"Run a command under the sandbox a model's tools get: delta-sandbox ARGS."`
 	Otel     passCmd `cmd:"" help:"Send runs to an OpenTelemetry collector as GenAI traces (delta otel export RUN...): delta-otel ARGS."`
+	Cluster  passCmd `cmd:"" help:"Run and inspect a cluster of machines on NATS JetStream (serve, init, status, …): delta-cluster ARGS."`
+	Worker   passCmd `cmd:"" help:"Pull a cluster queue's tasks and run each as an ordinary run: delta-cluster worker ARGS."`
+	Batch    passCmd `cmd:"" help:"Submit a batch of tasks to a cluster queue, wait for it, collect its results: delta-cluster batch ARGS."`
+	Pull     passCmd `cmd:"" help:"Materialise a cluster run's directory on this host: delta-cluster pull ARGS."`
 	Complete passCmd `cmd:"" name:"completion" help:"Print the completion script for SHELL (bash, zsh or fish): eval \"$(delta completion bash)\", source <(delta completion zsh), delta completion fish | source. Flags are completed from each command's --help."`
 	HelpCmd  passCmd `cmd:"" name:"help" help:"Print this usage, or with NAME run delta-NAME --help."`
 	Anything passCmd `cmd:"" name:"NAME" help:"Any other NAME runs delta-NAME ARGS, found next to delta or on PATH."`
@@ -39,7 +43,7 @@ type manGrammar struct {
 // Help is the man page's DESCRIPTION.
 func (manGrammar) Help() string {
 	return `delta is the git-style front of the Delta toolkit. "delta NAME ARGS..." replaces itself (execve) with the binary delta-NAME and ARGS, so signals, standard input and output and the exit code are those of the command itself. delta-NAME is looked for first in the directory of the running delta binary, then on PATH.
-run, continue, list-runs, stop, log, send, fork, prune and init are subcommands of delta-run: "delta run -m TASK" runs "delta-run run -m TASK". "delta tool expand" and "delta tool:expand" run delta-tool-expand.
+run, continue, list-runs, stop, log, send, fork, prune and init are subcommands of delta-run: "delta run -m TASK" runs "delta-run run -m TASK". "delta tool expand" and "delta tool:expand" run delta-tool-expand. worker, batch and pull are subcommands of delta-cluster: "delta worker --queue q" runs "delta-cluster worker --queue q", as "delta cluster worker --queue q" does.
 Exit codes: those of the command run; 0 for --help and --version; 2 for no command, an unknown option, or a command with no delta-NAME next to delta or on PATH.`
 }
 

@@ -70,7 +70,12 @@ func (c *Cluster) Close() { c.NC.Close() }
 // is elected and the account is enabled), polling until ctx ends.
 func (c *Cluster) Ready(ctx context.Context) error {
 	for {
-		_, err := c.JS.AccountInfo(ctx)
+		// Each try is bounded: a request made while the cluster has no
+		// meta leader may get no answer at all, and would wait for all
+		// of ctx.
+		actx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		_, err := c.JS.AccountInfo(actx)
+		cancel()
 		if err == nil {
 			return nil
 		}

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -97,7 +98,26 @@ func (w *JournalWriter) Append(ctx context.Context, line []byte, seq int) error 
 	}
 	deadline := time.Now().Add(limit)
 	for attempt := 0; ; attempt++ {
-		ack, err := w.c.JS.PublishMsg(ctx, msg, jetstream.WithMsgID(id), jetstream.WithExpectLastSequencePerSubject(w.lastSub))
+		// Each try is bounded too: a publish nobody acknowledges (a
+		// leader cut off from its majority) would otherwise wait for all
+		// of ctx, past the retry bound.
+		try := time.Now().Add(attemptTimeout)
+		if try.After(deadline) {
+			try = deadline
+		}
+		actx, cancel := context.WithDeadline(ctx, try)
+		ack, err := w.c.JS.PublishMsg(actx, msg, jetstream.WithMsgID(id), jetstream.WithExpectLastSequencePerSubject(w.lastSub))
+		cancel()
+		if err == nil && ack.Duplicate {
+			// The id <run>:<seq> is already stored: by an earlier try of
+			// ours, or by another holder that wrote this seq first. The
+			// cluster checks the id before the fence, so only the stored
+			// line tells which.
+			err = w.checkDuplicate(ctx, ack.Sequence, seq, line)
+			if err != nil {
+				return err
+			}
+		}
 		if err == nil {
 			w.landed(ack.Sequence, seq, line)
 			return nil
@@ -118,6 +138,28 @@ func (w *JournalWriter) Append(ctx context.Context, line []byte, seq int) error 
 		backoff(ctx, attempt)
 	}
 }
+
+// checkDuplicate returns nil when the message stored at streamSeq, which
+// the cluster called a duplicate of event seq, is this very line, and
+// ErrFenced when another writer's line holds that seq.
+func (w *JournalWriter) checkDuplicate(ctx context.Context, streamSeq uint64, seq int, line []byte) error {
+	st, err := w.c.stream(ctx, JournalStream)
+	if err != nil {
+		return err
+	}
+	raw, err := st.GetMsg(ctx, streamSeq)
+	if err != nil {
+		return fmt.Errorf("mirror run %s event %d: read the copy the cluster already has: %w", w.run, seq, err)
+	}
+	if raw.Subject != JournalSubject(w.run) || !bytes.Equal(raw.Data, line) {
+		return fmt.Errorf("mirror run %s event %d: %w", w.run, seq, ErrFenced)
+	}
+	return nil
+}
+
+// attemptTimeout bounds one publish of an append; a timed-out publish is
+// retried with the same message id, which the cluster deduplicates.
+const attemptTimeout = 5 * time.Second
 
 func (w *JournalWriter) landed(streamSeq uint64, seq int, line []byte) {
 	w.lastSub, w.lastSeq, w.prev = streamSeq, seq, LineHash(line)

@@ -1,5 +1,7 @@
-// Package clustertest starts in-process NATS servers for tests: one node
-// in a temp directory, ready when it returns.
+// Package clustertest starts in-process NATS servers for tests, ready
+// when they return: one node (StartSingle), or three whose routes pass
+// through relays a test can cut (StartThree: Kill, Restart, Isolate,
+// Heal). CLUSTERTEST_LOG=1 prints the three nodes' logs.
 package clustertest
 
 import (

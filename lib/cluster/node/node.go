@@ -30,6 +30,10 @@ type Config struct {
 	ClusterAdvertise string
 	// Quiet turns the server's own log off.
 	Quiet bool
+	// LameDuck is how long a lame-duck shutdown takes to close the
+	// node's clients (0: 5 s); the server's 2 min default suits a fleet
+	// behind a load balancer, not a node stopped with Ctrl-C.
+	LameDuck time.Duration
 }
 
 // Options turns c into the NATS server's options.
@@ -46,6 +50,17 @@ func (c Config) Options() (*server.Options, error) {
 		// acknowledged since.
 		SyncAlways: true,
 		NoSigs:     true, NoLog: c.Quiet,
+	}
+	o.LameDuckDuration = c.LameDuck
+	if o.LameDuckDuration <= 0 {
+		o.LameDuckDuration = 5 * time.Second
+	}
+	// Clients get a moment to notice the lame duck and move to another
+	// node before their connections are closed.
+	o.LameDuckGracePeriod = o.LameDuckDuration / 5
+	if c.ClusterListen != "" && len(c.Routes) == 0 {
+		// JetStream refuses to start clustered with nothing to route to.
+		return nil, fmt.Errorf("a node of a cluster needs routes to the others (--routes nats://HOST:PORT,…); the same list, this node's own address included, can be given to every node")
 	}
 	if c.ClusterListen != "" {
 		ch, cp, err := hostPort(c.ClusterListen, 6222)
