@@ -151,4 +151,3 @@ func waitPulled(runDir string, done chan error) (bool, error) {
 		}
 	}
 }
-
