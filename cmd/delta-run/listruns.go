@@ -19,11 +19,13 @@ import (
 
 // ListRunsCmd lists a workspace's runs (seeds/000 §2.6.4).
 type ListRunsCmd struct {
-	WorkDir      string `short:"w" name:"work-dir" help:"Workspace (default: the current directory and, in an agent directory, its workspaces W001 …)." type:"path" placeholder:"DIR"`
-	Resumable    bool   `help:"Only runs continue can resume: INTERRUPTED, WAITING_FOR_INPUT, FAILED, COMPLETED, and RUNNING (stale) — a RUNNING run whose process is gone; never a delta mcp serve session."`
-	Status       string `help:"Only runs with this status: RUNNING, WAITING_FOR_INPUT, COMPLETED, FAILED or INTERRUPTED (any case)." placeholder:"STATUS"`
-	First        bool   `help:"Only the most recent run (text: just its run id, for $(…))."`
-	Format       string `help:"text (a run's subagents indented under it), json (an array of {run_id, status, task_summary, last_updated, workspace_path}, with parent_run_id for a subagent) or raw (the run ids, one per line)." enum:"text,json,raw" default:"text"`
+	WorkDir   string `short:"w" name:"work-dir" help:"Workspace (default: the current directory and, in an agent directory, its workspaces W001 …)." type:"path" placeholder:"DIR"`
+	Resumable bool   `help:"Only runs continue can resume: INTERRUPTED, WAITING_FOR_INPUT, FAILED, COMPLETED, and RUNNING (stale) — a RUNNING run whose process is gone; never a delta mcp serve session."`
+	Status    string `help:"Only runs with this status: RUNNING, WAITING_FOR_INPUT, COMPLETED, FAILED or INTERRUPTED (any case)." placeholder:"STATUS"`
+	First     bool   `help:"Only the most recent run (text: just its run id, for $(…))."`
+	Format    string `help:"text (a run's subagents indented under it), json (an array of {run_id, status, task_summary, last_updated, workspace_path}, with parent_run_id for a subagent) or raw (the run ids, one per line)." enum:"text,json,raw" default:"text"`
+
+	// clusterFlags: the run is on any host of a cluster.
 	clusterFlags `embed:""`
 }
 

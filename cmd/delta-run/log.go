@@ -19,10 +19,12 @@ type LogCmd struct {
 	WorkDir string `short:"w" name:"work-dir" help:"Workspace holding the run (default: the current directory and, in an agent directory, its workspaces W001 …)." type:"path" placeholder:"DIR"`
 	Follow  bool   `short:"f" help:"Keep showing a running run's events as they are written, and the output of its running tools, until it (and, with --children, each subagent followed) stops."`
 	// Children is a pointer: its default depends on --follow.
-	Children     *bool  `negatable:"" help:"Show the events of the run's subagents (spawn_agent) too, tagged with their run, interleaved with the run's own; --no-children leaves them out (default: on with --follow, off without)."`
-	Format       string `help:"text (as the live stream shows it) or json (one stream-json line per event; with -f also tool_output lines)." enum:"text,json" default:"text"`
-	Verbose      bool   `short:"v" help:"Show thoughts and observations whole, token usage, hooks and thinking."`
-	OTLP         bool   `name:"otlp" help:"Send the run to an OpenTelemetry collector as OTLP traces instead of showing it (delta otel export; with -f, each span as it completes). See delta-otel(1)."`
+	Children *bool  `negatable:"" help:"Show the events of the run's subagents (spawn_agent) too, tagged with their run, interleaved with the run's own; --no-children leaves them out (default: on with --follow, off without)."`
+	Format   string `help:"text (as the live stream shows it) or json (one stream-json line per event; with -f also tool_output lines)." enum:"text,json" default:"text"`
+	Verbose  bool   `short:"v" help:"Show thoughts and observations whole, token usage, hooks and thinking."`
+	OTLP     bool   `name:"otlp" help:"Send the run to an OpenTelemetry collector as OTLP traces instead of showing it (delta otel export; with -f, each span as it completes). See delta-otel(1)."`
+
+	// clusterFlags: the run is on any host of a cluster.
 	clusterFlags `embed:""`
 }
 

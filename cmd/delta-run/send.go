@@ -11,12 +11,14 @@ import (
 
 // SendCmd gives a running run a message (steering).
 type SendCmd struct {
-	RunID        string `name:"run-id" help:"The running run." placeholder:"ID"`
-	Last         bool   `help:"The latest run of the workspace (the first list-runs shows)."`
-	WorkDir      string `short:"w" name:"work-dir" help:"Workspace holding the run (default: the current directory and, in an agent directory, its workspaces W001 …)." type:"path" placeholder:"DIR"`
-	Message      string `short:"m" help:"The message; - reads it from stdin."`
-	MessageFile  string `name:"message-file" help:"Read the message from FILE." type:"path" placeholder:"FILE"`
-	FollowUp     bool   `name:"follow-up" help:"Hold the message until the run has answered its current input (a text-only answer), then start a new cycle with it instead of completing."`
+	RunID       string `name:"run-id" help:"The running run." placeholder:"ID"`
+	Last        bool   `help:"The latest run of the workspace (the first list-runs shows)."`
+	WorkDir     string `short:"w" name:"work-dir" help:"Workspace holding the run (default: the current directory and, in an agent directory, its workspaces W001 …)." type:"path" placeholder:"DIR"`
+	Message     string `short:"m" help:"The message; - reads it from stdin."`
+	MessageFile string `name:"message-file" help:"Read the message from FILE." type:"path" placeholder:"FILE"`
+	FollowUp    bool   `name:"follow-up" help:"Hold the message until the run has answered its current input (a text-only answer), then start a new cycle with it instead of completing."`
+
+	// clusterFlags: the run is on any host of a cluster.
 	clusterFlags `embed:""`
 }
 

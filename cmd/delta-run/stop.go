@@ -17,11 +17,13 @@ const exitNotRunning = 3
 
 // StopCmd stops running runs the way Ctrl-C does.
 type StopCmd struct {
-	RunID        string        `name:"run-id" help:"The run to stop." placeholder:"ID"`
-	All          bool          `help:"Stop every running run of the workspace(s)."`
-	WorkDir      string        `short:"w" name:"work-dir" help:"Workspace holding the run (default: the current directory and, in an agent directory, its workspaces W001 …)." type:"path" placeholder:"DIR"`
-	Timeout      time.Duration `default:"10s" help:"How long to wait for a run to stop after SIGINT."`
-	Force        bool          `help:"When a run has not stopped after --timeout, kill it (SIGKILL; its tools die with it) and mark it INTERRUPTED."`
+	RunID   string        `name:"run-id" help:"The run to stop." placeholder:"ID"`
+	All     bool          `help:"Stop every running run of the workspace(s)."`
+	WorkDir string        `short:"w" name:"work-dir" help:"Workspace holding the run (default: the current directory and, in an agent directory, its workspaces W001 …)." type:"path" placeholder:"DIR"`
+	Timeout time.Duration `default:"10s" help:"How long to wait for a run to stop after SIGINT."`
+	Force   bool          `help:"When a run has not stopped after --timeout, kill it (SIGKILL; its tools die with it) and mark it INTERRUPTED."`
+
+	// clusterFlags: the run is on any host of a cluster.
 	clusterFlags `embed:""`
 }
 
