@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/cluster"
 	"github.com/deltakit/delta/lib/mirror"
 )
@@ -40,7 +41,8 @@ func (c *MirrorCmd) Run() error {
 	out := mirror.NewWriter(os.Stdout)
 	m, err := c.start(out)
 	if err != nil {
-		return err
+		// Said on the pipe: delta-run reports it.
+		return &cli.Error{Code: 1, Silent: true, Err: err}
 	}
 	defer m.c.Close()
 	m.serve(mirror.NewReader(os.Stdin))
@@ -147,7 +149,7 @@ func (m *mirrorRun) append(f mirror.Frame) {
 	switch {
 	case err == nil:
 	case errors.Is(err, cluster.ErrFenced):
-		m.fail(mirror.Fenced, fmt.Errorf("%w: another holder took the run over", err))
+		m.fail(mirror.Fenced, fmt.Errorf("another holder took the run over: the cluster refused its event %d (%w)", f.N, cluster.ErrFenced))
 	default:
 		m.fail(mirror.Error, fmt.Errorf("the cluster at %s was unreachable for %s: %w", m.cmd.Cluster, m.cmd.Timeout, err))
 	}
@@ -167,7 +169,7 @@ func (m *mirrorRun) watchLease() {
 	if err == nil || err.Error() == "released" {
 		return
 	}
-	m.fail(mirror.Fenced, fmt.Errorf("the run's lease in the cluster was lost (%v): another holder may take the run over", err))
+	m.fail(mirror.Fenced, fmt.Errorf("its lease in the cluster was lost, so another holder may take the run over (%v)", err))
 }
 
 // fail says why the mirror stops and stops storing anything.
@@ -207,6 +209,14 @@ func (m *mirrorRun) finish() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	if m.isFailed() {
+		// The cluster is away or the run another's: stop renewing; the
+		// lease expires by itself if it is still this process's.
+		ctx, cancel = context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		_ = m.lease.Release(ctx)
+		return
+	}
 	if err := m.lease.Release(ctx); err != nil {
 		fmt.Fprintf(os.Stderr, "delta-cluster mirror: %v\n", err)
 	}

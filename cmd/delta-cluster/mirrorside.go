@@ -36,6 +36,18 @@ type sideWork struct {
 
 	lastMeta []byte
 	uploaded map[string]fileStamp
+	said     string // the last problem reported, said once
+}
+
+// warn reports a problem of the side work once, and none once the run
+// stopped because of the cluster (that is said already).
+func (s *sideWork) warn(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if s.m.isFailed() || msg == s.said {
+		return
+	}
+	s.said = msg
+	fmt.Fprintf(os.Stderr, "delta-cluster mirror: %s\n", msg)
 }
 
 type fileStamp struct {
@@ -89,7 +101,7 @@ func (s *sideWork) stop(last bool) {
 	}
 	s.cancel()
 	s.wg.Wait()
-	if last {
+	if last && !s.m.isFailed() {
 		s.ctx = context.Background()
 		s.uploadIO()
 		s.putMetadata()
@@ -112,7 +124,7 @@ func (s *sideWork) putMetadata() {
 	ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
 	defer cancel()
 	if err := s.m.c.PutRun(ctx, s.m.cmd.RunID, stored); err != nil {
-		fmt.Fprintf(os.Stderr, "delta-cluster mirror: %v\n", err)
+		s.warn("%v", err)
 		return
 	}
 	s.lastMeta = data
@@ -145,7 +157,7 @@ func (s *sideWork) uploadIO() {
 		}
 		defer f.Close()
 		if _, err := store.Put(s.ctx, jetstream.ObjectMeta{Name: IOObject(s.m.cmd.RunID, rel)}, f); err != nil {
-			fmt.Fprintf(os.Stderr, "delta-cluster mirror: store %s in the cluster: %v\n", rel, err)
+			s.warn("store %s in the cluster: %v", rel, err)
 			return nil
 		}
 		s.uploaded[rel] = stamp

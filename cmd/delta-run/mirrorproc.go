@@ -269,7 +269,7 @@ func (s *clusterStop) finish(o driveOpts, out engine.Outcome, started time.Time)
 	id, ws := o.meta.RunID, o.meta.WorkDir
 	if s.fenced {
 		return &cli.Error{Code: runs.ExitInterrupted, Label: "interrupted",
-			Err: fmt.Errorf("run %s stopped: another holder took the run over (%s); nothing more was written here: `delta pull %s` shows the cluster's copy", id, s.why, id)}
+			Err: fmt.Errorf("run %s stopped: %s; nothing more was written here: `delta pull %s --cluster URL -w DIR` shows the cluster's copy", id, s.why, id)}
 	}
 	return &cli.Error{Code: runs.ExitInterrupted, Label: "interrupted",
 		Err: fmt.Errorf("run %s stopped: %s; no tool ran that the cluster had not stored. Resume with: delta continue --run-id %s -w %s --cluster URL", id, s.why, id, ws)}
