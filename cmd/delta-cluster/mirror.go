@@ -38,14 +38,21 @@ func (c *MirrorCmd) Run() error {
 	if c.PID == 0 {
 		c.PID = os.Getppid()
 	}
-	out := mirror.NewWriter(os.Stdout)
-	m, err := c.start(out)
-	if err != nil {
+	if err := c.mirror(os.Stdin, os.Stdout); err != nil {
 		// Said on the pipe: delta-run reports it.
 		return &cli.Error{Code: 1, Silent: true, Err: err}
 	}
+	return nil
+}
+
+// mirror speaks the protocol on in and out until close.
+func (c *MirrorCmd) mirror(in io.Reader, out io.Writer) error {
+	m, err := c.start(mirror.NewWriter(out))
+	if err != nil {
+		return err
+	}
 	defer m.c.Close()
-	m.serve(mirror.NewReader(os.Stdin))
+	m.serve(mirror.NewReader(in))
 	return nil
 }
 
