@@ -32,6 +32,7 @@ type ContinueCmd struct {
 	approvalFlags `embed:""`
 	overrideFlags `embed:""`
 	sandboxFlags  `embed:""`
+	mirroredFlags `embed:""`
 	FrontEnd      bool   `name:"front-end" hidden:"" help:"Run under a front-end such as delta chat: the model's text streams into the live stream on stderr even when it is not a terminal, and a pause does not print how to answer it (the front-end asks)."`
 	LLM           string `name:"llm" help:"Override the agent's provider and model: PROVIDER:MODEL or PROVIDER/MODEL with PROVIDER openai (OpenAI's Responses API), openai-compatible (Chat Completions at DELTA_BASE_URL: Ollama, vLLM, OpenRouter …), anthropic or gemini (openai/gpt-4o, anthropic:claude-sonnet-4-5, openai-compatible:llama3; a colon keeps a slash in the model: openai:meta-llama/llama-3), a provider alone (its model: $$DELTA_MODEL, else llm.model), an alias (sonnet, opus, haiku, gpt, codex, gemini-pro, flash), scripted:FILE to replay FILE offline, or replay:RUN to replay the model answers recorded in run RUN (default: the --llm the run was started or last continued with)." placeholder:"PROVIDER[:ARG]"`
 
@@ -97,7 +98,7 @@ func (c *ContinueCmd) Run(std cli.Stdio) error {
 	}
 	meta.LLM = overrideOf(override, llmConfig)
 	return c.resume(driveOpts{ctx: ctx, agent: a, meta: meta, runDir: runDir, provider: provider, llmConfig: llmConfig, providerEnv: providerEnv,
-		overrides: over, interactive: c.Interactive, verbose: c.Verbose, format: c.Format, std: std, approvals: c.approvalFlags, sandbox: c.sandboxFlags, frontEnd: c.FrontEnd})
+		overrides: over, interactive: c.Interactive, verbose: c.Verbose, format: c.Format, std: std, approvals: c.approvalFlags, sandbox: c.sandboxFlags, frontEnd: c.FrontEnd, cluster: c.mirroredFlags})
 }
 
 // locate finds the run to continue (--run-id or --last, in -w or the

@@ -53,6 +53,8 @@ type driveOpts struct {
 	// rules are the sandbox the run's tools run under (sandboxRules),
 	// nil for none.
 	rules *sandbox.Rules
+	// cluster: with --cluster the run is mirrored (mirrorProc).
+	cluster mirroredFlags
 	// frontEnd: a front-end such as delta chat runs the command
 	// (--front-end): the model's text streams into the live stream on
 	// stderr when it is not a terminal too, and pauses print no banner.
@@ -70,6 +72,14 @@ func drive(o driveOpts) error {
 		return err
 	}
 	defer closeLog()
+	ctx, cancel := context.WithCancel(o.ctx)
+	defer cancel()
+	o.ctx = ctx
+	mp, err := o.startMirror(cancel)
+	if err != nil {
+		return err
+	}
+	defer mp.close() // after the last metadata.json: the mirror stores it
 	j, err := engine.OpenFileJournal(filepath.Join(o.runDir, runs.JournalFile))
 	if err != nil {
 		return err
@@ -91,12 +101,15 @@ func drive(o driveOpts) error {
 		show.remember(past) // sensitive questions asked before a resume
 		o.priorIterations = engine.CountThoughts(past)
 	}
-	e := newEngine(o, j, tools, show, logger)
+	e := newEngine(o, mp.journal(j), tools, show, logger)
 	if err := o.answering(e, approve, show); err != nil {
 		return err
 	}
 	out, runErr := e.Start(retryLogged(o.ctx, logger, show), runConfig(o))
 	show.endLive() // the live view's last lines come before the result
+	if stop := mp.stopped(); stop != nil {
+		return stop.finish(o, out, started)
+	}
 	if gone := j.Check(); gone != nil {
 		// Someone removed or replaced the run's files: nothing more is
 		// written for it (no metadata.json in a directory recreated for it).

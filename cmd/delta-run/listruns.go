@@ -24,6 +24,9 @@ type ListRunsCmd struct {
 	Status    string `help:"Only runs with this status: RUNNING, WAITING_FOR_INPUT, COMPLETED, FAILED or INTERRUPTED (any case)." placeholder:"STATUS"`
 	First     bool   `help:"Only the most recent run (text: just its run id, for $(…))."`
 	Format    string `help:"text (a run's subagents indented under it), json (an array of {run_id, status, task_summary, last_updated, workspace_path}, with parent_run_id for a subagent) or raw (the run ids, one per line)." enum:"text,json,raw" default:"text"`
+
+	// clusterFlags: the run is on any host of a cluster.
+	clusterFlags `embed:""`
 }
 
 // allStatuses are the values of --status.
@@ -54,7 +57,7 @@ func (c *ListRunsCmd) Run(std cli.Stdio) error {
 	if c.Status != "" && !slices.ContainsFunc(allStatuses, func(s runs.Status) bool { return strings.EqualFold(string(s), c.Status) }) {
 		return cli.Errorf(cli.ExitUsage, "", "--status must be one of RUNNING, WAITING_FOR_INPUT, COMPLETED, FAILED, INTERRUPTED, not %q", c.Status)
 	}
-	all, err := c.list(std.Err)
+	all, err := c.runsToList(std)
 	if err != nil && len(all) == 0 {
 		return err
 	}

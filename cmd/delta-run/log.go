@@ -23,6 +23,9 @@ type LogCmd struct {
 	Format   string `help:"text (as the live stream shows it) or json (one stream-json line per event; with -f also tool_output lines)." enum:"text,json" default:"text"`
 	Verbose  bool   `short:"v" help:"Show thoughts and observations whole, token usage, hooks and thinking."`
 	OTLP     bool   `name:"otlp" help:"Send the run to an OpenTelemetry collector as OTLP traces instead of showing it (delta otel export; with -f, each span as it completes). See delta-otel(1)."`
+
+	// clusterFlags: the run is on any host of a cluster.
+	clusterFlags `embed:""`
 }
 
 // followPoll is how often -f looks for new events and tool output.
@@ -30,6 +33,9 @@ const followPoll = 50 * time.Millisecond
 
 // Run prints the run's events, following it with -f.
 func (c *LogCmd) Run(std cli.Stdio) error {
+	if c.on() {
+		return c.logThroughCluster(std)
+	}
 	id, _, runDir, err := locateRun(c.RunID, c.Last, c.WorkDir)
 	if err != nil {
 		return err
@@ -37,6 +43,12 @@ func (c *LogCmd) Run(std cli.Stdio) error {
 	if c.OTLP {
 		return c.exportOTLP(runDir)
 	}
+	return c.render(std, id, runDir, func(*runFollower) bool { return false })
+}
+
+// render prints the run in runDir, following it with -f while its
+// follower says it runs or ended says it has not ended.
+func (c *LogCmd) render(std cli.Stdio, id, runDir string, ended func(*runFollower) bool) error {
 	m, err := runs.ReadMetadata(runDir)
 	if err != nil {
 		return err
@@ -57,7 +69,7 @@ func (c *LogCmd) Run(std cli.Stdio) error {
 	for {
 		// The status is read before the events: once it says the run
 		// stopped, every event it wrote is in the file.
-		live := root.running()
+		live := root.running() && !ended(root)
 		if err := root.poll(sink); err != nil {
 			return err
 		}

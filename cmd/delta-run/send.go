@@ -17,6 +17,9 @@ type SendCmd struct {
 	Message     string `short:"m" help:"The message; - reads it from stdin."`
 	MessageFile string `name:"message-file" help:"Read the message from FILE." type:"path" placeholder:"FILE"`
 	FollowUp    bool   `name:"follow-up" help:"Hold the message until the run has answered its current input (a text-only answer), then start a new cycle with it instead of completing."`
+
+	// clusterFlags: the run is on any host of a cluster.
+	clusterFlags `embed:""`
 }
 
 // sendResult is what send prints.
@@ -34,6 +37,9 @@ func (c *SendCmd) Run(std cli.Stdio) error {
 	}
 	if strings.TrimSpace(msg) == "" {
 		return cli.Errorf(cli.ExitUsage, `give the message: -m "Use the staging database" (or -m - for stdin, or --message-file FILE)`, "-m/--message is empty or missing")
+	}
+	if c.on() {
+		return c.sendThroughCluster(std, msg)
 	}
 	_, ws, runDir, err := locateRun(c.RunID, c.Last, c.WorkDir)
 	if err != nil {

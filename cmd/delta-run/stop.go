@@ -22,6 +22,9 @@ type StopCmd struct {
 	WorkDir string        `short:"w" name:"work-dir" help:"Workspace holding the run (default: the current directory and, in an agent directory, its workspaces W001 …)." type:"path" placeholder:"DIR"`
 	Timeout time.Duration `default:"10s" help:"How long to wait for a run to stop after SIGINT."`
 	Force   bool          `help:"When a run has not stopped after --timeout, kill it (SIGKILL; its tools die with it) and mark it INTERRUPTED."`
+
+	// clusterFlags: the run is on any host of a cluster.
+	clusterFlags `embed:""`
 }
 
 // stopResult is what stop prints for each run, as JSON.
@@ -38,6 +41,9 @@ type stopResult struct {
 func (c *StopCmd) Run(std cli.Stdio) error {
 	if c.All == (c.RunID != "") {
 		return cli.Errorf(cli.ExitUsage, "stop one run with --run-id ID (see delta list-runs), or all running runs with --all", "give --run-id or --all")
+	}
+	if c.on() {
+		return c.stopThroughCluster(std)
 	}
 	if c.All {
 		return c.stopAll(std)

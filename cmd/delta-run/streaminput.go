@@ -132,7 +132,7 @@ func (c *RunCmd) runStream(std cli.Stdio) error {
 // continueWith continues the stream's run with msg, with run's options.
 func (c *RunCmd) continueWith(msg string, std cli.Stdio) error {
 	cont := ContinueCmd{RunID: *c.RunID, WorkDir: c.WorkDir, Message: msg, Verbose: c.Verbose, Format: c.Format,
-		approvalFlags: c.approvalFlags, FrontEnd: c.FrontEnd, LLM: c.LLM, MaxCost: c.MaxCost, MaxIterations: c.MaxIterations}
+		approvalFlags: c.approvalFlags, FrontEnd: c.FrontEnd, LLM: c.LLM, MaxCost: c.MaxCost, MaxIterations: c.MaxIterations, mirroredFlags: c.mirroredFlags}
 	return cont.Run(std)
 }
 

@@ -48,13 +48,20 @@ func OpenFileJournal(path string) (*FileJournal, error) {
 // Append writes ev as the next line, assigning Seq and Timestamp. The line
 // is visible to readers at once but durable only after Sync.
 func (j *FileJournal) Append(ev *journal.Event) error {
+	_, err := j.AppendLine(ev)
+	return err
+}
+
+// AppendLine is Append that also returns the line written, newline
+// included: a mirror of the journal hands on exactly these bytes.
+func (j *FileJournal) AppendLine(ev *journal.Event) ([]byte, error) {
 	line, err := j.w.Write(ev)
 	if err != nil {
 		j.seen = nil
-		return err
+		return nil, err
 	}
 	j.keep(line)
-	return nil
+	return line, nil
 }
 
 // keep adds the event just written to the kept events when the file is

@@ -49,24 +49,56 @@ func (m Message) Source() string {
 // Send puts a message in the run's inbox. The file appears whole (written
 // under a temporary name and renamed) and names sort in sending order.
 func Send(runDir, content string, followUp bool) (Message, error) {
+	m, err := NewMessage(content, followUp)
+	if err != nil {
+		return Message{}, err
+	}
+	return m, Queue(runDir, m)
+}
+
+// NewMessage is a message with a fresh id, sent now: ids sort in sending
+// order and are unique, so that a message handed on (through a cluster)
+// is recognised when it arrives twice.
+func NewMessage(content string, followUp bool) (Message, error) {
 	now := time.Now().UTC()
 	var b [4]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return Message{}, err
 	}
-	m := Message{ID: fmt.Sprintf("%020d-%s", now.UnixNano(), hex.EncodeToString(b[:])), Content: content, FollowUp: followUp, SentAt: now}
+	return Message{ID: fmt.Sprintf("%020d-%s", now.UnixNano(), hex.EncodeToString(b[:])), Content: content, FollowUp: followUp, SentAt: now}, nil
+}
+
+// Queue puts m, keeping its id, in the run's inbox (delta-cluster's
+// mirror delivers the messages sent from other hosts with it).
+func Queue(runDir string, m Message) error {
+	if !validMessageID(m.ID) {
+		return fmt.Errorf("send message: %q is not a message id", m.ID)
+	}
 	data, err := json.Marshal(m)
 	if err != nil {
-		return Message{}, err
+		return err
 	}
 	dir := filepath.Join(runDir, InboxDir)
 	if err := MkdirIn(runDir, dir); err != nil {
-		return Message{}, err
+		return err
 	}
 	if err := atomicfile.Write(filepath.Join(dir, m.ID+".json"), data, 0o600); err != nil {
-		return Message{}, fmt.Errorf("send message: %w", err)
+		return fmt.Errorf("send message: %w", err)
 	}
-	return m, nil
+	return nil
+}
+
+// validMessageID keeps a message id a plain file name.
+func validMessageID(id string) bool {
+	if id == "" || strings.HasPrefix(id, ".") {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // Inbox returns the run's messages in sending order. A file that does not
