@@ -19,8 +19,6 @@ import (
 	"github.com/deltakit/delta/lib/cluster"
 )
 
-func TestMain(m *testing.M) { code := m.Run(); clitest.Cleanup(); os.Exit(code) }
-
 // env is the environment of the real binaries in a test: them first on
 // PATH, a private HOME, no Delta variables of the developer's.
 func env(t testing.TB, url string) []string {
