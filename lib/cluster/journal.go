@@ -188,7 +188,9 @@ func (c *Cluster) lastEntry(ctx context.Context, run string) (*Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := st.GetLastMsgForSubject(ctx, JournalSubject(run))
+	raw, err := retrying(ctx, func(ctx context.Context) (*jetstream.RawStreamMsg, error) {
+		return st.GetLastMsgForSubject(ctx, JournalSubject(run))
+	})
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return nil, nil
 	}

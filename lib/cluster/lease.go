@@ -63,7 +63,7 @@ func (c *Cluster) Acquire(ctx context.Context, key string, h Holder) (*Lease, er
 	if err != nil {
 		return nil, err
 	}
-	st, err := kv.Status(ctx)
+	st, err := retrying(ctx, func(ctx context.Context) (jetstream.KeyValueStatus, error) { return kv.Status(ctx) })
 	if err != nil {
 		return nil, fmt.Errorf("lease bucket: %w", err)
 	}
@@ -75,7 +75,14 @@ func (c *Cluster) Acquire(ctx context.Context, key string, h Holder) (*Lease, er
 	}
 	h.Since = time.Now().UTC().Format(time.RFC3339)
 	value, _ := json.Marshal(h)
-	rev, err := kv.Create(ctx, key, value)
+	rev, err := retrying(ctx, func(ctx context.Context) (uint64, error) { return kv.Create(ctx, key, value) })
+	if errors.Is(err, jetstream.ErrKeyExists) {
+		// A try whose answer was lost may have created it: then the key
+		// holds this very value (it names this process and the time).
+		if e, gerr := kv.Get(ctx, key); gerr == nil && string(e.Value()) == string(value) {
+			rev, err = e.Revision(), nil
+		}
+	}
 	if errors.Is(err, jetstream.ErrKeyExists) {
 		held := &HeldError{Key: key, Expires: st.TTL()}
 		if e, gerr := kv.Get(ctx, key); gerr == nil {

@@ -99,7 +99,7 @@ func (c *Cluster) LeaseTTL(ctx context.Context) (time.Duration, error) {
 
 // bucket opens a key-value bucket, saying how to create it when missing.
 func (c *Cluster) bucket(ctx context.Context, name string) (jetstream.KeyValue, error) {
-	kv, err := c.JS.KeyValue(ctx, name)
+	kv, err := retrying(ctx, func(ctx context.Context) (jetstream.KeyValue, error) { return c.JS.KeyValue(ctx, name) })
 	if err != nil {
 		return nil, fmt.Errorf("cluster bucket %s: %w (run `delta cluster init` first)", name, err)
 	}
@@ -108,7 +108,7 @@ func (c *Cluster) bucket(ctx context.Context, name string) (jetstream.KeyValue, 
 
 // stream opens a stream, saying how to create it when missing.
 func (c *Cluster) stream(ctx context.Context, name string) (jetstream.Stream, error) {
-	st, err := c.JS.Stream(ctx, name)
+	st, err := retrying(ctx, func(ctx context.Context) (jetstream.Stream, error) { return c.JS.Stream(ctx, name) })
 	if err != nil {
 		return nil, fmt.Errorf("cluster stream %s: %w (run `delta cluster init` first)", name, err)
 	}

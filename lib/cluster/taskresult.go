@@ -89,14 +89,18 @@ func (c *Cluster) Results(ctx context.Context, batch string, follow bool, fn fun
 	if err != nil {
 		return err
 	}
-	info, err := st.Info(ctx, jetstream.WithSubjectFilter(ResultsOf(batch)))
+	info, err := retrying(ctx, func(ctx context.Context) (*jetstream.StreamInfo, error) {
+		return st.Info(ctx, jetstream.WithSubjectFilter(ResultsOf(batch)))
+	})
 	if err != nil {
 		return fmt.Errorf("read the results of batch %s: %w", batch, err)
 	}
 	if len(info.State.Subjects) == 0 && !follow {
 		return nil
 	}
-	cons, err := st.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{FilterSubjects: []string{ResultsOf(batch)}})
+	cons, err := retrying(ctx, func(ctx context.Context) (jetstream.Consumer, error) {
+		return st.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{FilterSubjects: []string{ResultsOf(batch)}})
+	})
 	if err != nil {
 		return fmt.Errorf("read the results of batch %s: %w", batch, err)
 	}
@@ -107,8 +111,9 @@ func (c *Cluster) Results(ctx context.Context, batch string, follow bool, fn fun
 		if errors.Is(err, nats.ErrTimeout) && ctx.Err() == nil {
 			continue // nothing new for a while: ask again
 		}
-		if err != nil && follow && ctx.Err() == nil && (failing.IsZero() || time.Since(failing) < followPatience) {
-			// A node lost or a leader being elected: the ordered consumer
+		if err != nil && (follow || transient(err)) && ctx.Err() == nil && (failing.IsZero() || time.Since(failing) < followPatience) {
+			// A node lost or a leader being elected (while following, any
+			// error; else one the cluster gives while it recovers): the ordered consumer
 			// starts again after the last result it delivered.
 			if failing.IsZero() {
 				failing = time.Now()
