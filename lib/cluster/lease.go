@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +20,9 @@ type Holder struct {
 	PID    int    `json:"pid"`
 	Worker string `json:"worker,omitempty"`
 	Since  string `json:"since"` // RFC 3339, when it was acquired
+	// Token is random, per acquisition: it tells this acquisition's key
+	// from another's with the same host, pid and second.
+	Token string `json:"token,omitempty"`
 }
 
 // HeldError is a lease someone else holds.
@@ -74,6 +79,9 @@ func (c *Cluster) Acquire(ctx context.Context, key string, h Holder) (*Lease, er
 		h.PID = os.Getpid()
 	}
 	h.Since = time.Now().UTC().Format(time.RFC3339)
+	var token [8]byte
+	_, _ = rand.Read(token[:])
+	h.Token = hex.EncodeToString(token[:])
 	value, _ := json.Marshal(h)
 	rev, err := retrying(ctx, func(ctx context.Context) (uint64, error) { return kv.Create(ctx, key, value) })
 	if errors.Is(err, jetstream.ErrKeyExists) {
