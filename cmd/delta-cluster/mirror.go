@@ -28,17 +28,20 @@ type MirrorCmd struct {
 	RunDir       string        `name:"run-dir" required:"" type:"path" help:"Its run directory." placeholder:"DIR"`
 	PID          int           `name:"pid" help:"The process driving the run (the lease names it; default: the parent)." placeholder:"PID"`
 	Timeout      time.Duration `name:"timeout" env:"DELTA_CLUSTER_TIMEOUT" default:"30s" help:"How long an append may keep retrying while the cluster does not answer before the run is stopped."`
+
+	stderr io.Writer // where the mirror's own warnings go (delta-run's engine.log)
 }
 
 // Run mirrors the run until delta-run closes the pipe.
-func (c *MirrorCmd) Run() error {
+func (c *MirrorCmd) Run(std cli.Stdio) error {
+	c.stderr = std.Err
 	// delta-run handles Ctrl-C for the two of them: the mirror lives
 	// until delta-run says close, so the run's last events get stored.
 	signal.Ignore(syscall.SIGINT, syscall.SIGHUP)
 	if c.PID == 0 {
 		c.PID = os.Getppid()
 	}
-	if err := c.mirror(os.Stdin, os.Stdout); err != nil {
+	if err := c.mirror(std.In, std.Out); err != nil {
 		// Said on the pipe: delta-run reports it.
 		return &cli.Error{Code: 1, Silent: true, Err: err}
 	}
@@ -127,7 +130,7 @@ func (m *mirrorRun) serve(in *mirror.Reader) {
 		f, err := in.Read()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
-				fmt.Fprintf(os.Stderr, "delta-cluster mirror: %v\n", err)
+				fmt.Fprintf(m.cmd.stderr, "delta-cluster mirror: %v\n", err)
 			}
 			return // delta-run is gone: what it wrote is mirrored
 		}
@@ -225,6 +228,6 @@ func (m *mirrorRun) finish() {
 		return
 	}
 	if err := m.lease.Release(ctx); err != nil {
-		fmt.Fprintf(os.Stderr, "delta-cluster mirror: %v\n", err)
+		fmt.Fprintf(m.cmd.stderr, "delta-cluster mirror: %v\n", err)
 	}
 }

@@ -31,7 +31,7 @@ func startMirrorT(t *testing.T, url, run, runDir string) (*mirrorPipe, mirror.Fr
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	cmd := &MirrorCmd{ClusterFlags: ClusterFlags{Cluster: url}, RunID: run, RunDir: runDir, PID: os.Getpid(), Timeout: 5 * time.Second}
+	cmd := &MirrorCmd{ClusterFlags: ClusterFlags{Cluster: url}, RunID: run, RunDir: runDir, PID: os.Getpid(), Timeout: 5 * time.Second, stderr: io.Discard}
 	p := &mirrorPipe{t: t, to: mirror.NewWriter(inW), from: mirror.NewReader(outR), in: inW, done: make(chan error, 1)}
 	go func() { err := cmd.mirror(inR, outW); outW.Close(); p.done <- err }()
 	t.Cleanup(func() { inW.Close() })

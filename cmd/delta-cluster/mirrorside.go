@@ -47,7 +47,7 @@ func (s *sideWork) warn(format string, args ...any) {
 		return
 	}
 	s.said = msg
-	fmt.Fprintf(os.Stderr, "delta-cluster mirror: %s\n", msg)
+	fmt.Fprintf(s.m.cmd.stderr, "delta-cluster mirror: %s\n", msg)
 }
 
 type fileStamp struct {
@@ -61,10 +61,10 @@ func startSide(m *mirrorRun) *sideWork {
 	s.putMetadata()
 	var err error
 	if s.ctl, err = m.c.NC.Subscribe(cluster.ControlSubject(m.cmd.RunID), s.control); err != nil {
-		fmt.Fprintf(os.Stderr, "delta-cluster mirror: stop requests for run %s will not be answered: %v\n", m.cmd.RunID, err)
+		fmt.Fprintf(m.cmd.stderr, "delta-cluster mirror: stop requests for run %s will not be answered: %v\n", m.cmd.RunID, err)
 	}
 	if s.inbox, err = s.consumeInbox(); err != nil {
-		fmt.Fprintf(os.Stderr, "delta-cluster mirror: messages sent to run %s from other hosts will not arrive: %v\n", m.cmd.RunID, err)
+		fmt.Fprintf(m.cmd.stderr, "delta-cluster mirror: messages sent to run %s from other hosts will not arrive: %v\n", m.cmd.RunID, err)
 	}
 	s.wg.Add(1)
 	go s.poll()
@@ -186,12 +186,12 @@ func (s *sideWork) consumeInbox() (jetstream.ConsumeContext, error) {
 	return cons.Consume(func(msg jetstream.Msg) {
 		var m runs.Message
 		if err := json.Unmarshal(msg.Data(), &m); err != nil {
-			fmt.Fprintf(os.Stderr, "delta-cluster mirror: a message for run %s is not a message (%v); dropped\n", run, err)
+			fmt.Fprintf(s.m.cmd.stderr, "delta-cluster mirror: a message for run %s is not a message (%v); dropped\n", run, err)
 			_ = msg.Term()
 			return
 		}
 		if err := runs.Queue(s.m.cmd.RunDir, m); err != nil {
-			fmt.Fprintf(os.Stderr, "delta-cluster mirror: %v\n", err)
+			fmt.Fprintf(s.m.cmd.stderr, "delta-cluster mirror: %v\n", err)
 			_ = msg.Nak()
 			return
 		}
