@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,33 +13,6 @@ import (
 	"github.com/deltakit/delta/lib/cluster"
 	"github.com/deltakit/delta/lib/cluster/clustertest"
 )
-
-// BenchmarkConditionalAppend measures one mirrored journal append (the
-// fenced, deduplicated publish every --cluster event makes) on one
-// in-process node with sync always: p50 and p99 in microseconds.
-func BenchmarkConditionalAppend(b *testing.B) {
-	one := clustertest.StartSingle(b, cluster.Settings{})
-	c := clustertest.Connect(b, one.URL)
-	ctx := context.Background()
-	w, err := c.OpenJournal(ctx, "bench", 1)
-	if err != nil {
-		b.Fatal(err)
-	}
-	lat := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for i := 1; i <= b.N; i++ {
-		line := []byte(fmt.Sprintf(`{"type":"THOUGHT","seq":%d,"content":"a thought of ordinary length for a journal line"}`, i))
-		start := time.Now()
-		if err := w.Append(ctx, line, i); err != nil {
-			b.Fatal(err)
-		}
-		lat = append(lat, time.Since(start))
-	}
-	b.StopTimer()
-	slices.Sort(lat)
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
-	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
-}
 
 // BenchmarkMirroredIteration runs the same scripted run of 20 tool
 // iterations with the real binaries, locally and with --cluster against
