@@ -84,9 +84,12 @@ func startGuardConn(exe string) (*guardConn, error) {
 		Env:        append(guard.WithoutEnv(os.Environ()), guard.Env+"=1"),
 		Stderr:     os.Stderr,
 		ExtraFiles: []*os.File{theirs},
-		// Its own process group: a Ctrl-C meant for us does not reach
-		// the guard or, through it, the commands; we stop them ourselves.
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		// Its own session: a Ctrl-C meant for us does not reach the guard
+		// or, through it, the commands (we stop them ourselves), and a
+		// guard above us that empties our session when we die (a worker's
+		// guard over its delta-run) does not kill this one before it has
+		// ended our commands; it ends by itself at its socket's EOF.
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
 	}
 	if err := cmd.Start(); err != nil {
 		conn.Close()

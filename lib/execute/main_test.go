@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -23,6 +24,11 @@ const escapeEnv = "DELTA_EXECUTE_TEST_ESCAPE"
 // guardModeEnv tells a helper test process which guard Run must use: a
 // path to the dedicated binary, or "self".
 const guardModeEnv = "DELTA_EXECUTE_TEST_GUARD"
+
+// nestEnv makes the test binary act as an engine whose command is itself
+// an engine (a helperEnv process with VALUE as its marker): two guards,
+// one under the other, as a worker's delta-run and its tools have.
+const nestEnv = "DELTA_EXECUTE_TEST_NEST"
 
 // findEnv makes the test binary print what findGuardBinary finds.
 const findEnv = "DELTA_EXECUTE_TEST_FIND"
@@ -45,6 +51,19 @@ func TestMain(m *testing.M) {
 	if os.Getenv(findEnv) != "" {
 		fmt.Print(findGuardBinary())
 		os.Exit(0)
+	}
+	if marker := os.Getenv(nestEnv); marker != "" {
+		setGuard(os.Getenv(guardModeEnv))
+		var env []string // without nestEnv, or the command would nest again
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, nestEnv+"=") {
+				env = append(env, kv)
+			}
+		}
+		env = append(env, helperEnv+"="+marker)
+		Run(context.Background(), Spec{Argv: []string{os.Args[0], "-test.run=^$"}, Env: env})
+		fmt.Fprintln(os.Stderr, "nest helper: Run returned, which it should not")
+		os.Exit(3)
 	}
 	if marker := os.Getenv(helperEnv); marker != "" {
 		// Pretend to be an engine running a tool that backgrounds a child.
