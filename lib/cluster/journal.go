@@ -122,7 +122,7 @@ func (w *JournalWriter) Append(ctx context.Context, line []byte, seq int) error 
 			w.landed(ack.Sequence, seq, line)
 			return nil
 		}
-		if isWrongLastSequence(err) {
+		if IsWrongLastSequence(err) {
 			// An earlier try may have landed without its answer reaching
 			// us: then the run's last line is ours.
 			last, lerr := w.c.lastEntry(ctx, w.run)
@@ -165,7 +165,9 @@ func (w *JournalWriter) landed(streamSeq uint64, seq int, line []byte) {
 	w.lastSub, w.lastSeq, w.prev = streamSeq, seq, LineHash(line)
 }
 
-func isWrongLastSequence(err error) bool {
+// IsWrongLastSequence reports whether err is JetStream refusing a write
+// that expected another last sequence or revision: someone else wrote first.
+func IsWrongLastSequence(err error) bool {
 	var apiErr *jetstream.APIError
 	if errors.As(err, &apiErr) {
 		return apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence
@@ -188,7 +190,7 @@ func (c *Cluster) lastEntry(ctx context.Context, run string) (*Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := retrying(ctx, func(ctx context.Context) (*jetstream.RawStreamMsg, error) {
+	raw, err := Retrying(ctx, func(ctx context.Context) (*jetstream.RawStreamMsg, error) {
 		return st.GetLastMsgForSubject(ctx, JournalSubject(run))
 	})
 	if errors.Is(err, jetstream.ErrMsgNotFound) {

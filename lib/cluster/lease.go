@@ -68,7 +68,7 @@ func (c *Cluster) Acquire(ctx context.Context, key string, h Holder) (*Lease, er
 	if err != nil {
 		return nil, err
 	}
-	st, err := retrying(ctx, func(ctx context.Context) (jetstream.KeyValueStatus, error) { return kv.Status(ctx) })
+	st, err := Retrying(ctx, func(ctx context.Context) (jetstream.KeyValueStatus, error) { return kv.Status(ctx) })
 	if err != nil {
 		return nil, fmt.Errorf("lease bucket: %w", err)
 	}
@@ -83,7 +83,7 @@ func (c *Cluster) Acquire(ctx context.Context, key string, h Holder) (*Lease, er
 	_, _ = rand.Read(token[:])
 	h.Token = hex.EncodeToString(token[:])
 	value, _ := json.Marshal(h)
-	rev, err := retrying(ctx, func(ctx context.Context) (uint64, error) { return kv.Create(ctx, key, value) })
+	rev, err := Retrying(ctx, func(ctx context.Context) (uint64, error) { return kv.Create(ctx, key, value) })
 	if errors.Is(err, jetstream.ErrKeyExists) {
 		// A try whose answer was lost may have created it: then the key
 		// holds this very value (it names this process and the time).
@@ -175,7 +175,7 @@ func (l *Lease) renew(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if isWrongLastSequence(err) || errors.Is(err, jetstream.ErrKeyNotFound) {
+		if IsWrongLastSequence(err) || errors.Is(err, jetstream.ErrKeyNotFound) {
 			return fmt.Errorf("lease %s was taken over or expired: %w", l.key, err)
 		}
 		backoff(ctx, attempt)
@@ -201,7 +201,7 @@ func (l *Lease) Release(ctx context.Context) error {
 	l.mu.Lock()
 	rev := l.rev
 	l.mu.Unlock()
-	if err := l.kv.Delete(ctx, l.key, jetstream.LastRevision(rev)); err != nil && !isWrongLastSequence(err) {
+	if err := l.kv.Delete(ctx, l.key, jetstream.LastRevision(rev)); err != nil && !IsWrongLastSequence(err) {
 		return fmt.Errorf("release %s: %w", l.key, err)
 	}
 	return nil

@@ -65,6 +65,26 @@ func ResultSubject(batch, task string) string { return resultPrefix + batch + ".
 // id extends this one's ("b1.x").
 func ResultsOf(batch string) string { return resultPrefix + batch + ".*" }
 
+// A workflow instance's board (its channel, inbox cursors, proposals and
+// documents) lives in a stream and a key-value bucket of its own, created
+// by the controller that starts it, so that deleting an instance deletes
+// two things. Instance names hold only [A-Za-z0-9_-] (board.ValidName),
+// usable as they are in stream, bucket and subject names.
+
+// BoardStream is the stream of instance's channel: one message per
+// entry, the stream sequence being the entry's seq.
+func BoardStream(instance string) string { return "DELTA_BOARD_" + instance }
+
+// BoardSubject is the subject of instance's channel entries.
+func BoardSubject(instance string) string { return "delta.board." + instance }
+
+// BoardBucket is the bucket of instance's configuration, state records
+// and documents.
+func BoardBucket(instance string) string { return "delta_board_" + instance }
+
+// BoardLockKey is the key in LeaseBucket of one of instance's locks.
+func BoardLockKey(instance, lock string) string { return "board." + instance + "." + lock }
+
 // LeaseKey is the key of run's lease in LeaseBucket.
 func LeaseKey(run string) string { return "run." + run }
 

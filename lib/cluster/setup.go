@@ -99,7 +99,7 @@ func (c *Cluster) LeaseTTL(ctx context.Context) (time.Duration, error) {
 
 // bucket opens a key-value bucket, saying how to create it when missing.
 func (c *Cluster) bucket(ctx context.Context, name string) (jetstream.KeyValue, error) {
-	kv, err := retrying(ctx, func(ctx context.Context) (jetstream.KeyValue, error) { return c.JS.KeyValue(ctx, name) })
+	kv, err := Retrying(ctx, func(ctx context.Context) (jetstream.KeyValue, error) { return c.JS.KeyValue(ctx, name) })
 	if err != nil {
 		return nil, fmt.Errorf("cluster bucket %s: %w (run `delta cluster init` first)", name, err)
 	}
@@ -108,9 +108,20 @@ func (c *Cluster) bucket(ctx context.Context, name string) (jetstream.KeyValue, 
 
 // stream opens a stream, saying how to create it when missing.
 func (c *Cluster) stream(ctx context.Context, name string) (jetstream.Stream, error) {
-	st, err := retrying(ctx, func(ctx context.Context) (jetstream.Stream, error) { return c.JS.Stream(ctx, name) })
+	st, err := Retrying(ctx, func(ctx context.Context) (jetstream.Stream, error) { return c.JS.Stream(ctx, name) })
 	if err != nil {
 		return nil, fmt.Errorf("cluster stream %s: %w (run `delta cluster init` first)", name, err)
 	}
 	return st, nil
+}
+
+// Replicas is how many copies of each stream and bucket the cluster keeps
+// (what Init was given): streams created later, such as a workflow's
+// board, keep as many.
+func (c *Cluster) Replicas(ctx context.Context) (int, error) {
+	st, err := c.stream(ctx, JournalStream)
+	if err != nil {
+		return 0, err
+	}
+	return st.CachedInfo().Config.Replicas, nil
 }

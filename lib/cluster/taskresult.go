@@ -89,7 +89,7 @@ func (c *Cluster) Results(ctx context.Context, batch string, follow bool, fn fun
 	if err != nil {
 		return err
 	}
-	info, err := retrying(ctx, func(ctx context.Context) (*jetstream.StreamInfo, error) {
+	info, err := Retrying(ctx, func(ctx context.Context) (*jetstream.StreamInfo, error) {
 		return st.Info(ctx, jetstream.WithSubjectFilter(ResultsOf(batch)))
 	})
 	if err != nil {
@@ -98,7 +98,7 @@ func (c *Cluster) Results(ctx context.Context, batch string, follow bool, fn fun
 	if len(info.State.Subjects) == 0 && !follow {
 		return nil
 	}
-	cons, err := retrying(ctx, func(ctx context.Context) (jetstream.Consumer, error) {
+	cons, err := Retrying(ctx, func(ctx context.Context) (jetstream.Consumer, error) {
 		return st.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{FilterSubjects: []string{ResultsOf(batch)}})
 	})
 	if err != nil {

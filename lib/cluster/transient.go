@@ -27,10 +27,10 @@ func transient(err error) bool {
 		errors.Is(err, jetstream.ErrNoStreamResponse)
 }
 
-// retrying calls try, each attempt bounded by 5 s, until it succeeds,
+// Retrying calls try, each attempt bounded by 5 s, until it succeeds,
 // fails with an error that is not transient, ctx ends, or TransientWait
 // has passed; it returns try's last error.
-func retrying[T any](ctx context.Context, try func(context.Context) (T, error)) (T, error) {
+func Retrying[T any](ctx context.Context, try func(context.Context) (T, error)) (T, error) {
 	deadline := time.Now().Add(TransientWait)
 	for attempt := 0; ; attempt++ {
 		actx, cancel := context.WithTimeout(ctx, 5*time.Second)

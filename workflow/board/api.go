@@ -76,6 +76,12 @@ type Config struct {
 	Now func() time.Time `json:"-"`
 }
 
+// IsZero reports whether c names nothing: opening a context with a zero
+// Config uses the one saved when it was created.
+func (c Config) IsZero() bool {
+	return len(c.Agents) == 0 && c.Document == "" && c.DocumentOwner == "" && c.Channel == ""
+}
+
 // Defaults of Config.
 const (
 	DefaultDocument = "notes.md"

@@ -51,7 +51,7 @@ const pollInterval = 100 * time.Millisecond
 // and a channel.md behind its JSONL.
 func OpenFile(dir string, cfg Config) (Provider, error) {
 	now := cfg.Now
-	if isZero(cfg) {
+	if cfg.IsZero() {
 		b, err := os.ReadFile(filepath.Join(dir, ConfigFile))
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("no workflow context in %s (no %s): %w", dir, ConfigFile, ErrNotFound)
@@ -100,10 +100,6 @@ func OpenFile(dir string, cfg Config) (Provider, error) {
 	return newProvider(fsx, cfg), nil
 }
 
-func isZero(c Config) bool {
-	return len(c.Agents) == 0 && c.Document == "" && c.DocumentOwner == "" && c.Channel == ""
-}
-
 type fileStore struct {
 	dir  string
 	log  string // channel.jsonl
@@ -125,7 +121,7 @@ type fileStore struct {
 
 // lock takes the exclusive lock dir/.locks/NAME.lock (see lib/filelock):
 // processes, and goroutines of one process, take turns.
-func (s *fileStore) lock(name string) (func(), error) {
+func (s *fileStore) Lock(name string) (func(), error) {
 	f, err := filelock.Lock(filepath.Join(s.dir, locksDir, name+".lock"), 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("lock workflow context: %w", err)
@@ -139,8 +135,8 @@ func (s *fileStore) lock(name string) (func(), error) {
 // one write call, synced before returning) under the channel lock; the
 // seq is the last one in the file plus one, read under the lock, so
 // processes never share a number.
-func (s *fileStore) appendEntry(e Entry) (Entry, bool, error) {
-	unlock, err := s.lock("channel")
+func (s *fileStore) AppendEntry(e Entry) (Entry, bool, error) {
+	unlock, err := s.Lock("channel")
 	if err != nil {
 		return Entry{}, false, err
 	}
@@ -189,7 +185,7 @@ func (s *fileStore) appendEntry(e Entry) (Entry, bool, error) {
 
 // byRef finds the entry appended with ref, if any.
 func (s *fileStore) byRef(ref string) (Entry, bool, error) {
-	all, err := s.entries()
+	all, err := s.Entries()
 	if err != nil {
 		return Entry{}, false, err
 	}
@@ -208,7 +204,7 @@ func (s *fileStore) byRef(ref string) (Entry, bool, error) {
 // it is rebuilt whole. A failure here loses nothing: the next append or
 // open rebuilds it.
 func (s *fileStore) render(e Entry) {
-	all, err := s.entries()
+	all, err := s.Entries()
 	if err != nil || len(all) == 0 || all[len(all)-1].Seq != e.Seq {
 		return
 	}
@@ -276,7 +272,7 @@ func ParseChannel(data []byte) ([]Entry, error) {
 // entries reads the channel. The file only grows (but for the repair of a
 // torn tail), so the entries already parsed are kept and only the lines
 // appended since are read and parsed.
-func (s *fileStore) entries() ([]Entry, error) {
+func (s *fileStore) Entries() ([]Entry, error) {
 	f, err := os.Open(s.log)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -316,7 +312,7 @@ func (s *fileStore) entries() ([]Entry, error) {
 	return slices.Clone(s.cache), nil
 }
 
-func (s *fileStore) lastSeq() (int64, error) {
+func (s *fileStore) LastSeq() (int64, error) {
 	f, err := os.Open(s.log)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
@@ -356,14 +352,14 @@ func (s *fileStore) lastSeq() (int64, error) {
 // wait polls the channel's last seq; between looks it sleeps until the
 // file changes (inotify, where there is one), an append by this process,
 // ctx's end, or pollInterval.
-func (s *fileStore) wait(ctx context.Context, afterSeq int64) (int64, error) {
+func (s *fileStore) Wait(ctx context.Context, afterSeq int64) (int64, error) {
 	w := newChangeWatch(s.log)
 	defer w.close()
 	t := time.NewTicker(pollInterval)
 	defer t.Stop()
 	for {
 		changed := s.n.changed()
-		last, err := s.lastSeq()
+		last, err := s.LastSeq()
 		if err != nil || last > afterSeq {
 			return last, err
 		}
@@ -381,7 +377,7 @@ func (s *fileStore) wait(ctx context.Context, afterSeq int64) (int64, error) {
 // is not the rendering of channel.jsonl (a crash between the two writes,
 // or a person editing it).
 func (s *fileStore) reconcile() error {
-	unlock, err := s.lock("channel")
+	unlock, err := s.Lock("channel")
 	if err != nil {
 		return err
 	}
@@ -395,7 +391,7 @@ func (s *fileStore) reconcile() error {
 	if err != nil {
 		return fmt.Errorf("open channel: %w", err)
 	}
-	all, err := s.entries()
+	all, err := s.Entries()
 	if err != nil {
 		return err
 	}
@@ -415,7 +411,7 @@ func (s *fileStore) reconcile() error {
 
 // State records
 
-func (s *fileStore) get(key string) ([]byte, error) {
+func (s *fileStore) Get(key string) ([]byte, error) {
 	b, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(key)))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -426,7 +422,7 @@ func (s *fileStore) get(key string) ([]byte, error) {
 	return b, nil
 }
 
-func (s *fileStore) put(key string, data []byte) error {
+func (s *fileStore) Put(key string, data []byte) error {
 	p := filepath.Join(s.dir, filepath.FromSlash(key))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", key, err)
@@ -434,7 +430,7 @@ func (s *fileStore) put(key string, data []byte) error {
 	return atomicfile.Write(p, data, 0o644)
 }
 
-func (s *fileStore) keys(prefix string) ([]string, error) {
+func (s *fileStore) Keys(prefix string) ([]string, error) {
 	ents, err := os.ReadDir(filepath.Join(s.dir, filepath.FromSlash(prefix)))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -452,4 +448,4 @@ func (s *fileStore) keys(prefix string) ([]string, error) {
 	return out, nil
 }
 
-func (s *fileStore) close() error { return s.docs.Close() }
+func (s *fileStore) Close() error { return s.docs.Close() }

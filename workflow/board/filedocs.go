@@ -17,7 +17,7 @@ import (
 // Documents, inside the documents folder through an os.Root: no path or
 // symbolic link reaches outside it.
 
-func (s *fileStore) docRead(name string) ([]byte, error) {
+func (s *fileStore) DocRead(name string) ([]byte, error) {
 	b, err := s.docs.ReadFile(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("document %s: %w", name, ErrNotFound)
@@ -38,7 +38,7 @@ func docErr(err error) error {
 
 // docWrite replaces a document atomically: a temporary file beside it,
 // synced, renamed over it, and the folder synced.
-func (s *fileStore) docWrite(name string, data []byte) error {
+func (s *fileStore) DocWrite(name string, data []byte) error {
 	dir := path.Dir(name)
 	if err := s.docs.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write document %s: %w", name, docErr(err))
@@ -93,14 +93,14 @@ func (s *fileStore) removeStaleTemps(dir string) {
 	}
 }
 
-func (s *fileStore) docCreate(name string, data []byte) error {
+func (s *fileStore) DocCreate(name string, data []byte) error {
 	if _, err := s.docs.Lstat(name); err == nil {
 		return fmt.Errorf("document %s: %w", name, ErrExists)
 	}
-	return s.docWrite(name, data)
+	return s.DocWrite(name, data)
 }
 
-func (s *fileStore) docDelete(name string) error {
+func (s *fileStore) DocDelete(name string) error {
 	fi, err := s.docs.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("document %s: %w", name, ErrNotFound)
@@ -117,7 +117,7 @@ func (s *fileStore) docDelete(name string) error {
 	return nil
 }
 
-func (s *fileStore) docList() ([]string, error) {
+func (s *fileStore) DocList() ([]string, error) {
 	out := []string{}
 	err := fs.WalkDir(s.docs.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -26,7 +26,7 @@ type memStore struct {
 	n     notifier
 }
 
-func (m *memStore) appendEntry(e Entry) (Entry, bool, error) {
+func (m *memStore) AppendEntry(e Entry) (Entry, bool, error) {
 	m.mu.Lock()
 	if e.Ref != "" {
 		for _, old := range m.log {
@@ -47,22 +47,22 @@ func (m *memStore) appendEntry(e Entry) (Entry, bool, error) {
 	return e, false, nil
 }
 
-func (m *memStore) entries() ([]Entry, error) {
+func (m *memStore) Entries() ([]Entry, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return append([]Entry(nil), m.log...), nil
 }
 
-func (m *memStore) lastSeq() (int64, error) {
+func (m *memStore) LastSeq() (int64, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return int64(len(m.log)), nil
 }
 
-func (m *memStore) wait(ctx context.Context, afterSeq int64) (int64, error) {
+func (m *memStore) Wait(ctx context.Context, afterSeq int64) (int64, error) {
 	for {
 		changed := m.n.changed()
-		last, _ := m.lastSeq()
+		last, _ := m.LastSeq()
 		if last > afterSeq {
 			return last, nil
 		}
@@ -74,7 +74,7 @@ func (m *memStore) wait(ctx context.Context, afterSeq int64) (int64, error) {
 	}
 }
 
-func (m *memStore) lock(name string) (func(), error) {
+func (m *memStore) Lock(name string) (func(), error) {
 	m.mu.Lock()
 	l := m.locks[name]
 	if l == nil {
@@ -86,7 +86,7 @@ func (m *memStore) lock(name string) (func(), error) {
 	return l.Unlock, nil
 }
 
-func (m *memStore) get(key string) ([]byte, error) {
+func (m *memStore) Get(key string) ([]byte, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if b, ok := m.state[key]; ok {
@@ -95,14 +95,14 @@ func (m *memStore) get(key string) ([]byte, error) {
 	return nil, nil
 }
 
-func (m *memStore) put(key string, data []byte) error {
+func (m *memStore) Put(key string, data []byte) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.state[key] = append([]byte(nil), data...)
 	return nil
 }
 
-func (m *memStore) keys(prefix string) ([]string, error) {
+func (m *memStore) Keys(prefix string) ([]string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []string
@@ -115,7 +115,7 @@ func (m *memStore) keys(prefix string) ([]string, error) {
 	return out, nil
 }
 
-func (m *memStore) docRead(path string) ([]byte, error) {
+func (m *memStore) DocRead(path string) ([]byte, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	b, ok := m.docs[path]
@@ -125,7 +125,7 @@ func (m *memStore) docRead(path string) ([]byte, error) {
 	return append([]byte(nil), b...), nil
 }
 
-func (m *memStore) docWrite(path string, data []byte) error {
+func (m *memStore) DocWrite(path string, data []byte) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.docConflict(path); err != nil {
@@ -146,17 +146,17 @@ func (m *memStore) docConflict(path string) error {
 	return nil
 }
 
-func (m *memStore) docCreate(path string, data []byte) error {
+func (m *memStore) DocCreate(path string, data []byte) error {
 	m.mu.Lock()
 	_, ok := m.docs[path]
 	m.mu.Unlock()
 	if ok {
 		return fmt.Errorf("document %s: %w", path, ErrExists)
 	}
-	return m.docWrite(path, data)
+	return m.DocWrite(path, data)
 }
 
-func (m *memStore) docDelete(path string) error {
+func (m *memStore) DocDelete(path string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.docs[path]; !ok {
@@ -166,7 +166,7 @@ func (m *memStore) docDelete(path string) error {
 	return nil
 }
 
-func (m *memStore) docList() ([]string, error) {
+func (m *memStore) DocList() ([]string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := make([]string, 0, len(m.docs))
@@ -177,4 +177,4 @@ func (m *memStore) docList() ([]string, error) {
 	return out, nil
 }
 
-func (m *memStore) close() error { return nil }
+func (m *memStore) Close() error { return nil }

@@ -292,15 +292,15 @@ func TestChannelMarkdownRebuilt(t *testing.T) {
 // failingStore fails channel appends while fail is set, as a process
 // killed between saving a proposal and announcing it would leave things.
 type failingStore struct {
-	store
+	Store
 	fail bool
 }
 
-func (f *failingStore) appendEntry(e Entry) (Entry, bool, error) {
+func (f *failingStore) AppendEntry(e Entry) (Entry, bool, error) {
 	if f.fail {
 		return Entry{}, false, errors.New("killed")
 	}
-	return f.store.appendEntry(e)
+	return f.Store.AppendEntry(e)
 }
 
 // A vote saved but not yet announced is announced by the next proposal
@@ -312,7 +312,7 @@ func TestPendingAnnouncements(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pv.Close()
-	fs := &failingStore{store: pv.(*provider).s}
+	fs := &failingStore{Store: pv.(*provider).s}
 	p := newProvider(fs, pv.Config())
 	must[Proposal](t)(p.CreateProposal(bg, "a", ProposalSpec{Type: Approval, Title: "Ship?"}))
 	fs.fail = true

@@ -56,7 +56,7 @@ func (p *provider) load(id string) (*record, error) {
 	if !proposalIDPattern().MatchString(id) {
 		return nil, refuse(ErrNotFound, "Proposal %s not found", id)
 	}
-	b, err := p.s.get(proposalKey(id))
+	b, err := p.s.Get(proposalKey(id))
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func (p *provider) save(r *record) error {
 	if err != nil {
 		return err
 	}
-	return p.s.put(proposalKey(r.ID), append(b, '\n'))
+	return p.s.Put(proposalKey(r.ID), append(b, '\n'))
 }
 
 // flush posts r's pending messages and clears them.
@@ -101,7 +101,7 @@ func (p *provider) flush(r *record) error {
 // all loads every proposal, in creation order. The caller holds the state
 // lock.
 func (p *provider) all() ([]*record, error) {
-	keys, err := p.s.keys("proposals/")
+	keys, err := p.s.Keys("proposals/")
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +163,7 @@ func (p *provider) commit(r *record) error {
 		// The owner first: killed before the proposal is saved, the
 		// election settles again to the same result.
 		b, _ := json.Marshal(ownerState{Owner: r.Result.Winner, Source: r.ID})
-		if err := p.s.put(ownerKey, append(b, '\n')); err != nil {
+		if err := p.s.Put(ownerKey, append(b, '\n')); err != nil {
 			return err
 		}
 	}
@@ -174,7 +174,7 @@ func (p *provider) commit(r *record) error {
 }
 
 func (p *provider) Settle(ctx context.Context) ([]Proposal, error) {
-	unlock, err := p.s.lock(lockState)
+	unlock, err := p.s.Lock(lockState)
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +199,7 @@ func (p *provider) Proposal(ctx context.Context, id string) (Proposal, error) {
 // due and loads proposal id. The caller unlocks; on error the lock is
 // released already.
 func (p *provider) lockedProposal(id string) (*record, func(), error) {
-	unlock, err := p.s.lock(lockState)
+	unlock, err := p.s.Lock(lockState)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -216,7 +216,7 @@ func (p *provider) lockedProposal(id string) (*record, func(), error) {
 }
 
 func (p *provider) Proposals(ctx context.Context, activeOnly bool) ([]Proposal, error) {
-	unlock, err := p.s.lock(lockState)
+	unlock, err := p.s.Lock(lockState)
 	if err != nil {
 		return nil, err
 	}
@@ -278,7 +278,7 @@ func (p *provider) StartOwnerElection(ctx context.Context, timeout time.Duration
 	if len(p.cfg.Agents) < 2 || p.cfg.DocumentOwner != "" {
 		return Proposal{}, false, nil
 	}
-	unlock, err := p.s.lock(lockState)
+	unlock, err := p.s.Lock(lockState)
 	if err != nil {
 		return Proposal{}, false, err
 	}
@@ -286,7 +286,7 @@ func (p *provider) StartOwnerElection(ctx context.Context, timeout time.Duration
 		unlock()
 		return Proposal{}, false, err
 	}
-	decided, err := p.s.get(ownerKey)
+	decided, err := p.s.Get(ownerKey)
 	if err != nil {
 		unlock()
 		return Proposal{}, false, err

@@ -16,7 +16,7 @@ func (p *provider) CreateProposal(ctx context.Context, creator string, spec Prop
 	if err != nil {
 		return Proposal{}, err
 	}
-	unlock, err := p.s.lock(lockState)
+	unlock, err := p.s.Lock(lockState)
 	if err != nil {
 		return Proposal{}, err
 	}
@@ -42,7 +42,7 @@ func (p *provider) CreateProposal(ctx context.Context, creator string, spec Prop
 		}
 		r.ID = fmt.Sprintf("%s-%d", OwnerElectionPrefix, n)
 		for {
-			if b, err := p.s.get(proposalKey(r.ID)); err != nil {
+			if b, err := p.s.Get(proposalKey(r.ID)); err != nil {
 				return Proposal{}, err
 			} else if b == nil {
 				break
@@ -55,7 +55,7 @@ func (p *provider) CreateProposal(ctx context.Context, creator string, spec Prop
 		if r.ID, err = p.newID(); err != nil {
 			return Proposal{}, err
 		}
-	} else if b, err := p.s.get(proposalKey(r.ID)); err != nil {
+	} else if b, err := p.s.Get(proposalKey(r.ID)); err != nil {
 		return Proposal{}, err
 	} else if b != nil {
 		return Proposal{}, refuse(ErrExists, "Proposal %s already exists", r.ID)
@@ -68,7 +68,7 @@ func (p *provider) CreateProposal(ctx context.Context, creator string, spec Prop
 }
 
 func (p *provider) newID() (string, error) {
-	keys, err := p.s.keys("proposals/")
+	keys, err := p.s.Keys("proposals/")
 	if err != nil {
 		return "", err
 	}

@@ -12,14 +12,14 @@ import (
 	"time"
 )
 
-// provider implements Provider over a store: the rules live here, once.
+// provider implements Provider over a Store: the rules live here, once.
 type provider struct {
-	s   store
+	s   Store
 	cfg Config
 	now func() time.Time
 }
 
-func newProvider(s store, cfg Config) *provider {
+func newProvider(s Store, cfg Config) *provider {
 	cfg = cfg.withDefaults()
 	return &provider{s: s, cfg: cfg, now: cfg.clock()}
 }
@@ -109,7 +109,7 @@ func Priority(e Entry) string {
 
 func (p *provider) Config() Config { return p.cfg }
 
-func (p *provider) Close() error { return p.s.close() }
+func (p *provider) Close() error { return p.s.Close() }
 
 func checkIdentity(who string) error {
 	if !ValidName(who) {
@@ -127,17 +127,17 @@ func (p *provider) Append(ctx context.Context, from, message string) (Entry, err
 	if strings.TrimSpace(message) == "" {
 		return Entry{}, fmt.Errorf("message: %w: it is empty", ErrInvalid)
 	}
-	e, _, err := p.s.appendEntry(Entry{From: from, Message: message, Mentions: Mentions(message, p.cfg.Agents)})
+	e, _, err := p.s.AppendEntry(Entry{From: from, Message: message, Mentions: Mentions(message, p.cfg.Agents)})
 	return e, err
 }
 
 func (p *provider) post(from, message, ref string) error {
-	_, _, err := p.s.appendEntry(Entry{From: from, Message: message, Mentions: Mentions(message, p.cfg.Agents), Ref: ref})
+	_, _, err := p.s.AppendEntry(Entry{From: from, Message: message, Mentions: Mentions(message, p.cfg.Agents), Ref: ref})
 	return err
 }
 
 func (p *provider) Read(ctx context.Context, opt ReadOptions) ([]Entry, error) {
-	all, err := p.s.entries()
+	all, err := p.s.Entries()
 	if err != nil {
 		return nil, err
 	}
@@ -154,10 +154,10 @@ func (p *provider) Read(ctx context.Context, opt ReadOptions) ([]Entry, error) {
 	return out, nil
 }
 
-func (p *provider) LastSeq(ctx context.Context) (int64, error) { return p.s.lastSeq() }
+func (p *provider) LastSeq(ctx context.Context) (int64, error) { return p.s.LastSeq() }
 
 func (p *provider) Wait(ctx context.Context, afterSeq int64) (int64, error) {
-	return p.s.wait(ctx, afterSeq)
+	return p.s.Wait(ctx, afterSeq)
 }
 
 // Inbox
@@ -173,7 +173,7 @@ func (p *provider) Cursor(ctx context.Context, agent string) (int64, error) {
 	if err := checkIdentity(agent); err != nil {
 		return 0, err
 	}
-	b, err := p.s.get(cursorKey(agent))
+	b, err := p.s.Get(cursorKey(agent))
 	if err != nil || b == nil {
 		return 0, err
 	}
@@ -206,12 +206,12 @@ func (p *provider) Ack(ctx context.Context, agent string, untilSeq int64) error 
 	if err := checkIdentity(agent); err != nil {
 		return err
 	}
-	unlock, err := p.s.lock(lockState)
+	unlock, err := p.s.Lock(lockState)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	last, err := p.s.lastSeq()
+	last, err := p.s.LastSeq()
 	if err != nil {
 		return err
 	}
@@ -221,7 +221,7 @@ func (p *provider) Ack(ctx context.Context, agent string, untilSeq int64) error 
 		return err
 	}
 	b, _ := json.Marshal(cursor{Agent: agent, Seq: untilSeq})
-	return p.s.put(cursorKey(agent), append(b, '\n'))
+	return p.s.Put(cursorKey(agent), append(b, '\n'))
 }
 
 // SeqAt returns the seq of the last entry at or before t (0: none), so
@@ -288,7 +288,7 @@ type ownerState struct {
 const ownerKey = "owner.json"
 
 func (p *provider) DocumentOwner(ctx context.Context) (string, error) {
-	b, err := p.s.get(ownerKey)
+	b, err := p.s.Get(ownerKey)
 	if err != nil {
 		return "", err
 	}
@@ -307,7 +307,7 @@ func (p *provider) ReadDocument(ctx context.Context, file string) (string, error
 	if err != nil {
 		return "", err
 	}
-	b, err := p.s.docRead(rel)
+	b, err := p.s.DocRead(rel)
 	if err != nil {
 		if file == "" && isNotFound(err) {
 			return "", nil
@@ -342,7 +342,7 @@ func (p *provider) mayWrite(ctx context.Context, who string) (func(), error) {
 	if owner != "" && who != owner && who != System {
 		return nil, refuse(ErrNotOwner, "Only @%s can write to documents. Use document_suggest instead.", owner)
 	}
-	return p.s.lock(lockDocuments)
+	return p.s.Lock(lockDocuments)
 }
 
 func (p *provider) WriteDocument(ctx context.Context, who, file, content string) error {
@@ -351,7 +351,7 @@ func (p *provider) WriteDocument(ctx context.Context, who, file, content string)
 		return err
 	}
 	defer unlock()
-	return p.s.docWrite(rel, []byte(content))
+	return p.s.DocWrite(rel, []byte(content))
 }
 
 func (p *provider) AppendDocument(ctx context.Context, who, file, content string) error {
@@ -360,11 +360,11 @@ func (p *provider) AppendDocument(ctx context.Context, who, file, content string
 		return err
 	}
 	defer unlock()
-	old, err := p.s.docRead(rel)
+	old, err := p.s.DocRead(rel)
 	if err != nil && !isNotFound(err) {
 		return err
 	}
-	return p.s.docWrite(rel, append(old, content...))
+	return p.s.DocWrite(rel, append(old, content...))
 }
 
 func (p *provider) CreateDocument(ctx context.Context, who, file, content string) error {
@@ -376,7 +376,7 @@ func (p *provider) CreateDocument(ctx context.Context, who, file, content string
 		return err
 	}
 	defer unlock()
-	return p.s.docCreate(rel, []byte(content))
+	return p.s.DocCreate(rel, []byte(content))
 }
 
 func (p *provider) DeleteDocument(ctx context.Context, who, file string) error {
@@ -388,7 +388,7 @@ func (p *provider) DeleteDocument(ctx context.Context, who, file string) error {
 		return err
 	}
 	defer unlock()
-	return p.s.docDelete(rel)
+	return p.s.DocDelete(rel)
 }
 
 // writableDoc resolves the document file and takes the documents' lock
@@ -406,5 +406,5 @@ func (p *provider) writableDoc(ctx context.Context, who, file string) (string, f
 }
 
 func (p *provider) ListDocuments(ctx context.Context) ([]string, error) {
-	return p.s.docList()
+	return p.s.DocList()
 }
