@@ -62,7 +62,7 @@ func (c *BatchSubmitCmd) Run(std cli.Stdio) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cl, err := c.dial(ctx, "delta batch submit")
+	cl, err := c.connect(ctx, "delta batch submit")
 	if err != nil {
 		return err
 	}
@@ -129,15 +129,6 @@ func writeJSON(std cli.Stdio, v any) error {
 	return enc.Encode(v)
 }
 
-// dial connects to the cluster the flags name.
-func (f ClusterFlags) dial(ctx context.Context, name string) (*cluster.Cluster, error) {
-	c, err := cluster.Connect(ctx, cluster.Options{URL: f.Cluster, Creds: f.ClusterCreds, Name: name})
-	if err != nil {
-		return nil, cli.WithCode(runs.ExitConfig, "", err)
-	}
-	return c, nil
-}
-
 // BatchStatusCmd is delta batch status.
 type BatchStatusCmd struct {
 	ClusterFlags `embed:""`
@@ -149,7 +140,7 @@ type BatchStatusCmd struct {
 func (c *BatchStatusCmd) Run(std cli.Stdio) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cl, err := c.dial(ctx, "delta batch status")
+	cl, err := c.connect(ctx, "delta batch status")
 	if err != nil {
 		return err
 	}
@@ -184,7 +175,7 @@ type BatchWaitCmd struct {
 func (c *BatchWaitCmd) Run(std cli.Stdio) error {
 	ctx, cancel := signalContext()
 	defer cancel()
-	cl, err := c.dial(ctx, "delta batch wait")
+	cl, err := c.connect(ctx, "delta batch wait")
 	if err != nil {
 		return err
 	}
@@ -227,7 +218,7 @@ type BatchResultsCmd struct {
 func (c *BatchResultsCmd) Run(std cli.Stdio) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cl, err := c.dial(ctx, "delta batch results")
+	cl, err := c.connect(ctx, "delta batch results")
 	if err != nil {
 		return err
 	}

@@ -11,12 +11,13 @@ import (
 	"github.com/deltakit/delta/lib/runs"
 )
 
-// connectCluster connects to the cluster the flags name; a cluster that
-// does not answer fails the command (exit 1), saying so.
-func connectCluster(ctx context.Context, f ClusterFlags, name string) (*cluster.Cluster, error) {
+// connect connects to the cluster the flags name. Every verb that cannot
+// reach it fails the same way: exit 126 (nothing began), saying what to
+// check.
+func (f ClusterFlags) connect(ctx context.Context, name string) (*cluster.Cluster, error) {
 	c, err := cluster.Connect(ctx, cluster.Options{URL: f.Cluster, Creds: f.ClusterCreds, Name: name})
 	if err != nil {
-		return nil, cli.WithCode(runs.ExitFailed, "", err)
+		return nil, cli.WithCode(runs.ExitConfig, "start a node with `delta cluster serve`, or name the cluster with --cluster nats://HOST:PORT (or DELTA_CLUSTER)", err)
 	}
 	return c, nil
 }

@@ -89,15 +89,10 @@ const localNode = "nats://127.0.0.1:4222"
 // own verbs (init, status); with none named, to a node serving on this
 // host with the default address.
 func adminConnect(ctx context.Context, f ClusterFlags, who string) (*cluster.Cluster, error) {
-	u := f.Cluster
-	if u == "" {
-		u = localNode
+	if f.Cluster == "" {
+		f.Cluster = localNode
 	}
-	cl, err := cluster.Connect(ctx, cluster.Options{URL: u, Creds: f.ClusterCreds, Name: who})
-	if err != nil {
-		return nil, cli.WithCode(cli.ExitUsage, "start a node with `delta cluster serve`, or name the cluster with --cluster nats://HOST:PORT (or DELTA_CLUSTER)", err)
-	}
-	return cl, nil
+	return f.connect(ctx, who)
 }
 
 // knownServers counts the distinct servers this connection knows: the

@@ -36,7 +36,7 @@ type clusterRun struct {
 func (c *ListRunsCmd) Run(std cli.Stdio) error {
 	ctx, stop := interruptContext()
 	defer stop()
-	cl, err := connectCluster(ctx, c.ClusterFlags, "delta list-runs")
+	cl, err := c.connect(ctx, "delta list-runs")
 	if err != nil {
 		return err
 	}

@@ -31,7 +31,7 @@ func (c *PullCmd) Run(std cli.Stdio) error {
 	}
 	ctx, stop := interruptContext()
 	defer stop()
-	cl, err := connectCluster(ctx, c.ClusterFlags, "delta pull "+c.RunID)
+	cl, err := c.connect(ctx, "delta pull "+c.RunID)
 	if err != nil {
 		return err
 	}

@@ -42,7 +42,7 @@ func (c *SendCmd) Run(std cli.Stdio) error {
 	}
 	ctx, stop := interruptContext()
 	defer stop()
-	cl, err := connectCluster(ctx, c.ClusterFlags, "delta send "+c.RunID)
+	cl, err := c.connect(ctx, "delta send "+c.RunID)
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ type stopResult struct {
 func (c *StopCmd) Run(std cli.Stdio) error {
 	ctx, stop := interruptContext()
 	defer stop()
-	cl, err := connectCluster(ctx, c.ClusterFlags, "delta stop "+c.RunID)
+	cl, err := c.connect(ctx, "delta stop "+c.RunID)
 	if err != nil {
 		return err
 	}

@@ -108,7 +108,7 @@ func (c *WorkerCmd) newWorker(std cli.Stdio) (*worker, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cl, err := c.dial(ctx, "delta worker "+c.Name)
+	cl, err := c.connect(ctx, "delta worker "+c.Name)
 	if err != nil {
 		return nil, err
 	}
