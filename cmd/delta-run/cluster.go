@@ -1,10 +1,8 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
 	"time"
 
 	"github.com/deltakit/delta/lib/cli"
@@ -59,17 +57,5 @@ func (f clusterFlags) runClusterVerb(std cli.Stdio, verb string, args ...string)
 		return err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = std.In, std.Out, std.Err
-	return clusterExit(verb, cmd.Run())
-}
-
-// clusterExit passes delta-cluster's exit code on without a second message
-// (delta-cluster said what went wrong).
-func clusterExit(verb string, err error) error {
-	if err == nil {
-		return nil
-	}
-	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() > 0 {
-		return &cli.Error{Code: ee.ExitCode(), Silent: true, Err: fmt.Errorf("delta-cluster %s exited %s", verb, strconv.Itoa(ee.ExitCode()))}
-	}
-	return fmt.Errorf("delta-cluster %s: %w", verb, err)
+	return cli.ChildExit("delta-cluster "+verb, cmd.Run())
 }

@@ -56,7 +56,7 @@ func (c *ListRunsCmd) runsToList(std cli.Stdio) ([]runs.Metadata, error) {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, std.Err
 	if err := cmd.Run(); err != nil {
-		return nil, clusterExit("list-runs", err)
+		return nil, cli.ChildExit("delta-cluster list-runs", err)
 	}
 	var all []runs.Metadata
 	sc := bufio.NewScanner(&out)
@@ -100,7 +100,7 @@ func (c *LogCmd) logThroughCluster(std cli.Stdio) error {
 	runDir := filepath.Join(tmp, runs.ControlDir, c.RunID)
 	if !c.Follow {
 		if err := cmd.Run(); err != nil {
-			return clusterExit("pull", err)
+			return cli.ChildExit("delta-cluster pull", err)
 		}
 		return c.render(std, c.RunID, runDir, func(*runFollower) bool { return false })
 	}
@@ -112,7 +112,7 @@ func (c *LogCmd) logThroughCluster(std cli.Stdio) error {
 	defer func() { _ = cmd.Process.Kill() }()
 	pulled, perr := waitPulled(runDir, done)
 	if !pulled {
-		return clusterExit("pull", perr)
+		return cli.ChildExit("delta-cluster pull", perr)
 	}
 	var pullErr error
 	ended := func(*runFollower) bool {
@@ -127,7 +127,7 @@ func (c *LogCmd) logThroughCluster(std cli.Stdio) error {
 	if err := c.render(std, c.RunID, runDir, ended); err != nil {
 		return err
 	}
-	return clusterExit("pull", pullErr)
+	return cli.ChildExit("delta-cluster pull", pullErr)
 }
 
 // waitPulled waits until the pull wrote the run's metadata.json (a

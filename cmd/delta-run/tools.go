@@ -125,7 +125,7 @@ func (t *runTools) addSources(o driveOpts) error {
 		t.add(sub)
 	}
 	// A workflow agent also has the workflow's tools (after its own).
-	wtools, err := workflowTools(o.runDir, o.meta)
+	wtools, err := workflowTools(ctx, o)
 	if err != nil {
 		return err
 	}

@@ -70,11 +70,12 @@ type where struct {
 	Instance string `default:"default" help:"The instance (its context is .workflow/INSTANCE/ here)." placeholder:"NAME"`
 	Dir      string `help:"The instance's context directory (overrides --instance)." type:"path" placeholder:"DIR"`
 	As       string `default:"user" help:"Who is acting: an agent's name, or user (the default) for a person." placeholder:"NAME"`
+	clusterBoard
 }
 
 // call runs one workflow tool as w.As and prints its result.
 func (w where) call(std cli.Stdio, tool string, args map[string]any) error {
-	text, err := w.result(tool, args)
+	text, err := w.result(std, tool, args)
 	if err != nil {
 		return err
 	}
@@ -83,9 +84,12 @@ func (w where) call(std cli.Stdio, tool string, args map[string]any) error {
 }
 
 // result runs one workflow tool as w.As and returns its text.
-func (w where) result(tool string, args map[string]any) (string, error) {
+func (w where) result(std cli.Stdio, tool string, args map[string]any) (string, error) {
 	if !board.ValidName(w.As) {
 		return "", cli.Errorf(cli.ExitUsage, "", "invalid --as %q: a letter, then letters, digits, _ or -", w.As)
+	}
+	if w.Cluster != "" {
+		return w.clusterCall(std, tool, args)
 	}
 	dir, err := instanceDir(w.Dir, w.Instance)
 	if err != nil {
@@ -103,19 +107,9 @@ func (w where) result(tool string, args map[string]any) (string, error) {
 	text, err := board.NewTools(p).Call(context.Background(), w.As, tool, raw)
 	var te *board.ToolError
 	if errors.As(err, &te) {
-		return "", cli.WithCode(runs.ExitFailed, refusalHint(err, tool), te)
+		return "", cli.WithCode(runs.ExitFailed, board.RefusalHint(err), te)
 	}
 	return text, err
-}
-
-func refusalHint(err error, tool string) string {
-	switch {
-	case errors.Is(err, board.ErrNotOwner):
-		return `suggest it instead: delta workflow document suggest "…" --file FILE`
-	case errors.Is(err, board.ErrElection):
-		return "vote with: delta workflow proposal vote ID CHOICE; delta workflow proposal status shows the election"
-	}
-	return ""
 }
 
 // text reads a message or a document's content: the argument itself, a
@@ -229,7 +223,7 @@ func (c *DocumentReadCmd) Run(std cli.Stdio) error {
 	if c.Name != "" {
 		args["file"] = c.Name
 	}
-	content, err := c.result("document_read", args)
+	content, err := c.result(std, "document_read", args)
 	if err != nil {
 		return err
 	}
@@ -433,12 +427,21 @@ type MCPCmd struct {
 	Instance string `default:"default" help:"The instance (its context is .workflow/INSTANCE/ here)." placeholder:"NAME"`
 	Dir      string `help:"The instance's context directory (overrides --instance)." type:"path" placeholder:"DIR"`
 	As       string `required:"" help:"The agent the client acts as; every call is made as this agent." placeholder:"NAME"`
+	clusterBoard
 }
 
 // Run serves until the client closes stdin or a signal arrives.
 func (c *MCPCmd) Run(std cli.Stdio) error {
 	if !board.ValidName(c.As) {
 		return cli.Errorf(cli.ExitUsage, "", "invalid --as %q: a letter, then letters, digits, _ or -", c.As)
+	}
+	if c.Cluster != "" {
+		cmd, err := c.boardCommand(c.Dir, c.Instance, c.As, "mcp")
+		if err != nil {
+			return err
+		}
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = std.In, std.Out, std.Err
+		return cli.ChildExit("delta-cluster board mcp", cmd.Run())
 	}
 	dir, err := instanceDir(c.Dir, c.Instance)
 	if err != nil {

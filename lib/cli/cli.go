@@ -206,3 +206,18 @@ func FindCommand(name string) (string, error) {
 	}
 	return filepath.Abs(p)
 }
+
+// ChildExit is how a command that ran another Delta command (what, e.g.
+// "delta-cluster send") ends: the child's exit code passed on without a
+// second message, since the child said what went wrong; a child that
+// could not run or was killed is an ordinary error.
+func ChildExit(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() > 0 {
+		return &Error{Code: ee.ExitCode(), Silent: true, Err: fmt.Errorf("%s exited %d", what, ee.ExitCode())}
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}

@@ -110,8 +110,12 @@ func (m *Metadata) Resumable() bool { return !m.MCPServe }
 // WorkflowAgent names the workflow instance a run belongs to and the agent
 // it acts as there.
 type WorkflowAgent struct {
-	Dir   string `json:"dir"`   // the instance's shared-context directory (absolute)
-	Agent string `json:"agent"` // the agent's name in the workflow
+	Dir   string `json:"dir,omitempty"` // the instance's shared-context directory (absolute)
+	Agent string `json:"agent"`         // the agent's name in the workflow
+	// Cluster and Instance name an instance whose board is in a cluster
+	// (Dir is then empty).
+	Cluster  string `json:"cluster,omitempty"`
+	Instance string `json:"instance,omitempty"`
 }
 
 // Dir is the run's directory, in its workspace.

@@ -327,6 +327,12 @@ func InstanceDir(root, instance string) string {
 const (
 	EnvDir   = "DELTA_WORKFLOW_DIR"
 	EnvAgent = "DELTA_WORKFLOW_AGENT"
+	// EnvCluster, with EnvInstance and EnvAgent, names an instance whose
+	// board is kept in a cluster (nats://…) instead of EnvDir: the run
+	// reaches its tools through delta-cluster board mcp, so that
+	// delta-run itself runs no cluster code.
+	EnvCluster  = "DELTA_WORKFLOW_CLUSTER"
+	EnvInstance = "DELTA_WORKFLOW_INSTANCE"
 )
 
 // The constructors (file.go, memory.go):

@@ -432,3 +432,15 @@ func (t *Tools) inboxAck(ctx context.Context, who string, args json.RawMessage) 
 // Documents
 
 // Proposals
+
+// RefusalHint is what a person on the command line can do instead of a
+// refused call (delta workflow's hint line), "" when nothing particular.
+func RefusalHint(err error) string {
+	switch {
+	case errors.Is(err, ErrNotOwner):
+		return `suggest it instead: delta workflow document suggest "…" --file FILE`
+	case errors.Is(err, ErrElection):
+		return "vote with: delta workflow proposal vote ID CHOICE; delta workflow proposal status shows the election"
+	}
+	return ""
+}

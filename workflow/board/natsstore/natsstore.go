@@ -133,7 +133,7 @@ func (s *store) create(ctx context.Context, cfg board.Config) error {
 func (s *store) open(ctx context.Context, cfg *board.Config) error {
 	missing := func(err error) error {
 		if errors.Is(err, jetstream.ErrStreamNotFound) || errors.Is(err, jetstream.ErrBucketNotFound) || errors.Is(err, jetstream.ErrKeyNotFound) {
-			return fmt.Errorf("no workflow instance %s in the cluster (start it with delta workflow start --cluster): %w", s.instance, board.ErrNotFound)
+			return fmt.Errorf("no workflow instance %s in the cluster: %w", s.instance, board.ErrNotFound)
 		}
 		return fmt.Errorf("open workflow instance %s: %w", s.instance, err)
 	}

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/deltakit/delta/lib/clitest"
+	"github.com/deltakit/delta/lib/cluster"
+	"github.com/deltakit/delta/lib/cluster/clustertest"
+	"github.com/deltakit/delta/workflow/board"
+	"github.com/deltakit/delta/workflow/board/natsstore"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestClusterScripts runs the testdata/cluster/*.txtar scenarios against
+// the real binaries and one in-process cluster node, which $CLUSTER names
+// (each script uses instances of its own). mkboard INSTANCE AGENT...
+// creates an instance's board in it, as a controller starting it would.
+func TestClusterScripts(t *testing.T) {
+	one := clustertest.StartSingle(t, cluster.Settings{LeaseTTL: 10 * time.Second})
+	c := clustertest.Connect(t, one.URL)
+	p := clitest.Params(t, "testdata/cluster")
+	setup := p.Setup
+	p.Setup = func(env *testscript.Env) error {
+		if setup != nil {
+			if err := setup(env); err != nil {
+				return err
+			}
+		}
+		env.Setenv("CLUSTER", one.URL)
+		return nil
+	}
+	p.Cmds["mkboard"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) < 2 {
+			ts.Fatalf("usage: mkboard INSTANCE AGENT...")
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		pv, err := natsstore.Open(ctx, c, args[0], board.Config{Agents: args[1:]})
+		ts.Check(err)
+		ts.Check(pv.Close())
+	}
+	testscript.Run(t, p)
+}
