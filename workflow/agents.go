@@ -31,9 +31,9 @@ func (r *runner) deltaAgentDir(a *AgentDef) string {
 func (r *runner) agents() error {
 	f := r.f
 	delta := &DeltaBackend{DeltaRun: r.o.DeltaRun, Workspace: r.o.Workspace, Instance: r.o.Instance, InstanceDir: r.dir,
-		AgentDir: r.deltaAgentDir, Context: f.Context.Enabled, Env: r.o.Env, Poll: time.Second}
+		AgentDir: r.deltaAgentDir, Context: f.Context.Enabled, Cluster: r.o.Cluster, Env: r.o.Env, Poll: time.Second}
 	command := &CommandBackend{Workspace: r.o.Workspace, Instance: r.o.Instance, InstanceDir: r.dir, Workflow: r.o.Workflow,
-		Vars: r.vars, Context: f.Context.Enabled, Env: r.o.Env}
+		Vars: r.vars, Context: f.Context.Enabled, Cluster: r.o.Cluster, Env: r.o.Env}
 	r.backends = map[string]Backend{}
 	for _, a := range f.Agents {
 		dir := r.agentDir(a)

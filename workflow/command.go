@@ -41,6 +41,10 @@ type CommandBackend struct {
 	Vars Vars
 	// Context is true when the agents get the workflow tools.
 	Context bool
+	// Cluster, when set, keeps the board: mcp.json reaches it there, and
+	// the command gets DELTA_WORKFLOW_CLUSTER and DELTA_WORKFLOW_INSTANCE
+	// instead of DELTA_WORKFLOW_DIR.
+	Cluster *ClusterBoard
 	// Env is the command's environment (nil: ours).
 	Env []string
 }
@@ -110,9 +114,15 @@ func (b *CommandBackend) MCPConfigPath(a *AgentDef) string {
 // WriteMCPConfig writes the agent's mcp.json, in the format Claude Code
 // (--mcp-config), Cursor and most MCP clients read.
 func (b *CommandBackend) WriteMCPConfig(a *AgentDef) error {
+	args := []string{"mcp", "--dir", b.InstanceDir, "--as", a.Name}
+	if b.Cluster != nil {
+		args = []string{"mcp", "--cluster", b.Cluster.URL, "--instance", b.Instance, "--as", a.Name}
+		if b.Cluster.Creds != "" {
+			args = append(args, "--cluster-creds", b.Cluster.Creds)
+		}
+	}
 	cfg := map[string]any{"mcpServers": map[string]any{"workflow-context": map[string]any{
-		"type": "stdio", "command": b.Workflow,
-		"args": []string{"mcp", "--dir", b.InstanceDir, "--as", a.Name},
+		"type": "stdio", "command": b.Workflow, "args": args,
 	}}}
 	return writeJSON(b.MCPConfigPath(a), cfg)
 }
@@ -152,9 +162,12 @@ func (b *CommandBackend) Run(ctx context.Context, job Job) Result {
 	if env == nil {
 		env = os.Environ()
 	}
-	env = withoutVars(env, board.EnvDir, board.EnvAgent, "DELTA_WORKFLOW_MCP_CONFIG", "DELTA_WORKFLOW_SYSTEM_PROMPT_FILE")
+	env = withoutVars(env, board.EnvDir, board.EnvAgent, board.EnvCluster, board.EnvInstance, "DELTA_WORKFLOW_MCP_CONFIG", "DELTA_WORKFLOW_SYSTEM_PROMPT_FILE")
 	env = append(env, "DELTA_WORKFLOW_SYSTEM_PROMPT_FILE="+vars.Agent["system_prompt_file"])
-	if b.Context {
+	switch {
+	case b.Context && b.Cluster != nil:
+		env = append(env, board.EnvCluster+"="+b.Cluster.URL, board.EnvInstance+"="+b.Instance, board.EnvAgent+"="+a.Name, "DELTA_WORKFLOW_MCP_CONFIG="+vars.Agent["mcp_config"])
+	case b.Context:
 		env = append(env, board.EnvDir+"="+b.InstanceDir, board.EnvAgent+"="+a.Name, "DELTA_WORKFLOW_MCP_CONFIG="+vars.Agent["mcp_config"])
 	}
 	out, err := nextRecord(filepath.Join(b.agentDir(a), "commands"))

@@ -41,6 +41,10 @@ type DeltaBackend struct {
 	// Context is true when the agents get the workflow tools
 	// (DELTA_WORKFLOW_DIR and DELTA_WORKFLOW_AGENT are set).
 	Context bool
+	// Cluster, when set, keeps the board: the agents get
+	// DELTA_WORKFLOW_CLUSTER and DELTA_WORKFLOW_INSTANCE instead of
+	// DELTA_WORKFLOW_DIR.
+	Cluster *ClusterBoard
 	// Env is the environment delta-run gets (nil: ours).
 	Env []string
 	// Poll is how often a run another process drives is checked.
@@ -257,8 +261,14 @@ func (b *DeltaBackend) childEnv(job Job) []string {
 	if env == nil {
 		env = os.Environ()
 	}
-	env = withoutVars(env, board.EnvDir, board.EnvAgent)
-	if b.Context {
+	env = withoutVars(env, board.EnvDir, board.EnvAgent, board.EnvCluster, board.EnvInstance)
+	switch {
+	case b.Context && b.Cluster != nil:
+		env = append(env, board.EnvCluster+"="+b.Cluster.URL, board.EnvInstance+"="+b.Instance, board.EnvAgent+"="+job.Agent.Name)
+		if b.Cluster.Creds != "" {
+			env = append(withoutVars(env, "DELTA_CLUSTER_CREDS"), "DELTA_CLUSTER_CREDS="+b.Cluster.Creds)
+		}
+	case b.Context:
 		env = append(env, board.EnvDir+"="+b.InstanceDir, board.EnvAgent+"="+job.Agent.Name)
 	}
 	return env

@@ -68,6 +68,9 @@ type State struct {
 	KickoffSeq int64 `json:"kickoff_seq,omitempty"`
 	// KickoffDone: the kickoff was posted, or there is none.
 	KickoffDone bool `json:"kickoff_done"`
+	// Cluster is the URL of the cluster that keeps the instance's board
+	// ("": its directory does).
+	Cluster string `json:"cluster,omitempty"`
 }
 
 // ReadState reads an instance's state; a missing file is fs.ErrNotExist.

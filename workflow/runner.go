@@ -53,6 +53,9 @@ type Options struct {
 	// ${{ env.NAME }} (nil: os.LookupEnv).
 	Env       []string
 	LookupEnv func(string) (string, bool)
+	// Cluster, when set, keeps the instance's board in a cluster instead
+	// of its directory (which keeps the runner's own state).
+	Cluster *ClusterBoard
 	// Provider replaces the context the file describes (tests);
 	// Backends replaces an agent's backend by name (tests).
 	Provider board.Provider
@@ -240,9 +243,14 @@ func lockOwn(o Options, dir string) (func(), error) {
 	// Before anything of the instance is touched (its context.json
 	// names the agents): it must be this workflow's.
 	f := o.File
-	if st, err := ReadState(dir); err == nil && st.Workflow != "" && st.Workflow != f.Name {
+	st, err := ReadState(dir)
+	if err == nil && st.Workflow != "" && st.Workflow != f.Name {
 		unlock()
 		return nil, fmt.Errorf("%w: instance %s (%s) belongs to workflow %s (%s), not to %s: run that file, or give this one an instance of its own (--instance NAME)", ErrOtherWorkflow, o.Instance, dir, st.Workflow, st.File, f.Name)
+	}
+	if err == nil && st.Cluster != o.Cluster.url() {
+		unlock()
+		return nil, fmt.Errorf("%w: instance %s (%s) keeps its board %s, not %s: resume it as it was started, or give this one an instance of its own (--instance NAME)", ErrOtherBoard, o.Instance, dir, boardWhere(st.Cluster), boardWhere(o.Cluster.url()))
 	}
 	return unlock, nil
 }
@@ -263,7 +271,9 @@ func (r *runner) openBoard() error {
 	if cfg.Channel, err = f.Context.Channel.Expand(vars); err == nil {
 		cfg.Document, err = f.Context.Document.Expand(vars)
 	}
-	if err == nil {
+	if err == nil && o.Cluster != nil {
+		r.p, err = o.Cluster.Open(cfg)
+	} else if err == nil {
 		r.p, err = board.OpenFile(r.dir, cfg)
 	}
 	if err != nil {
@@ -271,6 +281,31 @@ func (r *runner) openBoard() error {
 	}
 	return nil
 }
+
+// ClusterBoard is a board kept in a cluster: Open opens it (the caller's
+// cluster store), URL and Creds are how the agents reach it.
+type ClusterBoard struct {
+	URL, Creds string
+	Open       func(cfg board.Config) (board.Provider, error)
+}
+
+func (c *ClusterBoard) url() string {
+	if c == nil {
+		return ""
+	}
+	return c.URL
+}
+
+func boardWhere(url string) string {
+	if url == "" {
+		return "in its directory"
+	}
+	return "in the cluster " + url
+}
+
+// ErrOtherBoard: the instance keeps its board elsewhere (in its files,
+// or in another cluster) than the runner was told.
+var ErrOtherBoard = errors.New("instance keeps its board elsewhere")
 
 // ErrOtherWorkflow: the instance was created by another workflow.
 var ErrOtherWorkflow = errors.New("instance of another workflow")
@@ -297,7 +332,7 @@ func (r *runner) prepare(ctx context.Context) error {
 		r.printf("note: the instance is not registered (%v): delta workflow list and stop find it only under .workflow/ of %s", err, st.Workspace)
 	}
 	r.vars = Vars{Workflow: f.Name, Instance: o.Instance, Env: o.LookupEnv}
-	if f.Context.Enabled {
+	if f.Context.Enabled && o.Cluster == nil {
 		cfg := r.p.Config()
 		r.vars.Channel = filepath.Join(r.dir, cfg.Channel)
 		r.vars.Document = filepath.Join(r.dir, "documents", cfg.Document)

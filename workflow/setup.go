@@ -19,7 +19,7 @@ func (r *runner) loadState() (*State, error) {
 	st, err := ReadState(r.dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		st = &State{Workflow: f.Name, File: f.Path, Instance: o.Instance, Workspace: o.Workspace, CreatedAt: time.Now().UTC()}
+		st = &State{Workflow: f.Name, File: f.Path, Instance: o.Instance, Workspace: o.Workspace, CreatedAt: time.Now().UTC(), Cluster: o.Cluster.url()}
 		if err := WriteState(r.dir, st); err != nil {
 			return nil, err
 		}

@@ -22,8 +22,6 @@ type CLI struct {
 	Send     SendCmd     `cmd:"" help:"Give a run anywhere in the cluster a message."`
 	Stop     StopCmd     `cmd:"" help:"Stop a run anywhere in the cluster, as Ctrl-C does."`
 	ListRuns ListRunsCmd `cmd:"" name:"list-runs" help:"List the runs the cluster holds."`
-
-	Board BoardCmd `cmd:"" help:"A workflow instance's board kept in the cluster: its tools, one call or over MCP."`
 }
 
 // Help is the description at the top of --help and the man page.

@@ -88,15 +88,15 @@ func fileBoardTools(w runs.WorkflowAgent) (engine.Toolbox, error) {
 const boardServer = "workflow"
 
 // clusterBoardTools reaches a board kept in a cluster through
-// `delta-cluster board mcp`, served by a tool host of its own, and offers
-// its tools under their own names (channel_send, vote, …), as the file
-// board's are. Only delta-cluster links the cluster client.
+// `delta-workflow mcp --cluster`, served by a tool host of its own, and
+// offers its tools under their own names (channel_send, vote, …), as the
+// file board's are: delta-run links no cluster code.
 func clusterBoardTools(ctx context.Context, w runs.WorkflowAgent, o driveOpts) (engine.Toolbox, error) {
-	exe, err := cli.FindCommand("delta-cluster")
+	exe, err := cli.FindCommand("delta-workflow")
 	if err != nil {
-		return nil, cli.WithCode(runs.ExitConfig, "install every delta binary together (make install, or the release archive): delta-cluster serves the tools of a workflow kept in a cluster", err)
+		return nil, cli.WithCode(runs.ExitConfig, "install every delta binary together (make install, or the release archive): delta-workflow serves the tools of a workflow kept in a cluster", err)
 	}
-	args := []string{"board", "mcp", "--cluster", w.Cluster, "--instance", w.Instance, "--as", w.Agent}
+	args := []string{"mcp", "--cluster", w.Cluster, "--instance", w.Instance, "--as", w.Agent}
 	if creds := os.Getenv("DELTA_CLUSTER_CREDS"); creds != "" {
 		args = append(args, "--cluster-creds", creds)
 	}

@@ -1,59 +1,83 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
-	"os/exec"
+	"context"
+	"errors"
+	"time"
 
 	"github.com/deltakit/delta/lib/cli"
+	"github.com/deltakit/delta/lib/cluster"
 	"github.com/deltakit/delta/lib/runs"
+	"github.com/deltakit/delta/workflow/board"
+	"github.com/deltakit/delta/workflow/board/natsstore"
 )
 
-// clusterBoard names a cluster whose copy of an instance's board the
-// context commands use instead of the files here. Only --cluster selects
-// it (not DELTA_CLUSTER, which a worker sets for everything it starts): a
-// command without it touches no cluster. The cluster's side is
-// delta-cluster board, which this command runs: only delta-cluster links
-// the cluster client.
+// clusterBoard names a cluster whose copy of an instance's board a
+// command uses instead of the files here. Only --cluster selects it (not
+// DELTA_CLUSTER, which a worker sets for everything it starts): a command
+// without it runs no cluster code and attempts no connection.
 type clusterBoard struct {
-	Cluster      string `name:"cluster" help:"Use the board of the instance kept in the cluster at URL (nats://HOST:PORT, see delta-cluster(1)) instead of the files here." placeholder:"URL"`
+	Cluster      string `name:"cluster" help:"Use the board of the instance kept in the cluster at URL (nats://HOST:PORT, see delta-cluster(7)) instead of the files here." placeholder:"URL"`
 	ClusterCreds string `name:"cluster-creds" help:"A NATS credentials file for --cluster." type:"path" placeholder:"FILE"`
 }
 
-// boardCommand is delta-cluster board VERB for instance as who, with args.
-func (cb clusterBoard) boardCommand(dir, instance, who, verb string, args ...string) (*exec.Cmd, error) {
+// connect connects to the cluster --cluster names.
+func (cb clusterBoard) connect(ctx context.Context, who string) (*cluster.Cluster, error) {
+	c, err := cluster.Connect(ctx, cluster.Options{URL: cb.Cluster, Creds: cb.ClusterCreds, Name: who})
+	if err != nil {
+		return nil, cli.WithCode(runs.ExitConfig, "start a node with `delta cluster serve`, or check the --cluster URL", err)
+	}
+	return c, nil
+}
+
+// openBoard opens the instance's board: in the cluster with --cluster,
+// else the one the instance's files name (its own, or its cluster's).
+func openBoard(cb clusterBoard, dir, instance string) (board.Provider, error) {
+	if cb.Cluster == "" {
+		d, err := instanceDir(dir, instance)
+		if err != nil {
+			return nil, err
+		}
+		return openInstance(d)
+	}
 	if dir != "" {
 		return nil, cli.Errorf(cli.ExitUsage, "", "--dir names an instance's files, --cluster one in the cluster: give one of them")
 	}
 	if instance == "" {
 		instance = "default"
 	}
-	bin, err := cli.FindCommand("delta-cluster")
-	if err != nil {
-		return nil, cli.Errorf(runs.ExitConfig, "install delta-cluster beside delta-workflow (make build puts both in bin/)",
-			"--cluster needs delta-cluster, which was not found: %v", err)
-	}
-	argv := []string{"board", verb, "--cluster", cb.Cluster, "--instance", instance, "--as", who}
-	if cb.ClusterCreds != "" {
-		argv = append(argv, "--cluster-creds", cb.ClusterCreds)
-	}
-	cmd := exec.Command(bin, append(argv, args...)...)
-	cmd.Env = os.Environ()
-	return cmd, nil
+	return openClusterInstance(cb, instance)
 }
 
-// clusterCall runs one tool on the cluster's board and returns its text;
-// delta-cluster's messages go to stderr as they are.
-func (w where) clusterCall(std cli.Stdio, tool string, args map[string]any) (string, error) {
-	raw, err := json.Marshal(args)
+// openClusterInstance opens instance's board in the cluster cb names; the
+// provider's Close closes the connection too.
+func openClusterInstance(cb clusterBoard, instance string) (board.Provider, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), cluster.TransientWait+time.Minute)
+	defer cancel()
+	c, err := cb.connect(ctx, "delta workflow "+instance)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	cmd, err := w.boardCommand(w.Dir, w.Instance, w.As, "call", tool, string(raw))
+	p, err := natsstore.Open(ctx, c, instance, board.Config{})
 	if err != nil {
-		return "", err
+		c.Close()
+		hint := ""
+		if errors.Is(err, board.ErrNotFound) {
+			hint = "delta workflow start FILE --cluster URL --instance " + instance + " creates it"
+		}
+		return nil, cli.WithCode(runs.ExitFailed, hint, err)
 	}
-	cmd.Stderr = std.Err
-	out, err := cmd.Output()
-	return string(out), cli.ChildExit("delta-cluster board call", err)
+	return withConn{p, c}, nil
+}
+
+// withConn is a cluster board that closes its connection with it.
+type withConn struct {
+	board.Provider
+	c *cluster.Cluster
+}
+
+func (w withConn) Close() error {
+	err := w.Provider.Close()
+	w.c.Close()
+	return err
 }

@@ -75,7 +75,7 @@ type where struct {
 
 // call runs one workflow tool as w.As and prints its result.
 func (w where) call(std cli.Stdio, tool string, args map[string]any) error {
-	text, err := w.result(std, tool, args)
+	text, err := w.result(tool, args)
 	if err != nil {
 		return err
 	}
@@ -84,18 +84,11 @@ func (w where) call(std cli.Stdio, tool string, args map[string]any) error {
 }
 
 // result runs one workflow tool as w.As and returns its text.
-func (w where) result(std cli.Stdio, tool string, args map[string]any) (string, error) {
+func (w where) result(tool string, args map[string]any) (string, error) {
 	if !board.ValidName(w.As) {
 		return "", cli.Errorf(cli.ExitUsage, "", "invalid --as %q: a letter, then letters, digits, _ or -", w.As)
 	}
-	if w.Cluster != "" {
-		return w.clusterCall(std, tool, args)
-	}
-	dir, err := instanceDir(w.Dir, w.Instance)
-	if err != nil {
-		return "", err
-	}
-	p, err := openInstance(dir)
+	p, err := openBoard(w.clusterBoard, w.Dir, w.Instance)
 	if err != nil {
 		return "", err
 	}
@@ -223,7 +216,7 @@ func (c *DocumentReadCmd) Run(std cli.Stdio) error {
 	if c.Name != "" {
 		args["file"] = c.Name
 	}
-	content, err := c.result(std, "document_read", args)
+	content, err := c.result("document_read", args)
 	if err != nil {
 		return err
 	}
@@ -435,19 +428,7 @@ func (c *MCPCmd) Run(std cli.Stdio) error {
 	if !board.ValidName(c.As) {
 		return cli.Errorf(cli.ExitUsage, "", "invalid --as %q: a letter, then letters, digits, _ or -", c.As)
 	}
-	if c.Cluster != "" {
-		cmd, err := c.boardCommand(c.Dir, c.Instance, c.As, "mcp")
-		if err != nil {
-			return err
-		}
-		cmd.Stdin, cmd.Stdout, cmd.Stderr = std.In, std.Out, std.Err
-		return cli.ChildExit("delta-cluster board mcp", cmd.Run())
-	}
-	dir, err := instanceDir(c.Dir, c.Instance)
-	if err != nil {
-		return err
-	}
-	p, err := openInstance(dir)
+	p, err := openBoard(c.clusterBoard, c.Dir, c.Instance)
 	if err != nil {
 		return err
 	}

@@ -75,6 +75,9 @@ func openInstance(dir string) (board.Provider, error) {
 			return nil, noInstance(dir)
 		}
 	}
+	if st, err := workflow.ReadState(dir); err == nil && st.Cluster != "" {
+		return openClusterInstance(clusterBoard{Cluster: st.Cluster, ClusterCreds: os.Getenv("DELTA_CLUSTER_CREDS")}, st.Instance)
+	}
 	p, err := board.OpenFile(dir, board.Config{})
 	if err != nil {
 		return nil, fmt.Errorf("open instance %s: %w", dir, err)

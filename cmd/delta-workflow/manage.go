@@ -204,7 +204,7 @@ func listInstance(dir string) ([]listed, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := board.OpenFile(dir, board.Config{})
+	p, err := openInstance(dir)
 	if err != nil {
 		return nil, err
 	}

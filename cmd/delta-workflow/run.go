@@ -21,6 +21,8 @@ import (
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/runs"
 	"github.com/deltakit/delta/workflow"
+	"github.com/deltakit/delta/workflow/board"
+	"github.com/deltakit/delta/workflow/board/natsstore"
 )
 
 // runFlags are the flags run and start share.
@@ -30,6 +32,7 @@ type runFlags struct {
 	Dir      string        `help:"Instance directory (default: the file's context.config.dir, else .workflow/NAME here)." type:"path" placeholder:"DIR"`
 	Verbose  bool          `short:"v" help:"Show the agents' live output (prefixed with their names) on stderr."`
 	Poll     time.Duration `default:"5s" help:"How often an idle agent's inbox is checked besides being woken by a mention."`
+	clusterBoard
 }
 
 // RunCmd runs a workflow until it is idle.
@@ -135,13 +138,26 @@ func (c *runFlags) run(ctx context.Context, std cli.Stdio, mode string, debounce
 	if err != nil {
 		return nil, err
 	}
-	s, err := workflow.Run(ctx, workflow.Options{File: f, Instance: c.Instance, Dir: c.Dir, Mode: mode, Poll: c.Poll, Debounce: debounce,
-		Verbose: c.Verbose, Stderr: std.Err, DeltaRun: deltaRun, Workflow: self})
+	o := workflow.Options{File: f, Instance: c.Instance, Dir: c.Dir, Mode: mode, Poll: c.Poll, Debounce: debounce,
+		Verbose: c.Verbose, Stderr: std.Err, DeltaRun: deltaRun, Workflow: self}
+	if c.Cluster != "" {
+		cl, err := c.connect(ctx, "delta workflow "+c.Instance)
+		if err != nil {
+			return nil, err
+		}
+		defer cl.Close()
+		o.Cluster = &workflow.ClusterBoard{URL: c.Cluster, Creds: c.ClusterCreds, Open: func(cfg board.Config) (board.Provider, error) {
+			return natsstore.Open(ctx, cl, c.Instance, cfg)
+		}}
+	}
+	s, err := workflow.Run(ctx, o)
 	if err != nil {
 		var se *workflow.SetupError
 		switch {
 		case errors.Is(err, workflow.ErrOtherWorkflow):
 			return nil, cli.WithCode(runs.ExitFailed, "two workflows run in one directory each need their own instance: delta workflow run "+c.File+" --instance NAME", err)
+		case errors.Is(err, workflow.ErrOtherBoard):
+			return nil, cli.WithCode(runs.ExitFailed, "an instance's board stays where it was created: pass the same --cluster (or none), or use another --instance", err)
 		case errors.Is(err, workflow.ErrInstanceBusy):
 			return nil, cli.WithCode(runs.ExitFailed, "stop it first (delta workflow stop @"+c.Instance+"), or use another --instance", err)
 		case errors.As(err, &se):
@@ -189,6 +205,12 @@ func (c *StartCmd) background(std cli.Stdio) error {
 	args := []string{"start", f.Path, "--instance", c.Instance, "--dir", dir, "--poll", c.Poll.String()}
 	if c.Verbose {
 		args = append(args, "-v")
+	}
+	if c.Cluster != "" {
+		args = append(args, "--cluster", c.Cluster)
+	}
+	if c.ClusterCreds != "" {
+		args = append(args, "--cluster-creds", c.ClusterCreds)
 	}
 	cmd := exec.Command(self, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf

@@ -329,7 +329,7 @@ const (
 	EnvAgent = "DELTA_WORKFLOW_AGENT"
 	// EnvCluster, with EnvInstance and EnvAgent, names an instance whose
 	// board is kept in a cluster (nats://…) instead of EnvDir: the run
-	// reaches its tools through delta-cluster board mcp, so that
+	// reaches its tools through delta-workflow mcp --cluster, so that
 	// delta-run itself runs no cluster code.
 	EnvCluster  = "DELTA_WORKFLOW_CLUSTER"
 	EnvInstance = "DELTA_WORKFLOW_INSTANCE"
