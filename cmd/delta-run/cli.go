@@ -14,6 +14,7 @@ type CLI struct {
 	Run      RunCmd      `cmd:"" default:"withargs" help:"Start a new run of an agent (the default command)."`
 	Continue ContinueCmd `cmd:"" help:"Continue an existing run: resume it, answer its ask_human, extend or retry it."`
 	ListRuns ListRunsCmd `cmd:"" name:"list-runs" help:"List the runs of a workspace."`
+	Ps       PsCmd       `cmd:"" name:"ps" help:"Show every agent in one table: the workspace's runs and subagents, every workflow's agents, and with --cluster the cluster's runs."`
 	Stop     StopCmd     `cmd:"" help:"Stop running runs the way Ctrl-C does, and wait until they are INTERRUPTED."`
 	Log      LogCmd      `cmd:"" help:"Show a run's events as the live stream shows them; -f follows a running run."`
 	Prune    PruneCmd    `cmd:"" help:"Remove finished runs older than a given age (never a running or waiting run)."`

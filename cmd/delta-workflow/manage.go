@@ -128,7 +128,7 @@ func (c *StopCmd) stopAgent(std cli.Stdio, dir string, t target) error {
 // ListCmd lists the agents of the instances here.
 type ListCmd struct {
 	All  bool `help:"List every instance this user started, wherever it is, not only those working here."`
-	JSON bool `help:"Print a JSON array of {name, agent, instance, dir, source, status, run_id, runs, unread, runner_pid}."`
+	JSON bool `help:"Print a JSON array of {name, agent, instance, dir, source, status, run_id, runs, unread, runner_pid}; unread is -1 when the board cannot be reached (its cluster is down)."`
 }
 
 // listed is one agent of list.
@@ -161,7 +161,7 @@ func (c *ListCmd) Run(std cli.Stdio) error {
 	}
 	out := []listed{}
 	for _, dir := range dirs {
-		rows, err := listInstance(dir)
+		rows, err := listInstance(dir, std.Err)
 		if err != nil {
 			return err
 		}
@@ -198,20 +198,33 @@ func (c *ListCmd) Run(std cli.Stdio) error {
 	return tw.Flush()
 }
 
-// listInstance lists one instance's agents.
-func listInstance(dir string) ([]listed, error) {
+// listInstance lists one instance's agents. A board that cannot be
+// reached (its cluster is down) is a warning on stderr: the agents are
+// listed from the instance's directory, their unread counts unknown.
+func listInstance(dir string, stderr io.Writer) ([]listed, error) {
 	st, err := workflow.ReadState(dir)
 	if err != nil {
 		return nil, err
 	}
+	var names []string
 	p, err := openInstance(dir)
-	if err != nil {
+	if err == nil {
+		defer p.Close()
+		names = p.Config().Agents
+	} else if st.Cluster != "" {
+		fmt.Fprintf(stderr, "delta-workflow: warning: instance %s: %v\n", st.Instance, err)
+		ents, _ := os.ReadDir(filepath.Join(dir, workflow.AgentsDir))
+		for _, e := range ents {
+			if e.IsDir() {
+				names = append(names, e.Name())
+			}
+		}
+	} else {
 		return nil, err
 	}
-	defer p.Close()
 	runner, _ := workflow.LiveRunner(dir)
 	var rows []listed
-	for _, name := range p.Config().Agents {
+	for _, name := range names {
 		l := listed{Name: name + "@" + st.Instance, Agent: name, Instance: st.Instance, Dir: dir, Source: filepath.Base(st.File), Status: workflow.StatusStopped}
 		if as, _ := workflow.ReadAgentStatus(dir, name); as != nil {
 			l.RunID, l.Runs = as.RunID, as.Runs
@@ -222,7 +235,9 @@ func listInstance(dir string) ([]listed, error) {
 		if runner != nil {
 			l.RunnerPID = runner.PID
 		}
-		if inbox, err := p.Inbox(context.Background(), name); err == nil {
+		if p == nil {
+			l.Unread = -1
+		} else if inbox, err := p.Inbox(context.Background(), name); err == nil {
 			l.Unread = len(inbox)
 		}
 		rows = append(rows, l)

@@ -15,7 +15,7 @@ var completions embed.FS
 
 // commands are the words delta completes first; each command's flags are
 // read from its --help when they are completed.
-var commands = []string{"run", "continue", "list-runs", "config", "stop", "log", "send", "fork", "prune", "init", "chat", "tool", "tool:expand", "context", "sessions", "pty", "mcp", "workflow", "plugin", "doctor", "sandbox", "otel", "cluster", "worker", "batch", "pull", "completion", "help"}
+var commands = []string{"run", "continue", "list-runs", "ps", "config", "stop", "log", "send", "fork", "prune", "init", "chat", "tool", "tool:expand", "context", "sessions", "pty", "mcp", "workflow", "plugin", "doctor", "sandbox", "otel", "cluster", "worker", "batch", "pull", "completion", "help"}
 
 // completion prints the completion script for shell.
 func completion(args []string, stdout, stderr io.Writer) int {

@@ -24,6 +24,7 @@ Commands:
   run [AGENT] -m TASK       start a run                          (delta-run run)
   continue --run-id ID      resume a run                         (delta-run continue)
   list-runs                 list the runs of a workspace         (delta-run list-runs)
+  ps                        every agent: runs, workflows, cluster (delta-run ps)
   stop --run-id ID | --all  stop running runs, as Ctrl-C does    (delta-run stop)
   log [--run-id ID|--last]  show a run as the live stream does   (delta-run log)
   send --run-id ID -m TEXT  give a running run a message         (delta-run send)
@@ -57,7 +58,7 @@ See delta(1), delta-agent(5) and each command's man page.
 `
 
 // runSubcommands are delta-run's subcommands, reachable as delta SUB.
-var runSubcommands = map[string]bool{"run": true, "config": true, "continue": true, "list-runs": true, "init": true, "stop": true, "log": true, "send": true, "fork": true, "prune": true}
+var runSubcommands = map[string]bool{"run": true, "config": true, "continue": true, "list-runs": true, "ps": true, "init": true, "stop": true, "log": true, "send": true, "fork": true, "prune": true}
 
 // clusterSubcommands are delta-cluster's subcommands, reachable as delta
 // SUB as well as delta cluster SUB.

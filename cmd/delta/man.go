@@ -14,6 +14,7 @@ type manGrammar struct {
 	Run      passCmd `cmd:"" help:"Start a run: delta-run run ARGS."`
 	Continue passCmd `cmd:"" help:"Resume a run: delta-run continue ARGS."`
 	ListRuns passCmd `cmd:"" name:"list-runs" help:"List runs: delta-run list-runs ARGS."`
+	Ps       passCmd `cmd:"" name:"ps" help:"Every agent in one table (runs, subagents, workflow agents, the cluster's runs): delta-run ps ARGS."`
 	Stop     passCmd `cmd:"" help:"Stop running runs as Ctrl-C does: delta-run stop ARGS."`
 	Log      passCmd `cmd:"" help:"Show a run's events as the live stream does, -f to follow: delta-run log ARGS."`
 	Send     passCmd `cmd:"" help:"Give a running run a message (steering): delta-run send ARGS."`
@@ -43,7 +44,7 @@ type manGrammar struct {
 // Help is the man page's DESCRIPTION.
 func (manGrammar) Help() string {
 	return `delta is the git-style front of the Delta toolkit. "delta NAME ARGS..." replaces itself (execve) with the binary delta-NAME and ARGS, so signals, standard input and output and the exit code are those of the command itself. delta-NAME is looked for first in the directory of the running delta binary, then on PATH.
-run, continue, list-runs, stop, log, send, fork, prune and init are subcommands of delta-run: "delta run -m TASK" runs "delta-run run -m TASK". "delta tool expand" and "delta tool:expand" run delta-tool-expand. worker, batch and pull are subcommands of delta-cluster: "delta worker --queue q" runs "delta-cluster worker --queue q", as "delta cluster worker --queue q" does.
+run, continue, list-runs, ps, stop, log, send, fork, prune and init are subcommands of delta-run: "delta run -m TASK" runs "delta-run run -m TASK". "delta tool expand" and "delta tool:expand" run delta-tool-expand. worker, batch and pull are subcommands of delta-cluster: "delta worker --queue q" runs "delta-cluster worker --queue q", as "delta cluster worker --queue q" does.
 Exit codes: those of the command run; 0 for --help and --version; 2 for no command, an unknown option, or a command with no delta-NAME next to delta or on PATH.`
 }
 
