@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -28,6 +29,12 @@ type Options struct {
 type Cluster struct {
 	NC *nats.Conn
 	JS jetstream.JetStream
+
+	// leases is the lease bucket and its TTL, looked up once: every
+	// Acquire needs them, and a workflow board takes a lease per write.
+	leaseMu  sync.Mutex
+	leaseKV  jetstream.KeyValue
+	leaseTTL time.Duration
 }
 
 // Connect connects to the cluster o names. It fails at once, saying so,

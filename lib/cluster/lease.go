@@ -64,13 +64,9 @@ type Lease struct {
 // renewed every TTL/3 until Release. It returns a *HeldError when another
 // holder has it.
 func (c *Cluster) Acquire(ctx context.Context, key string, h Holder) (*Lease, error) {
-	kv, err := c.bucket(ctx, LeaseBucket)
+	kv, ttl, err := c.leaseBucket(ctx)
 	if err != nil {
 		return nil, err
-	}
-	st, err := Retrying(ctx, func(ctx context.Context) (jetstream.KeyValueStatus, error) { return kv.Status(ctx) })
-	if err != nil {
-		return nil, fmt.Errorf("lease bucket: %w", err)
 	}
 	if h.Host == "" {
 		h.Host, _ = os.Hostname()
@@ -92,22 +88,41 @@ func (c *Cluster) Acquire(ctx context.Context, key string, h Holder) (*Lease, er
 		}
 	}
 	if errors.Is(err, jetstream.ErrKeyExists) {
-		held := &HeldError{Key: key, Expires: st.TTL()}
+		held := &HeldError{Key: key, Expires: ttl}
 		if e, gerr := kv.Get(ctx, key); gerr == nil {
 			_ = json.Unmarshal(e.Value(), &held.Holder)
-			held.Expires = st.TTL() - time.Since(e.Created())
+			held.Expires = ttl - time.Since(e.Created())
 		}
 		return nil, held
 	}
 	if err != nil {
 		return nil, fmt.Errorf("acquire %s: %w", key, err)
 	}
-	l := &Lease{kv: kv, key: key, value: value, ttl: st.TTL(), epoch: rev, rev: rev, renewed: time.Now(),
+	l := &Lease{kv: kv, key: key, value: value, ttl: ttl, epoch: rev, rev: rev, renewed: time.Now(),
 		lost: make(chan struct{}), done: make(chan struct{})}
 	rctx, cancel := context.WithCancel(context.Background())
 	l.stop = cancel
 	go l.keep(rctx)
 	return l, nil
+}
+
+// leaseBucket is the lease bucket and its TTL, looked up on first use.
+func (c *Cluster) leaseBucket(ctx context.Context) (jetstream.KeyValue, time.Duration, error) {
+	c.leaseMu.Lock()
+	defer c.leaseMu.Unlock()
+	if c.leaseKV != nil {
+		return c.leaseKV, c.leaseTTL, nil
+	}
+	kv, err := c.bucket(ctx, LeaseBucket)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := Retrying(ctx, func(ctx context.Context) (jetstream.KeyValueStatus, error) { return kv.Status(ctx) })
+	if err != nil {
+		return nil, 0, fmt.Errorf("lease bucket: %w", err)
+	}
+	c.leaseKV, c.leaseTTL = kv, st.TTL()
+	return kv, c.leaseTTL, nil
 }
 
 // Epoch is the lease's first revision: it grows with every new holder.
