@@ -81,6 +81,9 @@ func decodeResult(data []byte) (*Result, error) {
 // few seconds) before it gives up.
 const followPatience = 2 * time.Minute
 
+// followQuiet bounds one wait for the next result.
+const followQuiet = 10 * time.Second
+
 // Results calls fn with every result of batch in the order they were
 // stored (the first of a task only); with follow it then waits for more
 // until fn returns ErrStop or ctx ends.
@@ -98,33 +101,54 @@ func (c *Cluster) Results(ctx context.Context, batch string, follow bool, fn fun
 	if len(info.State.Subjects) == 0 && !follow {
 		return nil
 	}
-	cons, err := Retrying(ctx, func(ctx context.Context) (jetstream.Consumer, error) {
-		return st.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{FilterSubjects: []string{ResultsOf(batch)}})
-	})
+	var lastSeq uint64 // the stream sequence of the last result delivered
+	consumer := func() (jetstream.Consumer, error) {
+		cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{ResultsOf(batch)}}
+		if lastSeq > 0 {
+			cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, lastSeq+1
+		}
+		return Retrying(ctx, func(ctx context.Context) (jetstream.Consumer, error) { return st.OrderedConsumer(ctx, cfg) })
+	}
+	cons, err := consumer()
 	if err != nil {
 		return fmt.Errorf("read the results of batch %s: %w", batch, err)
 	}
 	seen := map[string]bool{}
 	var failing time.Time // when the errors in a row began, zero without any
 	for {
-		m, err := cons.Next(jetstream.FetchContext(ctx))
-		if errors.Is(err, nats.ErrTimeout) && ctx.Err() == nil {
+		// Each wait is bounded: an ordered consumer whose server went
+		// away may never answer again, so a quiet spell, like an error,
+		// starts a new one after the last result delivered.
+		nctx, cancel := context.WithTimeout(ctx, followQuiet)
+		m, err := cons.Next(jetstream.FetchContext(nctx))
+		cancel()
+		if (errors.Is(err, nats.ErrTimeout) || errors.Is(err, context.DeadlineExceeded)) && ctx.Err() == nil {
+			if c, cerr := consumer(); cerr == nil {
+				cons = c
+			}
 			continue // nothing new for a while: ask again
 		}
 		if err != nil && (follow || transient(err)) && ctx.Err() == nil && (failing.IsZero() || time.Since(failing) < followPatience) {
 			// A node lost or a leader being elected (while following, any
-			// error; else one the cluster gives while it recovers): the ordered consumer
-			// starts again after the last result it delivered.
+			// error; else one the cluster gives while it recovers): a new
+			// ordered consumer starts after the last result delivered.
 			if failing.IsZero() {
 				failing = time.Now()
 			}
 			backoff(ctx, 3)
+			if c, cerr := consumer(); cerr == nil {
+				cons = c
+			}
 			continue
 		}
 		if err != nil {
 			return fmt.Errorf("read the results of batch %s: %w", batch, err)
 		}
 		failing = time.Time{}
+		md, mdErr := m.Metadata()
+		if mdErr == nil {
+			lastSeq = md.Sequence.Stream
+		}
 		r, err := decodeResult(m.Data())
 		if err != nil {
 			return err
@@ -137,8 +161,7 @@ func (c *Cluster) Results(ctx context.Context, batch string, follow bool, fn fun
 				return err
 			}
 		}
-		md, err := m.Metadata()
-		if err == nil && md.NumPending == 0 && !follow {
+		if mdErr == nil && md.NumPending == 0 && !follow {
 			return nil
 		}
 	}
