@@ -33,6 +33,7 @@ func (w *worker) handle(m jetstream.Msg) {
 		w.handBack(m, t, err)
 		return
 	} else if r != nil {
+		w.logf("task %s of batch %s has its result already (%s, run %s): not run again", t.ID, t.Batch, r.Status, r.RunID)
 		_ = m.Ack()
 		return
 	}
@@ -41,7 +42,9 @@ func (w *worker) handle(m jetstream.Msg) {
 	if errors.As(err, &held) {
 		// Another worker runs it (or died holding it): ask again once the
 		// lease may have expired.
-		_ = m.NakWithDelay(min(max(held.Expires, 250*time.Millisecond), w.ackWait))
+		delay := min(max(held.Expires, 250*time.Millisecond), w.ackWait)
+		w.logf("task %s of batch %s is held by %s (pid %d): asking again in %s", t.ID, t.Batch, held.Holder.Host, held.Holder.PID, delay.Round(time.Millisecond))
+		_ = m.NakWithDelay(delay)
 		return
 	}
 	if err != nil {
