@@ -31,6 +31,7 @@ func TestClusterScripts(t *testing.T) {
 		env.Setenv("CLUSTER", one.URL)
 		return nil
 	}
+	p.Cmds["waitfile"] = waitFile
 	p.Cmds["mkboard"] = func(ts *testscript.TestScript, neg bool, args []string) {
 		if neg || len(args) < 2 {
 			ts.Fatalf("usage: mkboard INSTANCE AGENT...")

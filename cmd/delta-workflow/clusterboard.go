@@ -3,11 +3,15 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"os"
 	"time"
 
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/cluster"
 	"github.com/deltakit/delta/lib/runs"
+	"github.com/deltakit/delta/workflow"
 	"github.com/deltakit/delta/workflow/board"
 	"github.com/deltakit/delta/workflow/board/natsstore"
 )
@@ -80,4 +84,58 @@ func (w withConn) Close() error {
 	err := w.Provider.Close()
 	w.c.Close()
 	return err
+}
+
+// controllerLease takes the cluster's lease of the instance's controller,
+// so that two hosts never drive one instance (each would deliver every
+// message again). It returns a context cancelled if the lease is lost
+// (the cluster unreachable past its TTL: another controller may take
+// over), and the lease's release.
+func controllerLease(ctx context.Context, cl *cluster.Cluster, instance string, stderr io.Writer) (context.Context, func(), error) {
+	lease, err := cl.Acquire(ctx, cluster.WorkflowLeaseKey(instance), cluster.Holder{})
+	var held *cluster.HeldError
+	if errors.As(err, &held) && deadHere(held.Holder) {
+		// A controller of this host that died (kill -9): its lease
+		// would block a restart for the rest of its TTL.
+		if broke, berr := cl.Break(ctx, held); berr == nil && broke {
+			fmt.Fprintf(stderr, "delta-workflow: instance %s: the lease of its controller pid %d, which is gone, was released\n", instance, held.Holder.PID)
+			lease, err = cl.Acquire(ctx, cluster.WorkflowLeaseKey(instance), cluster.Holder{})
+		}
+	}
+	if errors.As(err, &held) {
+		return nil, nil, cli.Errorf(runs.ExitFailed,
+			fmt.Sprintf("stop it there (delta workflow stop @%s on %s), or use another --instance; a controller that died holds it for %s at most", instance, held.Holder.Host, held.Expires.Round(time.Second)),
+			"%v: instance %s is driven by %s (pid %d) since %s", workflow.ErrInstanceBusy, instance, held.Holder.Host, held.Holder.PID, held.Holder.Since)
+	}
+	if err != nil {
+		return nil, nil, cli.WithCode(runs.ExitFailed, "", fmt.Errorf("instance %s: the controller's lease: %w", instance, err))
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-lease.Lost():
+			fmt.Fprintf(stderr, "delta-workflow: instance %s: the controller's lease was lost (%v): stopping\n", instance, lease.Err())
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		cancel()
+		rctx, done := context.WithTimeout(context.Background(), 10*time.Second)
+		defer done()
+		_ = lease.Release(rctx)
+	}, nil
+}
+
+// deadHere reports whether h is a process of this host that no longer
+// runs (gone, a zombie, or its pid now another program's). A pid reused
+// by another delta-workflow counts as alive: the lease is then left to
+// expire.
+func deadHere(h cluster.Holder) bool {
+	host, err := os.Hostname()
+	if err != nil || h.Host != host || h.PID <= 0 {
+		return false
+	}
+	alive, err := runs.Alive(&runs.Metadata{PID: h.PID, ProcessName: "delta-workflow"})
+	return err == nil && !alive
 }

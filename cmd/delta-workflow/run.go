@@ -146,6 +146,11 @@ func (c *runFlags) run(ctx context.Context, std cli.Stdio, mode string, debounce
 			return nil, err
 		}
 		defer cl.Close()
+		var release func()
+		if ctx, release, err = controllerLease(ctx, cl, c.Instance, std.Err); err != nil {
+			return nil, err
+		}
+		defer release()
 		o.Cluster = &workflow.ClusterBoard{URL: c.Cluster, Creds: c.ClusterCreds, Open: func(cfg board.Config) (board.Provider, error) {
 			return natsstore.Open(ctx, cl, c.Instance, cfg)
 		}}
@@ -154,7 +159,7 @@ func (c *runFlags) run(ctx context.Context, std cli.Stdio, mode string, debounce
 	if err != nil {
 		var se *workflow.SetupError
 		switch {
-		case errors.Is(err, workflow.ErrOtherWorkflow):
+		case errors.Is(err, workflow.ErrOtherWorkflow), errors.Is(err, natsstore.ErrOtherWorkflow):
 			return nil, cli.WithCode(runs.ExitFailed, "two workflows run in one directory each need their own instance: delta workflow run "+c.File+" --instance NAME", err)
 		case errors.Is(err, workflow.ErrOtherBoard):
 			return nil, cli.WithCode(runs.ExitFailed, "an instance's board stays where it was created: pass the same --cluster (or none), or use another --instance", err)

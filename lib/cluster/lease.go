@@ -32,6 +32,9 @@ type HeldError struct {
 	// Expires is how long the lease lives at most if its holder stops
 	// renewing now.
 	Expires time.Duration
+	// Revision is the lease's revision as read (0: unknown): Break
+	// deletes it only if it is still that one.
+	Revision uint64
 }
 
 func (e *HeldError) Error() string {
@@ -91,7 +94,7 @@ func (c *Cluster) Acquire(ctx context.Context, key string, h Holder) (*Lease, er
 		held := &HeldError{Key: key, Expires: ttl}
 		if e, gerr := kv.Get(ctx, key); gerr == nil {
 			_ = json.Unmarshal(e.Value(), &held.Holder)
-			held.Expires = ttl - time.Since(e.Created())
+			held.Expires, held.Revision = ttl-time.Since(e.Created()), e.Revision()
 		}
 		return nil, held
 	}
@@ -104,6 +107,28 @@ func (c *Cluster) Acquire(ctx context.Context, key string, h Holder) (*Lease, er
 	l.stop = cancel
 	go l.keep(rctx)
 	return l, nil
+}
+
+// Break deletes the lease a HeldError reported, if nobody renewed or
+// replaced it since: for a holder known to be dead (a process of this
+// host that no longer exists), whose lease would otherwise live out its
+// TTL. It reports whether it deleted it.
+func (c *Cluster) Break(ctx context.Context, held *HeldError) (bool, error) {
+	if held.Revision == 0 {
+		return false, nil
+	}
+	kv, _, err := c.leaseBucket(ctx)
+	if err != nil {
+		return false, err
+	}
+	err = kv.Delete(ctx, held.Key, jetstream.LastRevision(held.Revision))
+	if IsWrongLastSequence(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("break the lease %s: %w", held.Key, err)
+	}
+	return true, nil
 }
 
 // leaseBucket is the lease bucket and its TTL, looked up on first use.

@@ -85,6 +85,11 @@ func BoardBucket(instance string) string { return "delta_board_" + instance }
 // BoardLockKey is the key in LeaseBucket of one of instance's locks.
 func BoardLockKey(instance, lock string) string { return "board." + instance + "." + lock }
 
+// WorkflowLeaseKey is the key in LeaseBucket of the lease the controller
+// of a workflow instance whose board is in the cluster holds: one
+// controller per instance, whatever host it runs on.
+func WorkflowLeaseKey(instance string) string { return "workflow." + instance }
+
 // LeaseKey is the key of run's lease in LeaseBucket.
 func LeaseKey(run string) string { return "run." + run }
 

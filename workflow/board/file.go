@@ -73,12 +73,12 @@ func OpenFile(dir string, cfg Config) (Provider, error) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("create workflow context: %w", err)
 		}
-		b, _ := json.MarshalIndent(cfg.withDefaults(), "", "  ")
+		b, _ := json.MarshalIndent(cfg.WithDefaults(), "", "  ")
 		if err := atomicfile.Write(filepath.Join(dir, ConfigFile), append(b, '\n'), 0o644); err != nil {
 			return nil, fmt.Errorf("create workflow context: %w", err)
 		}
 	}
-	cfg = cfg.withDefaults()
+	cfg = cfg.WithDefaults()
 	for _, d := range []string{DocumentsDir, locksDir} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			return nil, fmt.Errorf("open workflow context: %w", err)

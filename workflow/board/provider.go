@@ -20,7 +20,7 @@ type provider struct {
 }
 
 func newProvider(s Store, cfg Config) *provider {
-	cfg = cfg.withDefaults()
+	cfg = cfg.WithDefaults()
 	return &provider{s: s, cfg: cfg, now: cfg.clock()}
 }
 
@@ -31,7 +31,8 @@ func (c Config) clock() func() time.Time {
 	return time.Now
 }
 
-func (c Config) withDefaults() Config {
+// WithDefaults is c with the default document and channel names filled in.
+func (c Config) WithDefaults() Config {
 	if c.Document == "" {
 		c.Document = DefaultDocument
 	}

@@ -119,8 +119,33 @@ func (s *store) create(ctx context.Context, cfg board.Config) error {
 		return fmt.Errorf("create workflow instance %s: %w", s.instance, err)
 	}
 	b, _ := json.Marshal(cfg)
-	if _, err := cluster.Retrying(ctx, func(ctx context.Context) (uint64, error) { return s.kv.Put(ctx, configKey, b) }); err != nil {
+	_, err = cluster.Retrying(ctx, func(ctx context.Context) (uint64, error) { return s.kv.Create(ctx, configKey, b) })
+	if errors.Is(err, jetstream.ErrKeyExists) {
+		// An instance of that name exists: resuming it is fine, taking
+		// another workflow's board is not.
+		return s.sameConfig(ctx, cfg)
+	}
+	if err != nil {
 		return fmt.Errorf("create workflow instance %s: %w", s.instance, err)
+	}
+	return nil
+}
+
+// ErrOtherWorkflow: an instance of that name in the cluster has another
+// configuration (another workflow's agents, document or owner).
+var ErrOtherWorkflow = errors.New("the cluster holds another workflow's instance of that name")
+
+// sameConfig refuses to reuse an existing instance whose saved
+// configuration is not cfg.
+func (s *store) sameConfig(ctx context.Context, cfg board.Config) error {
+	var saved board.Config
+	if err := s.open(ctx, &saved); err != nil {
+		return err
+	}
+	a, _ := json.Marshal(saved.WithDefaults())
+	b, _ := json.Marshal(cfg.WithDefaults())
+	if string(a) != string(b) {
+		return fmt.Errorf("%w: instance %s has %s, not %s: give this workflow an instance of its own (--instance NAME)", ErrOtherWorkflow, s.instance, a, b)
 	}
 	return nil
 }

@@ -167,3 +167,34 @@ func TestOpenUnknown(t *testing.T) {
 		t.Fatal("an instance name with a dot was accepted")
 	}
 }
+
+// TestOtherWorkflowRefused: creating an instance that exists resumes it
+// when its configuration is the same, and is refused when it is another
+// workflow's (other agents): the board is never taken over.
+func TestOtherWorkflowRefused(t *testing.T) {
+	one := clustertest.StartSingle(t, cluster.Settings{})
+	c := clustertest.Connect(t, one.URL)
+	mine := board.Config{Agents: []string{"a", "b"}, DocumentOwner: "a"}
+	p, err := natsstore.Open(bg, c, "shared", mine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Append(bg, "a", "@b hello"); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	if _, err := natsstore.Open(bg, c, "shared", board.Config{Agents: []string{"x"}}); !errors.Is(err, natsstore.ErrOtherWorkflow) {
+		t.Fatalf("another workflow's create: %v, want ErrOtherWorkflow", err)
+	}
+	p, err = natsstore.Open(bg, c, "shared", mine)
+	if err != nil {
+		t.Fatalf("resuming with the same configuration: %v", err)
+	}
+	defer p.Close()
+	if got := p.Config().Agents; len(got) != 2 {
+		t.Fatalf("agents after the refused create: %v", got)
+	}
+	if last, _ := p.LastSeq(bg); last != 1 {
+		t.Fatalf("the channel after the refused create has %d entries, want 1", last)
+	}
+}
