@@ -106,7 +106,7 @@ type fileStore struct {
 	md   string // channel.md
 	now  func() time.Time
 	docs *os.Root
-	n    notifier
+	n    Notifier
 
 	mu       sync.Mutex // guards the caches below
 	seenSize int64
@@ -179,7 +179,7 @@ func (s *fileStore) AppendEntry(e Entry) (Entry, bool, error) {
 		return Entry{}, false, fmt.Errorf("append to channel: %w", err)
 	}
 	s.render(e)
-	s.n.notify()
+	s.n.Notify()
 	return e, false, nil
 }
 
@@ -358,7 +358,7 @@ func (s *fileStore) Wait(ctx context.Context, afterSeq int64) (int64, error) {
 	t := time.NewTicker(pollInterval)
 	defer t.Stop()
 	for {
-		changed := s.n.changed()
+		changed := s.n.Changed()
 		last, err := s.LastSeq()
 		if err != nil || last > afterSeq {
 			return last, err

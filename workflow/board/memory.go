@@ -23,7 +23,7 @@ type memStore struct {
 	locks map[string]*sync.Mutex
 	state map[string][]byte
 	docs  map[string][]byte
-	n     notifier
+	n     Notifier
 }
 
 func (m *memStore) AppendEntry(e Entry) (Entry, bool, error) {
@@ -43,7 +43,7 @@ func (m *memStore) AppendEntry(e Entry) (Entry, bool, error) {
 	e.Timestamp = e.Timestamp.UTC()
 	m.log = append(m.log, e)
 	m.mu.Unlock()
-	m.n.notify()
+	m.n.Notify()
 	return e, false, nil
 }
 
@@ -61,7 +61,7 @@ func (m *memStore) LastSeq() (int64, error) {
 
 func (m *memStore) Wait(ctx context.Context, afterSeq int64) (int64, error) {
 	for {
-		changed := m.n.changed()
+		changed := m.n.Changed()
 		last, _ := m.LastSeq()
 		if last > afterSeq {
 			return last, nil

@@ -59,14 +59,16 @@ const (
 	lockDocuments = "documents" // document changes
 )
 
-// notifier wakes the waiters of one process when an entry is appended.
-type notifier struct {
+// Notifier wakes the waiters of one process when an entry is appended:
+// a store's Wait takes Changed before it looks, and AppendEntry (or a
+// notice of another process's append) calls Notify.
+type Notifier struct {
 	mu sync.Mutex
 	ch chan struct{}
 }
 
-// changed returns a channel closed at the next notify.
-func (n *notifier) changed() <-chan struct{} {
+// Changed returns a channel closed at the next Notify.
+func (n *Notifier) Changed() <-chan struct{} {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.ch == nil {
@@ -75,7 +77,7 @@ func (n *notifier) changed() <-chan struct{} {
 	return n.ch
 }
 
-func (n *notifier) notify() {
+func (n *Notifier) Notify() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.ch != nil {

@@ -129,7 +129,7 @@ func (s *store) LastSeq() (int64, error) {
 
 func (s *store) Wait(ctx context.Context, afterSeq int64) (int64, error) {
 	for {
-		changed := s.n.changed()
+		changed := s.n.Changed()
 		last, err := s.LastSeq()
 		if err != nil || last > afterSeq {
 			return last, err

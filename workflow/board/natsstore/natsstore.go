@@ -85,7 +85,7 @@ func openStore(ctx context.Context, c *cluster.Cluster, instance string, cfg boa
 	if s.now == nil {
 		s.now = time.Now
 	}
-	if s.sub, err = c.NC.Subscribe(cluster.BoardSubject(instance), func(*nats.Msg) { s.n.notify() }); err != nil {
+	if s.sub, err = c.NC.Subscribe(cluster.BoardSubject(instance), func(*nats.Msg) { s.n.Notify() }); err != nil {
 		return nil, cfg, fmt.Errorf("workflow instance %s: %w", instance, err)
 	}
 	return s, cfg, nil
@@ -189,7 +189,7 @@ type store struct {
 	kv       jetstream.KeyValue
 	now      func() time.Time
 	sub      *nats.Subscription
-	n        notifier
+	n        board.Notifier
 
 	mu    sync.Mutex
 	cache []board.Entry // the channel's first entries, as read
@@ -215,27 +215,3 @@ func (s *store) Close() error {
 }
 
 func encode(name string) string { return base64.RawURLEncoding.EncodeToString([]byte(name)) }
-
-// notifier wakes this process's waiters when an entry is appended.
-type notifier struct {
-	mu sync.Mutex
-	ch chan struct{}
-}
-
-func (n *notifier) changed() <-chan struct{} {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.ch == nil {
-		n.ch = make(chan struct{})
-	}
-	return n.ch
-}
-
-func (n *notifier) notify() {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.ch != nil {
-		close(n.ch)
-		n.ch = nil
-	}
-}
