@@ -32,14 +32,9 @@ func (s *store) AppendEntry(e board.Entry) (board.Entry, bool, error) {
 	}
 	e.Timestamp = e.Timestamp.UTC()
 	for attempt := 0; ; attempt++ {
-		if e.Ref != "" {
-			if old, ok, err := s.byRef(e.Ref); err != nil || ok {
-				return old, ok, err
-			}
-		}
-		last, err := s.LastSeq()
-		if err != nil {
-			return board.Entry{}, false, err
+		old, found, last, err := s.lookRef(e.Ref)
+		if err != nil || found {
+			return old, found, err
 		}
 		e.Seq = last + 1
 		data, _ := json.Marshal(e)
@@ -67,18 +62,24 @@ func (s *store) AppendEntry(e board.Entry) (board.Entry, bool, error) {
 	}
 }
 
-// byRef finds the entry carrying ref, if any.
-func (s *store) byRef(ref string) (board.Entry, bool, error) {
+// lookRef finds the entry carrying ref, if any, and says the channel's
+// last seq as it read it: the entries when it had to read them for ref
+// (one look at the stream, not two), else the stream's last sequence.
+func (s *store) lookRef(ref string) (old board.Entry, found bool, last int64, err error) {
+	if ref == "" {
+		last, err = s.LastSeq()
+		return board.Entry{}, false, last, err
+	}
 	all, err := s.Entries()
 	if err != nil {
-		return board.Entry{}, false, err
+		return board.Entry{}, false, 0, err
 	}
-	for _, old := range all {
-		if old.Ref == ref {
-			return old, true, nil
+	for _, e := range all {
+		if e.Ref == ref {
+			return e, true, 0, nil
 		}
 	}
-	return board.Entry{}, false, nil
+	return board.Entry{}, false, int64(len(all)), nil
 }
 
 func (s *store) entryAt(seq int64) (board.Entry, error) {
