@@ -64,6 +64,12 @@ func (r *runner) agents() error {
 			}
 		}
 		b := Backend(delta)
+		if q := r.queueOf(a); q != "" {
+			var err error
+			if b, err = r.queued(a, q, delta); err != nil {
+				return err
+			}
+		}
 		if a.Backend == BackendCommand {
 			if err := command.WriteMCPConfig(a); err != nil {
 				return err

@@ -41,6 +41,9 @@ type Job struct {
 	Delivery *Delivery
 	// Log receives the agent's live output (the run's stream on stderr).
 	Log io.Writer
+	// Record saves Delivery as the backend changed it (its Task), so that
+	// a runner started after a crash finds it.
+	Record func() error
 }
 
 // Result is what an attempt did.

@@ -67,6 +67,14 @@ type Delivery struct {
 	Mark    int64     `json:"mark"`
 	Attempt int       `json:"attempt"`
 	Started time.Time `json:"started_at"`
+	// Task is the cluster task the current attempt was queued as (an
+	// agent on a queue), Round how many tasks the delivery has had: a
+	// controller taking over waits for that task rather than queuing
+	// another.
+	Task  string `json:"task,omitempty"`
+	Round int    `json:"round,omitempty"`
+	// TaskAttempt is the attempt Task was queued for.
+	TaskAttempt int `json:"task_attempt,omitempty"`
 }
 
 // Controller drives one agent: idle until its inbox has unread messages
@@ -270,7 +278,8 @@ func (c *Controller) deliver(ctx context.Context, d *Delivery, inbox []board.Inb
 		if !waiting {
 			c.announce(d, len(msgs), retry)
 		}
-		res := c.Backend.Run(ctx, Job{Agent: c.Agent, Prompt: c.Prompt(ctx, msgs, d.Attempt), Delivery: d, Log: c.Log})
+		res := c.Backend.Run(ctx, Job{Agent: c.Agent, Prompt: c.Prompt(ctx, msgs, d.Attempt), Delivery: d, Log: c.Log,
+			Record: func() error { return c.writeDelivery(d) }})
 		if res.Started {
 			c.mu.Lock()
 			c.st.Runs++

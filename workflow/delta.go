@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/deltakit/delta/lib/execute"
 	"github.com/deltakit/delta/lib/journal"
 	"github.com/deltakit/delta/lib/llm"
 	"github.com/deltakit/delta/lib/runs"
@@ -49,6 +50,14 @@ type DeltaBackend struct {
 	Env []string
 	// Poll is how often a run another process drives is checked.
 	Poll time.Duration
+	// Guarded runs delta-run under lib/execute's guard, so that it dies
+	// with this process (a cluster worker's delivery: the next worker
+	// continues the run) instead of outliving it (the runner's own).
+	Guarded bool
+	// TakeOver treats a run marked running on another host as dead and
+	// takes it over (continue --force): the caller holds the delivery's
+	// cluster lease, which the run's previous worker lost.
+	TakeOver bool
 }
 
 func (b *DeltaBackend) runDir(a *AgentDef) (string, error) {
@@ -121,9 +130,13 @@ func (b *DeltaBackend) Run(ctx context.Context, job Job) Result {
 		}
 		delivered := job.Delivery != nil && journalSize(dir) > job.Delivery.Mark
 		cont := []string{"continue", "--run-id", id, "-w", b.Workspace, "--format", "json"}
+		elsewhere := b.TakeOver && m.Status == runs.Running && m.Hostname != "" && m.Hostname != hostname()
+		if elsewhere {
+			cont = append(cont, "--force")
+		}
 		switch m.Status {
 		case runs.Running:
-			if alive, _ := runs.Alive(m); alive {
+			if alive, _ := runs.Alive(m); alive && !elsewhere {
 				if err := b.waitProcess(ctx, m); err != nil {
 					return Result{Outcome: Failed, Err: err.Error()}
 				}
@@ -211,22 +224,22 @@ func (b *DeltaBackend) exec(ctx context.Context, job Job, args []string, withPro
 	if job.Log != nil {
 		c.Stderr = io.MultiWriter(job.Log, errs)
 	}
-	child, err := runs.StartChild(c)
-	if err != nil {
-		return Result{Outcome: Failed, Err: err.Error()}
+	run := runChild
+	if b.Guarded {
+		run = runGuarded
 	}
-	exit := child.WaitContext(ctx)
-	if exit.Err != nil {
-		return Result{Outcome: Failed, Err: exit.Err.Error(), Started: true}
+	code, err := run(ctx, c)
+	if err != nil {
+		return Result{Outcome: Failed, Err: err.Error(), Started: true}
 	}
 	rr, _ := readResult(resultPath)
-	res := Result{Started: true, Outcome: outcomeOf(exit.Code, ctx.Err() != nil), Answer: rr.Text(),
+	res := Result{Started: true, Outcome: outcomeOf(code, ctx.Err() != nil), Answer: rr.Text(),
 		noRun: rr == nil || rr.RunID == ""}
 	if res.Outcome == Failed {
 		// ExitConfig: the agent's configuration (or a permission) is
 		// wrong; the next attempt would fail the same way.
-		res.Permanent = exit.Code == runs.ExitConfig
-		res.Err = fmt.Sprintf("delta-run %s exited with status %d", args[0], exit.Code)
+		res.Permanent = code == runs.ExitConfig
+		res.Err = fmt.Sprintf("delta-run %s exited with status %d", args[0], code)
 		if msg := rr.Message(); msg != "" {
 			res.Err += ": " + msg
 		} else if msg := errs.message(); msg != "" {
@@ -236,6 +249,54 @@ func (b *DeltaBackend) exec(ctx context.Context, job Job, args []string, withPro
 		}
 	}
 	return res
+}
+
+// runChild runs c as a child run that outlives this process, and returns
+// its exit code.
+func runChild(ctx context.Context, c runs.ChildCommand) (int, error) {
+	child, err := runs.StartChild(c)
+	if err != nil {
+		return 0, err
+	}
+	exit := child.WaitContext(ctx)
+	return exit.Code, exit.Err
+}
+
+// runGuarded runs c under lib/execute's guard: it dies with this process.
+// A cancelled ctx interrupts it as Ctrl-C does (SIGTERM), then kills it
+// after a grace long enough for the run to journal its interruption.
+func runGuarded(ctx context.Context, c runs.ChildCommand) (int, error) {
+	spec := execute.Spec{Argv: append([]string{c.Binary}, c.Args...), Dir: c.Dir, Env: c.Env, KillGrace: 10 * time.Second, MaxCapture: 16 << 20}
+	if spec.Env == nil {
+		spec.Env = os.Environ()
+	}
+	if c.Stdin != nil {
+		in, err := io.ReadAll(c.Stdin)
+		if err != nil {
+			return 0, err
+		}
+		spec.Stdin = in
+	}
+	res, err := execute.Run(ctx, spec)
+	if err != nil {
+		return 0, err
+	}
+	if c.Stdout != nil {
+		io.WriteString(c.Stdout, res.Stdout)
+	}
+	if c.Stderr != nil {
+		io.WriteString(c.Stderr, res.Stderr)
+	}
+	if res.Canceled {
+		return runs.ExitInterrupted, nil
+	}
+	return res.ExitCode, nil
+}
+
+// hostname is this host's name ("" when unknown).
+func hostname() string {
+	h, _ := os.Hostname()
+	return h
 }
 
 // takenByOther reports whether a continue of a waiting run (res) failed

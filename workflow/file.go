@@ -57,8 +57,8 @@ const (
 
 // Keys of the workflow file and its blocks.
 var (
-	fileKeys    = []string{"name", "description", "agents", "setup", "kickoff", "context"}
-	agentKeys   = []string{"model", "system_prompt", "tools", "agent", "backend", "command", "max_iterations"}
+	fileKeys    = []string{"name", "description", "agents", "setup", "kickoff", "context", "queue", "workspace_sync"}
+	agentKeys   = []string{"model", "system_prompt", "tools", "agent", "backend", "command", "max_iterations", "queue", "workspace_sync"}
 	setupKeys   = []string{"shell", "as"}
 	contextKeys = []string{"provider", "documentOwner", "config"}
 	configKeys  = []string{"dir", "channel", "document", "documents", "documentOwner"}
@@ -70,6 +70,9 @@ var reservedAuthors = []string{"system", "user", "all"}
 // agentName is the @mention form of a name: what can be mentioned can be
 // an agent.
 var agentName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_-]*$`) })
+
+// queueName is the form of a cluster queue's name (a subject's tokens).
+var queueName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`) })
 
 // varName is the form of a setup variable (as:).
 var varName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
@@ -88,9 +91,27 @@ type File struct {
 	// Kickoff is posted to the channel once, after setup; empty for none.
 	Kickoff Text
 	Context ContextConfig
+	// Queue is the cluster queue the Delta agents' deliveries go to
+	// (delta workflow --cluster) unless an agent names its own; "" runs
+	// them on the controller's host.
+	Queue string
+	// WorkspaceSync is how an agent's run continues on another host
+	// (SyncNone, SyncGit, SyncShared); an agent's own overrides it.
+	WorkspaceSync string
 
 	src []byte
 }
+
+// Workspace policies: how a run continues on a host other than the one
+// it began on.
+const (
+	SyncNone   = "none"
+	SyncGit    = "git"
+	SyncShared = "shared"
+)
+
+// syncPolicies are the values workspace_sync takes.
+var syncPolicies = []string{SyncNone, SyncGit, SyncShared}
 
 // AgentDef is one agent of the workflow.
 type AgentDef struct {
@@ -115,6 +136,9 @@ type AgentDef struct {
 	// Command is the command backend's program: Shell runs sh -c, else
 	// Argv is run directly.
 	Command CommandLine
+	// Queue and WorkspaceSync are the agent's own queue: and
+	// workspace_sync: ("": the file's).
+	Queue, WorkspaceSync string
 
 	node *yaml.Node
 }

@@ -30,6 +30,8 @@ func (p *parser) parse(root *yaml.Node) {
 		f.Name = strings.TrimSuffix(filepath.Base(f.Path), filepath.Ext(f.Path))
 	}
 	f.Description = p.y.Str(fs["description"], "description")
+	f.Queue = p.queue(fs["queue"], "queue")
+	f.WorkspaceSync = p.workspaceSync(fs["workspace_sync"], "workspace_sync")
 	p.agents(fs["agents"])
 	p.setup(fs["setup"])
 	if k, ok := fs["kickoff"]; ok {
@@ -90,6 +92,8 @@ func (p *parser) agent(name string, n *yaml.Node) *AgentDef {
 		}
 	}
 	a.MaxIterations = p.y.Positive(fs["max_iterations"], what+": max_iterations")
+	a.Queue = p.queue(fs["queue"], what+": queue")
+	a.WorkspaceSync = p.workspaceSync(fs["workspace_sync"], what+": workspace_sync")
 	if sp, ok := fs["system_prompt"]; ok {
 		a.SystemPrompt, a.PromptFile = p.prompt(sp, what)
 	}
@@ -125,6 +129,9 @@ func (p *parser) agent(name string, n *yaml.Node) *AgentDef {
 			if x, set := fs[k]; set {
 				p.y.Problem(x.Key, agent.ErrInvalid, "the command backend runs command: with the prompt on stdin; choose the model in that command's own flags", "%s: %s is not used by backend command", what, k)
 			}
+		}
+		if x, set := fs["queue"]; set {
+			p.y.Problem(x.Key, agent.ErrInvalid, "a command agent runs on the controller's host; only Delta agents (backend: delta) go on a cluster queue", "%s: queue: is not for backend command", what)
 		}
 	default:
 		if !a.Command.Empty() {
@@ -310,4 +317,24 @@ func checkDocPath(s string) error {
 		return nil
 	}
 	return board.CheckDocPath(s)
+}
+
+// queue reads a queue: value, a cluster queue name.
+func (p *parser) queue(fl agent.YAMLField, what string) string {
+	q := p.y.Str(fl, what)
+	if q != "" && !queueName().MatchString(q) {
+		p.y.Problem(fl.Value, agent.ErrInvalid, "the queue a delta worker serves (delta worker --queue NAME): letters, digits, '.', '_' and '-', with no empty part between dots", "%s: invalid queue name %q", what, q)
+		return ""
+	}
+	return q
+}
+
+// workspaceSync reads a workspace_sync: value.
+func (p *parser) workspaceSync(fl agent.YAMLField, what string) string {
+	v := p.y.Str(fl, what)
+	if v != "" && !contains(syncPolicies, v) {
+		p.y.Problem(fl.Value, agent.ErrInvalid, "workspace_sync: none (the default), git or shared", "%s: unknown policy %q", what, v)
+		return ""
+	}
+	return v
 }

@@ -56,6 +56,13 @@ type Options struct {
 	// Cluster, when set, keeps the instance's board in a cluster instead
 	// of its directory (which keeps the runner's own state).
 	Cluster *ClusterBoard
+	// WorkspaceSync, when set, is every agent's workspace policy
+	// (--workspace-sync), overriding the file's.
+	WorkspaceSync string
+	// Dispatch, when set, runs the deliveries of the Delta agents that
+	// have a queue on the cluster's workers: it returns the agent's
+	// backend. Without it an agent with a queue is refused.
+	Dispatch func(q Queued) (Backend, error)
 	// Provider replaces the context the file describes (tests);
 	// Backends replaces an agent's backend by name (tests).
 	Provider board.Provider
@@ -323,6 +330,9 @@ func (r *runner) printf(format string, args ...any) {
 // directories, the owner election and the kickoff.
 func (r *runner) prepare(ctx context.Context) error {
 	f, o := r.f, r.o
+	if err := r.checkQueues(); err != nil {
+		return err
+	}
 	st, err := r.loadState()
 	if err != nil {
 		return err

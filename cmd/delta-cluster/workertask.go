@@ -56,6 +56,10 @@ func (w *worker) handle(m jetstream.Msg) {
 		defer cancel()
 		_ = lease.Release(ctx)
 	}()
+	if t.Workflow != nil {
+		w.deliver(m, t, lease)
+		return
+	}
 	w.attempt(ctx, m, t, lease)
 }
 

@@ -17,6 +17,7 @@ type CLI struct {
 	Send     SendCmd     `cmd:"" help:"Post a message to an instance's channel, @mentioning the agent it is for."`
 	Peek     PeekCmd     `cmd:"" help:"Show an instance's recent channel, and an agent's status and inbox."`
 	Validate ValidateCmd `cmd:"" help:"Check a workflow file (and the agents it names) without running it."`
+	Deliver  DeliverCmd  `cmd:"" hidden:"" help:"Run one delivery of a workflow task (what delta worker runs; the task on stdin)."`
 
 	ContextCmds `embed:""`
 }

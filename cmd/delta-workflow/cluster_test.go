@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,5 +43,33 @@ func TestClusterScripts(t *testing.T) {
 		ts.Check(err)
 		ts.Check(pv.Close())
 	}
+	p.Cmds["waitchannel"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 2 {
+			ts.Fatalf("usage: waitchannel INSTANCE TEXT")
+		}
+		waitChannel(ts, c, args[0], args[1])
+	}
 	testscript.Run(t, p)
+}
+
+// waitChannel waits until a message of instance's channel in the cluster
+// contains text.
+func waitChannel(ts *testscript.TestScript, c *cluster.Cluster, instance, text string) {
+	ctx, cancel := context.WithTimeout(context.Background(), waitDeadline)
+	defer cancel()
+	pv, err := natsstore.Open(ctx, c, instance, board.Config{})
+	ts.Check(err)
+	defer pv.Close()
+	var last []board.Entry
+	for ctx.Err() == nil {
+		if last, err = pv.Read(ctx, board.ReadOptions{}); err == nil {
+			for _, e := range last {
+				if strings.Contains(e.Message, text) {
+					return
+				}
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ts.Fatalf("waitchannel: no message of %s holds %q within %s; the channel: %v", instance, text, waitDeadline, last)
 }

@@ -88,23 +88,31 @@ func (w withConn) Close() error {
 
 // controllerLease takes the cluster's lease of the instance's controller,
 // so that two hosts never drive one instance (each would deliver every
-// message again). It returns a context cancelled if the lease is lost
-// (the cluster unreachable past its TTL: another controller may take
-// over), and the lease's release.
-func controllerLease(ctx context.Context, cl *cluster.Cluster, instance string, stderr io.Writer) (context.Context, func(), error) {
-	lease, err := cl.Acquire(ctx, cluster.WorkflowLeaseKey(instance), cluster.Holder{})
+// message again). A standby waits for the lease instead of being refused:
+// it takes over when the controller stops or its lease lapses. It returns
+// a context cancelled if the lease is lost (the cluster unreachable past
+// its TTL: another controller may take over), and the lease's release.
+func controllerLease(ctx context.Context, cl *cluster.Cluster, instance string, standby bool, stderr io.Writer) (context.Context, func(), error) {
+	lease, err := acquireController(ctx, cl, instance, stderr)
 	var held *cluster.HeldError
-	if errors.As(err, &held) && deadHere(held.Holder) {
-		// A controller of this host that died (kill -9): its lease
-		// would block a restart for the rest of its TTL.
-		if broke, berr := cl.Break(ctx, held); berr == nil && broke {
-			fmt.Fprintf(stderr, "delta-workflow: instance %s: the lease of its controller pid %d, which is gone, was released\n", instance, held.Holder.PID)
-			lease, err = cl.Acquire(ctx, cluster.WorkflowLeaseKey(instance), cluster.Holder{})
+	for waited := false; standby && errors.As(err, &held); {
+		if !waited {
+			fmt.Fprintf(stderr, "delta-workflow: standby (pid %d): instance %s is driven by %s (pid %d); taking over when it stops or its lease lapses (within %s)\n",
+				os.Getpid(), instance, held.Holder.Host, held.Holder.PID, held.Expires.Round(time.Second))
+			waited = true
+		}
+		select {
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		case <-time.After(min(max(held.Expires, 100*time.Millisecond), time.Second)):
+		}
+		if lease, err = acquireController(ctx, cl, instance, stderr); err == nil {
+			fmt.Fprintf(stderr, "delta-workflow: instance %s: took over as its controller\n", instance)
 		}
 	}
 	if errors.As(err, &held) {
 		return nil, nil, cli.Errorf(runs.ExitFailed,
-			fmt.Sprintf("stop it there (delta workflow stop @%s on %s), or use another --instance; a controller that died holds it for %s at most", instance, held.Holder.Host, held.Expires.Round(time.Second)),
+			fmt.Sprintf("stop it there (delta workflow stop @%s on %s), use another --instance, or start this one as a standby (delta workflow start); a controller that died holds it for %s at most", instance, held.Holder.Host, held.Expires.Round(time.Second)),
 			"%v: instance %s is driven by %s (pid %d) since %s", workflow.ErrInstanceBusy, instance, held.Holder.Host, held.Holder.PID, held.Holder.Since)
 	}
 	if err != nil {
@@ -125,6 +133,21 @@ func controllerLease(ctx context.Context, cl *cluster.Cluster, instance string, 
 		defer done()
 		_ = lease.Release(rctx)
 	}, nil
+}
+
+// acquireController takes the controller's lease once; a lease held by a
+// controller of this host that died (kill -9) is broken first, as it
+// would block a restart for the rest of its TTL.
+func acquireController(ctx context.Context, cl *cluster.Cluster, instance string, stderr io.Writer) (*cluster.Lease, error) {
+	lease, err := cl.Acquire(ctx, cluster.WorkflowLeaseKey(instance), cluster.Holder{})
+	var held *cluster.HeldError
+	if errors.As(err, &held) && deadHere(held.Holder) {
+		if broke, berr := cl.Break(ctx, held); berr == nil && broke {
+			fmt.Fprintf(stderr, "delta-workflow: instance %s: the lease of its controller pid %d, which is gone, was released\n", instance, held.Holder.PID)
+			lease, err = cl.Acquire(ctx, cluster.WorkflowLeaseKey(instance), cluster.Holder{})
+		}
+	}
+	return lease, err
 }
 
 // deadHere reports whether h is a process of this host that no longer

@@ -32,6 +32,7 @@ type runFlags struct {
 	Dir      string        `help:"Instance directory (default: the file's context.config.dir, else .workflow/NAME here)." type:"path" placeholder:"DIR"`
 	Verbose  bool          `short:"v" help:"Show the agents' live output (prefixed with their names) on stderr."`
 	Poll     time.Duration `default:"5s" help:"How often an idle agent's inbox is checked besides being woken by a mention."`
+	Sync     string        `name:"workspace-sync" enum:",none,git,shared" default:"" help:"Every agent's workspace policy, overriding the file's workspace_sync: (none, git or shared; agents on a queue need shared)." placeholder:"POLICY"`
 	clusterBoard
 }
 
@@ -139,7 +140,7 @@ func (c *runFlags) run(ctx context.Context, std cli.Stdio, mode string, debounce
 		return nil, err
 	}
 	o := workflow.Options{File: f, Instance: c.Instance, Dir: c.Dir, Mode: mode, Poll: c.Poll, Debounce: debounce,
-		Verbose: c.Verbose, Stderr: std.Err, DeltaRun: deltaRun, Workflow: self}
+		Verbose: c.Verbose, Stderr: std.Err, DeltaRun: deltaRun, Workflow: self, WorkspaceSync: c.Sync}
 	if c.Cluster != "" {
 		cl, err := c.connect(ctx, "delta workflow "+c.Instance)
 		if err != nil {
@@ -147,15 +148,22 @@ func (c *runFlags) run(ctx context.Context, std cli.Stdio, mode string, debounce
 		}
 		defer cl.Close()
 		var release func()
-		if ctx, release, err = controllerLease(ctx, cl, c.Instance, std.Err); err != nil {
+		if ctx, release, err = controllerLease(ctx, cl, c.Instance, mode == workflow.ModeStart, std.Err); err != nil {
 			return nil, err
 		}
 		defer release()
 		o.Cluster = &workflow.ClusterBoard{URL: c.Cluster, Creds: c.ClusterCreds, Open: func(cfg board.Config) (board.Provider, error) {
 			return natsstore.Open(ctx, cl, c.Instance, cfg)
 		}}
+		o.Dispatch = func(q workflow.Queued) (workflow.Backend, error) { return newQueueBackend(cl, q), nil }
 	}
 	s, err := workflow.Run(ctx, o)
+	// A controller that lost its lease to us may still be closing its
+	// instance (its lock) on this host: it stops within moments.
+	for i := 0; c.Cluster != "" && errors.Is(err, workflow.ErrInstanceBusy) && i < 120 && ctx.Err() == nil; i++ {
+		time.Sleep(250 * time.Millisecond)
+		s, err = workflow.Run(ctx, o)
+	}
 	if err != nil {
 		var se *workflow.SetupError
 		switch {
@@ -165,6 +173,8 @@ func (c *runFlags) run(ctx context.Context, std cli.Stdio, mode string, debounce
 			return nil, cli.WithCode(runs.ExitFailed, "an instance's board stays where it was created: pass the same --cluster (or none), or use another --instance", err)
 		case errors.Is(err, workflow.ErrInstanceBusy):
 			return nil, cli.WithCode(runs.ExitFailed, "stop it first (delta workflow stop @"+c.Instance+"), or use another --instance", err)
+		case errors.Is(err, workflow.ErrQueue):
+			return nil, cli.WithCode(runs.ExitConfig, "see QUEUES in delta-workflow(5)", err)
 		case errors.As(err, &se):
 			return nil, cli.WithCode(runs.ExitFailed, "fix the step and run again: nothing was posted, the setup runs again", err)
 		}
@@ -191,7 +201,7 @@ func (c *StartCmd) background(std cli.Stdio) error {
 	if err != nil {
 		return err
 	}
-	if p, _ := workflow.LiveRunner(dir); p != nil {
+	if p, _ := workflow.LiveRunner(dir); p != nil && c.Cluster == "" {
 		return cli.Errorf(runs.ExitFailed, "stop it first (delta workflow stop @"+c.Instance+")", "%v: instance %s is driven by process %d", workflow.ErrInstanceBusy, c.Instance, p.PID)
 	}
 	logPath := filepath.Join(dir, workflow.RunnerDir, workflow.LogFile)
@@ -217,6 +227,9 @@ func (c *StartCmd) background(std cli.Stdio) error {
 	if c.ClusterCreds != "" {
 		args = append(args, "--cluster-creds", c.ClusterCreds)
 	}
+	if c.Sync != "" {
+		args = append(args, "--workspace-sync", c.Sync)
+	}
 	cmd := exec.Command(self, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -230,6 +243,11 @@ func (c *StartCmd) background(std cli.Stdio) error {
 		if p, _ := workflow.LiveRunner(dir); p != nil && p.PID == cmd.Process.Pid && p.Ready {
 			fmt.Fprintf(std.Out, "started instance %s of %s in the background (pid %d)\n", c.Instance, f.Name, p.PID)
 			fmt.Fprintf(std.Err, "delta-workflow: log: %s\ndelta-workflow: stop it with: delta workflow stop @%s\n", logPath, c.Instance)
+			return nil
+		}
+		if c.Cluster != "" && strings.Contains(tail(logPath, 20), fmt.Sprintf("standby (pid %d)", cmd.Process.Pid)) {
+			fmt.Fprintf(std.Out, "started instance %s of %s in the background as a standby (pid %d): it takes over when the controller driving it stops\n", c.Instance, f.Name, cmd.Process.Pid)
+			fmt.Fprintf(std.Err, "delta-workflow: log: %s\n", logPath)
 			return nil
 		}
 		select {

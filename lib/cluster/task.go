@@ -23,6 +23,41 @@ type Task struct {
 	LLM         string            `json:"llm,omitempty"`
 	Agent       string            `json:"agent"` // the agent's content hash in AgentStore
 	MaxAttempts int               `json:"max_attempts"`
+	// Workflow, when set, makes the task one delivery to a workflow's
+	// agent (delta workflow --cluster, the agent on a queue) instead of
+	// a batch line: Message is the delivery's digest.
+	Workflow *WorkflowTask `json:"workflow,omitempty"`
+}
+
+// WorkflowTask is one delivery of a workflow agent's inbox. The agent's
+// run lives in a workspace every worker of the queue mounts at the same
+// path (workspace_sync: shared): the worker makes progress on that run
+// (starts it, continues it, or waits for the process already on it) the
+// way the workflow's controller does on its own host, and reports how the
+// delivery went. A worker that dies leaves the run for the next worker,
+// which continues it: the engine reports the call it was in as
+// interrupted, and runs no call twice.
+type WorkflowTask struct {
+	Workflow    string `json:"workflow"`
+	Instance    string `json:"instance"`
+	Agent       string `json:"agent"`     // the agent's name in the workflow
+	AgentDir    string `json:"agent_dir"` // its Delta agent directory
+	Workspace   string `json:"workspace"`
+	InstanceDir string `json:"instance_dir"`
+	// Context is true when the agent gets the workflow tools (the board
+	// in the cluster the worker serves).
+	Context bool `json:"context"`
+	// UpTo, Mark and Attempt are the controller's record of the delivery.
+	UpTo    int64 `json:"up_to"`
+	Mark    int64 `json:"mark"`
+	Attempt int   `json:"attempt"`
+}
+
+// WorkflowBatch is the batch id under which an instance's deliveries are
+// queued: the instance's creation time keeps a later instance of the
+// same name from finding an earlier one's results.
+func WorkflowBatch(instance string, created int64) string {
+	return "workflow-" + instance + "-" + strconv.FormatInt(created, 10)
 }
 
 // TaskWorkspace is where a task's run works: a clone of Git at Ref

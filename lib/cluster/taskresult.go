@@ -16,21 +16,26 @@ const (
 	ResultCompleted = "completed"
 	ResultFailed    = "failed"
 	ResultWaiting   = "waiting" // the run waits for a human (exit 101)
+	// ResultInterrupted: a workflow delivery whose run was interrupted
+	// from outside (delta stop), not by its worker stopping.
+	ResultInterrupted = "interrupted"
 )
 
 // Result is how a task ended, one per task in ResultStream.
 type Result struct {
-	Batch   string          `json:"batch"`
-	Task    string          `json:"task"`
-	RunID   string          `json:"run_id"`
-	Status  string          `json:"status"`
-	Result  json.RawMessage `json:"result,omitempty"` // the run's RunResult result
-	Error   string          `json:"error,omitempty"`  // why a failed task failed
-	Usage   json.RawMessage `json:"usage,omitempty"`  // the run's token usage
-	Cost    float64         `json:"cost"`             // USD, as the run priced it
-	Host    string          `json:"host,omitempty"`
-	Worker  string          `json:"worker,omitempty"`
-	Attempt int             `json:"attempts"`
+	Batch  string          `json:"batch"`
+	Task   string          `json:"task"`
+	RunID  string          `json:"run_id"`
+	Status string          `json:"status"`
+	Result json.RawMessage `json:"result,omitempty"` // the run's RunResult result
+	Error  string          `json:"error,omitempty"`  // why a failed task failed
+	// Permanent marks a failure no retry can fix (a configuration error).
+	Permanent bool            `json:"permanent,omitempty"`
+	Usage     json.RawMessage `json:"usage,omitempty"` // the run's token usage
+	Cost      float64         `json:"cost"`            // USD, as the run priced it
+	Host      string          `json:"host,omitempty"`
+	Worker    string          `json:"worker,omitempty"`
+	Attempt   int             `json:"attempts"`
 	// Previous are the earlier attempts, each with how it ended.
 	Previous []Attempt `json:"previous,omitempty"`
 }
