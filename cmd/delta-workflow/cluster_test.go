@@ -33,6 +33,7 @@ func TestClusterScripts(t *testing.T) {
 		return nil
 	}
 	p.Cmds["waitfile"] = waitFile
+	p.Cmds["waitgrep"] = waitGrep
 	p.Cmds["mkboard"] = func(ts *testscript.TestScript, neg bool, args []string) {
 		if neg || len(args) < 2 {
 			ts.Fatalf("usage: mkboard INSTANCE AGENT...")
