@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -93,6 +94,11 @@ func (w *worker) runDeliver(ctx context.Context, t cluster.Task) (cluster.Result
 			return r, nil
 		}
 		return r, fmt.Errorf("delta-workflow deliver exited %d without its outcome: %s", res.ExitCode, lastLines(res.Stderr))
+	}
+	if out.Outcome == "failed" && strings.Contains(out.Error, " is held by ") {
+		// The run's cluster lease, held by the delta-run of a worker that
+		// died: it lapses within the lease TTL, then the task runs.
+		return r, fmt.Errorf("the run is still held by its previous worker's lease: %s", out.Error)
 	}
 	r.Error, r.Permanent = out.Error, out.Permanent
 	r.Result, _ = json.Marshal(out.Answer)
