@@ -92,8 +92,7 @@ func (p *parser) agent(name string, n *yaml.Node) *AgentDef {
 		}
 	}
 	a.MaxIterations = p.y.Positive(fs["max_iterations"], what+": max_iterations")
-	a.Queue = p.queue(fs["queue"], what+": queue")
-	a.WorkspaceSync = p.workspaceSync(fs["workspace_sync"], what+": workspace_sync")
+	p.placement(a, fs, what)
 	if sp, ok := fs["system_prompt"]; ok {
 		a.SystemPrompt, a.PromptFile = p.prompt(sp, what)
 	}
@@ -130,9 +129,7 @@ func (p *parser) agent(name string, n *yaml.Node) *AgentDef {
 				p.y.Problem(x.Key, agent.ErrInvalid, "the command backend runs command: with the prompt on stdin; choose the model in that command's own flags", "%s: %s is not used by backend command", what, k)
 			}
 		}
-		if x, set := fs["queue"]; set {
-			p.y.Problem(x.Key, agent.ErrInvalid, "a command agent runs on the controller's host; only Delta agents (backend: delta) go on a cluster queue", "%s: queue: is not for backend command", what)
-		}
+
 	default:
 		if !a.Command.Empty() {
 			p.y.Problem(fs["command"].Key, agent.ErrInvalid, "add backend: command to run this command as the agent", "%s: command: is only for backend: command", what)
@@ -317,6 +314,15 @@ func checkDocPath(s string) error {
 		return nil
 	}
 	return board.CheckDocPath(s)
+}
+
+// placement reads where an agent runs: its queue: and workspace_sync:.
+func (p *parser) placement(a *AgentDef, fs map[string]agent.YAMLField, what string) {
+	a.Queue = p.queue(fs["queue"], what+": queue")
+	a.WorkspaceSync = p.workspaceSync(fs["workspace_sync"], what+": workspace_sync")
+	if x, set := fs["queue"]; set && a.Backend == BackendCommand {
+		p.y.Problem(x.Key, agent.ErrInvalid, "a command agent runs on the controller's host; only Delta agents (backend: delta) go on a cluster queue", "%s: queue: is not for backend command", what)
+	}
 }
 
 // queue reads a queue: value, a cluster queue name.
