@@ -16,14 +16,6 @@ import (
 	"github.com/deltakit/delta/lib/runs"
 )
 
-// deliveredOut is what `delta-workflow deliver` prints.
-type deliveredOut struct {
-	Outcome   string `json:"outcome"`
-	Error     string `json:"error"`
-	Answer    string `json:"answer"`
-	Permanent bool   `json:"permanent"`
-}
-
 // deliver runs a workflow task under its lease: one delivery to a
 // workflow's agent, made by `delta-workflow deliver` in the workflow's
 // shared workspace. Unlike a batch task it has no attempts of its own: a
@@ -87,7 +79,7 @@ func (w *worker) runDeliver(ctx context.Context, t cluster.Task) (cluster.Result
 	case res.Signal != "":
 		return r, fmt.Errorf("delta-workflow deliver killed by %s", res.Signal)
 	}
-	var out deliveredOut
+	var out cluster.Delivered
 	if jerr := json.Unmarshal([]byte(res.Stdout), &out); jerr != nil || out.Outcome == "" {
 		if res.ExitCode == runs.ExitConfig {
 			r.Status, r.Permanent, r.Error = cluster.ResultFailed, true, "configuration error (exit 126): "+lastLines(res.Stderr)

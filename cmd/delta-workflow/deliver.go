@@ -20,15 +20,6 @@ import (
 // it) on stdin, the outcome (JSON) on stdout.
 type DeliverCmd struct{}
 
-// Delivered is deliver's output: how the attempt ended.
-type Delivered struct {
-	Outcome   string `json:"outcome"` // succeeded, failed, waiting or interrupted
-	Error     string `json:"error,omitempty"`
-	Answer    string `json:"answer,omitempty"`
-	Permanent bool   `json:"permanent,omitempty"`
-	Started   bool   `json:"started,omitempty"`
-}
-
 // Run makes progress on the delivery, exactly as the controller does for
 // an agent of its own host, with two differences: delta-run dies with
 // this process (a worker that dies leaves the run to the next, which
@@ -70,7 +61,7 @@ func (c *DeliverCmd) Run(std cli.Stdio) error {
 	job := workflow.Job{Agent: &workflow.AgentDef{Name: w.Agent, Backend: workflow.BackendDelta}, Prompt: t.Message,
 		Delivery: &workflow.Delivery{UpTo: w.UpTo, Mark: w.Mark, Attempt: w.Attempt}, Log: io.MultiWriter(log, std.Err)}
 	res := b.Run(ctx, job)
-	out := Delivered{Outcome: res.Outcome.String(), Error: res.Err, Answer: res.Answer, Permanent: res.Permanent, Started: res.Started}
+	out := cluster.Delivered{Outcome: res.Outcome.String(), Error: res.Err, Answer: res.Answer, Permanent: res.Permanent, Started: res.Started}
 	enc := json.NewEncoder(std.Out)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(out); err != nil {

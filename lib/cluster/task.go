@@ -53,6 +53,16 @@ type WorkflowTask struct {
 	Attempt int   `json:"attempt"`
 }
 
+// Delivered is what a workflow task's delivery printed (delta-workflow
+// deliver): how the attempt ended, for the worker to publish.
+type Delivered struct {
+	Outcome   string `json:"outcome"` // succeeded, failed, waiting or interrupted
+	Error     string `json:"error,omitempty"`
+	Answer    string `json:"answer,omitempty"`
+	Permanent bool   `json:"permanent,omitempty"`
+	Started   bool   `json:"started,omitempty"`
+}
+
 // WorkflowBatch is the batch id under which an instance's deliveries are
 // queued: the instance's creation time keeps a later instance of the
 // same name from finding an earlier one's results.
