@@ -30,6 +30,7 @@ type BatchSubmitCmd struct {
 	Queue        string `required:"" help:"The queue the tasks go to: workers started with --queue NAME run them." placeholder:"NAME"`
 	Batch        string `help:"The batch id (default: a new one, YYYYMMDD_HHMMSS_hex). Submitting a batch again queues only its tasks not queued before." placeholder:"ID"`
 	MaxAttempts  int    `name:"max-attempts" default:"3" help:"Attempts per task at most: a task whose worker died is retried as a fresh run until then, and then recorded failed." placeholder:"N"`
+	Sync         string `name:"workspace-sync" enum:",none,git,shared" default:"" help:"How a run whose worker died goes on (default: workspace_sync: in the agent's agent.yaml, else none): none starts a fresh attempt; git continues the same run on the next worker from a snapshot of its workspace stored after each tool result (every task needs a git workspace); shared continues it in place (every worker's --root on storage they all mount at the same path)." placeholder:"POLICY"`
 }
 
 // submitted is what submit prints.
@@ -53,6 +54,10 @@ func (c *BatchSubmitCmd) Run(std cli.Stdio) error {
 		return err
 	}
 	tasks, err := readTasks(c.Tasks, c.Batch)
+	if err != nil {
+		return err
+	}
+	sync, err := batchSync(c.Sync, c.Agent, tasks)
 	if err != nil {
 		return err
 	}
@@ -82,7 +87,7 @@ func (c *BatchSubmitCmd) Run(std cli.Stdio) error {
 	}
 	queued := 0
 	for _, t := range tasks {
-		t.Agent, t.MaxAttempts = hash, c.MaxAttempts
+		t.Agent, t.MaxAttempts, t.Sync = hash, c.MaxAttempts, sync
 		// A task with a result is done: queueing it again past the
 		// stream's duplicate window would run it twice.
 		if r, err := cl.TaskResult(ctx, c.Batch, t.ID); err != nil {

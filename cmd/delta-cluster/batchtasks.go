@@ -8,8 +8,11 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/deltakit/delta/lib/cli"
 	"github.com/deltakit/delta/lib/cluster"
@@ -95,4 +98,53 @@ func parseTask(line []byte, batch string) (cluster.Task, error) {
 // signalContext is cancelled by SIGINT or SIGTERM.
 func signalContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// batchSync is the batch's workspace policy: the flag's, else the agent's
+// workspace_sync:, else none. git needs every task's workspace in git: a
+// snapshot is a change against the commit the workspace was cloned at.
+func batchSync(flag, agentDir string, tasks []cluster.Task) (string, error) {
+	sync := flag
+	if sync == "" {
+		var err error
+		if sync, err = agentSync(agentDir); err != nil {
+			return "", err
+		}
+	}
+	if err := cluster.CheckSync(sync); err != nil {
+		return "", cli.WithCode(cli.ExitUsage, "", err)
+	}
+	if sync == cluster.SyncGit {
+		for _, t := range tasks {
+			if t.Workspace == nil {
+				return "", cli.Errorf(cli.ExitUsage, `give each task a "workspace": {"git": URL}, or choose --workspace-sync shared or none`,
+					"task %s has no git workspace: workspace_sync git stores a run's workspace as a change against the commit its workspace was cloned at", t.ID)
+			}
+		}
+	}
+	if sync == cluster.SyncNone {
+		sync = ""
+	}
+	return sync, nil
+}
+
+// agentSync is the workspace_sync: key of the agent's agent.yaml ("" when unset).
+func agentSync(dir string) (string, error) {
+	for _, name := range []string{"agent.yaml", "agent.yml"} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		var a struct {
+			Sync string `yaml:"workspace_sync"`
+		}
+		if err := yaml.Unmarshal(data, &a); err != nil {
+			return "", cli.Errorf(cli.ExitUsage, "", "%s: %v", filepath.Join(dir, name), err)
+		}
+		if err := cluster.CheckSync(a.Sync); err != nil {
+			return "", cli.WithCode(cli.ExitUsage, "", fmt.Errorf("%s: %w", filepath.Join(dir, name), err))
+		}
+		return a.Sync, nil
+	}
+	return "", nil
 }

@@ -23,7 +23,7 @@ type InitCmd struct {
 
 // Help is the verb's manual text.
 func (c *InitCmd) Help() string {
-	return `Creates DELTA_JOURNAL, DELTA_INBOX, DELTA_TASKS and DELTA_RESULTS, the buckets delta_runs, delta_leases, delta_workers and delta_batches, and the object stores delta_io and delta_agents, on file storage with the given replicas. It is idempotent: run again, it changes nothing already right, and it can raise the replicas of an existing cluster. A single "delta cluster serve" runs it itself; a cluster of several nodes needs it once, after its nodes are up. It prints what it found and created as one JSON object.`
+	return `Creates DELTA_JOURNAL, DELTA_INBOX, DELTA_TASKS and DELTA_RESULTS, the buckets delta_runs, delta_leases, delta_workers and delta_batches, and the object stores delta_io, delta_agents and delta_snapshots, on file storage with the given replicas. It is idempotent: run again, it changes nothing already right, and it can raise the replicas of an existing cluster. A single "delta cluster serve" runs it itself; a cluster of several nodes needs it once, after its nodes are up. It prints what it found and created as one JSON object.`
 }
 
 // initReport is what init prints.

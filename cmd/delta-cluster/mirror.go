@@ -74,6 +74,7 @@ type mirrorRun struct {
 	fenced bool
 
 	side *sideWork
+	sync *mirrorSync // workspace snapshots (workspace_sync: git), or nil
 }
 
 // start connects, takes the lease and makes the cluster's copy agree
@@ -104,7 +105,7 @@ func (c *MirrorCmd) start(out *mirror.Writer) (*mirrorRun, error) {
 		}
 		return fail(mirror.Error, err)
 	}
-	m := &mirrorRun{cmd: c, c: cl, lease: lease, out: out}
+	m := &mirrorRun{cmd: c, c: cl, lease: lease, out: out, sync: newMirrorSync(c.RunID, c.RunDir, c.stderr)}
 	info, verb, err := m.agree(ctx)
 	if err != nil {
 		_ = lease.Release(context.Background())
@@ -155,9 +156,11 @@ func (m *mirrorRun) append(f mirror.Frame) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), m.cmd.Timeout+5*time.Second)
 	defer cancel()
+	snap := m.sync.before(ctx, m.c, f.Data, int(f.N))
 	err := m.w.Append(ctx, f.Data, int(f.N))
 	switch {
 	case err == nil:
+		m.sync.stored(ctx, m.c, snap)
 	case errors.Is(err, cluster.ErrFenced):
 		m.fail(mirror.Fenced, fmt.Errorf("another holder took the run over: the cluster refused its event %d (%w)", f.N, cluster.ErrFenced))
 	default:

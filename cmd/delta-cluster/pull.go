@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -36,6 +37,11 @@ func (c *PullCmd) Run(std cli.Stdio) error {
 		return err
 	}
 	defer cl.Close()
+	return c.pull(ctx, cl, std.Err)
+}
+
+// pull writes the run's copy into WorkDir through cl.
+func (c *PullCmd) pull(ctx context.Context, cl *cluster.Cluster, stderr io.Writer) error {
 	runDir := filepath.Join(c.WorkDir, runs.ControlDir, c.RunID)
 	if err := os.MkdirAll(runDir, 0o755); err != nil {
 		return fmt.Errorf("pull run %s: %w", c.RunID, err)
@@ -59,13 +65,13 @@ func (c *PullCmd) Run(std cli.Stdio) error {
 		return err
 	}
 	if err := pullIO(ctx, cl, c.RunID, runDir); err != nil {
-		fmt.Fprintf(std.Err, "delta-cluster: warning: %v\n", err)
+		fmt.Fprintf(stderr, "delta-cluster: warning: %v\n", err)
 	}
 	if meta, err = cl.GetRun(ctx, c.RunID); err == nil {
 		return writePulledMetadata(runDir, meta)
 	}
 	if errors.Is(err, cluster.ErrNoRun) {
-		fmt.Fprintf(std.Err, "delta-cluster: warning: the cluster holds no metadata.json of run %s; only its journal was pulled\n", c.RunID)
+		fmt.Fprintf(stderr, "delta-cluster: warning: the cluster holds no metadata.json of run %s; only its journal was pulled\n", c.RunID)
 		return nil
 	}
 	return err

@@ -96,7 +96,7 @@ func TestServeSingleNode(t *testing.T) {
 	}
 	var init initReport
 	deltaCluster(t, &init, "init", "--cluster", s.ready.URL, "--lease-ttl", "5s")
-	if init.Replicas != 1 || init.LeaseTTL != "5s" || len(init.Resources) != 10 {
+	if init.Replicas != 1 || init.LeaseTTL != "5s" || len(init.Resources) != len(cluster.Inventory()) {
 		t.Fatalf("init after serve: %+v", init)
 	}
 	for _, r := range init.Resources {
@@ -106,7 +106,7 @@ func TestServeSingleNode(t *testing.T) {
 	}
 	var st statusReport
 	deltaCluster(t, &st, "status", "--cluster", s.ready.URL, "--json")
-	if len(st.Nodes) != 1 || st.Nodes[0].Name != "s1" || st.Nodes[0].Leads != 10 {
+	if len(st.Nodes) != 1 || st.Nodes[0].Name != "s1" || st.Nodes[0].Leads != len(cluster.Inventory()) {
 		t.Fatalf("status nodes: %+v", st.Nodes)
 	}
 	if code := s.stop(t, syscall.SIGTERM); code != 0 {

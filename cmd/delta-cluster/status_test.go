@@ -49,7 +49,7 @@ func TestStatusShowsWorkersAndLeases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"DELTA_JOURNAL  stream", "w1      h1    gpu    4      1     42", "run.b1.t1  h1    43   w1"} {
+	for _, want := range []string{"DELTA_JOURNAL    stream", "w1      h1    gpu    4      1     42", "run.b1.t1  h1    43   w1"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("status table lacks %q:\n%s", want, out)
 		}

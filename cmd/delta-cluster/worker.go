@@ -115,8 +115,11 @@ func (c *WorkerCmd) newWorker(std cli.Stdio) (*worker, error) {
 	w := &worker{c: cl, std: std, queue: c.Queue, name: c.Name, host: host, root: root, slots: c.Slots,
 		ackWait: c.AckWait, clusterURL: c.Cluster, cred: c.ClusterCreds, deltaRun: deltaRun, drain: make(chan struct{}), busyMoved: make(chan struct{}, 1)}
 	w.stopped, w.interrupt = context.WithCancel(context.Background())
-	if w.ttl, err = cl.LeaseTTL(ctx); err == nil {
-		w.cons, err = w.consumer(ctx)
+	// A worker started while its node is cut off or just healed gets
+	// "JetStream temporarily unavailable" (503): it waits that out as
+	// every other cluster operation does, instead of exiting.
+	if w.ttl, err = cluster.Retrying(ctx, cl.LeaseTTL); err == nil {
+		w.cons, err = cluster.Retrying(ctx, w.consumer)
 	}
 	if err != nil {
 		cl.Close()

@@ -29,13 +29,14 @@ type outcome struct {
 const childGrace = 10 * time.Second
 
 // runTask prepares the attempt's agent and workspace and runs delta-run
-// on them as a child, heartbeating the task while it runs.
+// on them as a child, heartbeating the task while it runs: a new run, or
+// with cont the attempt's run continued from where its worker died.
 //
 // The child runs under lib/execute's guard (delta-exec-guard): in a
 // session and process group of its own, and killed with everything it
 // started when this worker dies, even by SIGKILL, on Linux and macOS
 // alike — the guard sees its socket to the worker close.
-func (w *worker) runTask(m jetstream.Msg, t cluster.Task, run string, lease *cluster.Lease) outcome {
+func (w *worker) runTask(m jetstream.Msg, t cluster.Task, rec *cluster.TaskRecord, i int, lease *cluster.Lease, cont bool) outcome {
 	ctx, cancel := context.WithCancel(w.stopped)
 	defer cancel()
 	go func() { // the task's lease lost: someone else may run it now
@@ -50,24 +51,54 @@ func (w *worker) runTask(m jetstream.Msg, t cluster.Task, run string, lease *clu
 	if err != nil {
 		return outcome{handBack: err}
 	}
-	ws := filepath.Join(w.root, t.Batch, run)
-	if err := prepareWorkspace(ctx, ws, t.Workspace); err != nil {
+	a := &rec.Attempts[i]
+	var argv []string
+	if cont {
+		argv, err = w.continueArgv(ctx, t, *a, agentDir)
+	} else {
+		argv, err = w.startArgv(ctx, t, rec, i, agentDir)
+	}
+	if err != nil {
 		return outcome{handBack: err}
 	}
-	argv := []string{w.deltaRun, "run", agentDir, "-w", ws, "--run-id", run, "-m", t.Message,
-		"--approvals", "deny", "--format", "json"}
-	if t.LLM != "" {
-		argv = append(argv, "--llm", t.LLM)
+	env := w.childEnv(t)
+	if t.Sync == cluster.SyncGit {
+		env = append(env, cluster.EnvSync+"="+cluster.SyncGit, cluster.EnvSyncBase+"="+a.Base)
 	}
 	res, err := execute.Run(ctx, execute.Spec{
-		Argv: argv, Dir: ws, Env: w.childEnv(t), KillGrace: childGrace,
-		StderrFile: filepath.Join(w.root, t.Batch, run+".log"), MaxCapture: 16 << 20,
+		Argv: argv, Dir: a.Workspace, Env: env, KillGrace: childGrace,
+		StderrFile: filepath.Join(w.root, t.Batch, a.RunID+".log"), MaxCapture: 16 << 20,
 	})
 	if err != nil {
 		return outcome{handBack: fmt.Errorf("start delta-run: %w", err)}
 	}
-	base := cluster.Result{Batch: t.Batch, Task: t.ID, RunID: run, Host: w.host, Worker: w.name}
+	base := cluster.Result{Batch: t.Batch, Task: t.ID, RunID: a.RunID, Host: w.host, Worker: w.name}
 	return childOutcome(base, res, lease.Err())
+}
+
+// startArgv prepares a new run's workspace (its base commit recorded for
+// workspace_sync: git) and returns the delta-run command that starts it.
+func (w *worker) startArgv(ctx context.Context, t cluster.Task, rec *cluster.TaskRecord, i int, agentDir string) ([]string, error) {
+	a := &rec.Attempts[i]
+	if err := prepareWorkspace(ctx, a.Workspace, t.Workspace); err != nil {
+		return nil, err
+	}
+	if t.Sync == cluster.SyncGit {
+		base, err := gitHead(ctx, a.Workspace)
+		if err != nil {
+			return nil, fmt.Errorf("workspace_sync git: the workspace's base commit: %w", err)
+		}
+		a.Base = base
+		if err := w.c.SaveTaskRecord(ctx, t.Batch, t.ID, rec); err != nil {
+			return nil, err
+		}
+	}
+	argv := []string{w.deltaRun, "run", agentDir, "-w", a.Workspace, "--run-id", a.RunID, "-m", t.Message,
+		"--approvals", "deny", "--format", "json"}
+	if t.LLM != "" {
+		argv = append(argv, "--llm", t.LLM)
+	}
+	return argv, nil
 }
 
 // childOutcome turns delta-run's exit into an outcome.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -89,6 +90,10 @@ func (w *worker) attempt(ctx context.Context, m jetstream.Msg, t cluster.Task, l
 	if died >= 0 && w.republish(ctx, m, t, rec, died) {
 		return
 	}
+	if died >= 0 && w.continuable(t, rec.Attempts[died]) {
+		w.continueAttempt(ctx, m, t, rec, died, lease)
+		return
+	}
 	if n := len(rec.Attempts); n >= t.MaxAttempts {
 		w.giveUp(ctx, m, t, rec)
 		return
@@ -96,14 +101,20 @@ func (w *worker) attempt(ctx context.Context, m jetstream.Msg, t cluster.Task, l
 	n := len(rec.Attempts) + 1
 	run := cluster.RunID(t.Batch, t.ID, n)
 	rec.Attempts = append(rec.Attempts, cluster.Attempt{RunID: run, Status: cluster.AttemptRunning, Worker: w.name, Host: w.host,
-		Start: time.Now().UTC().Format(time.RFC3339)})
+		Start: time.Now().UTC().Format(time.RFC3339), Workspace: filepath.Join(w.root, t.Batch, run)})
 	if err := w.c.SaveTaskRecord(ctx, t.Batch, t.ID, rec); err != nil {
 		w.handBack(m, t, err)
 		return
 	}
 	w.logf("task %s of batch %s: attempt %d, run %s", t.ID, t.Batch, n, run)
-	out := w.runTask(m, t, run, lease)
-	last := &rec.Attempts[n-1]
+	w.runAttempt(m, t, rec, n-1, lease, false)
+}
+
+// runAttempt runs attempt i's run (started, or continued when cont) and
+// settles the task with how it ended.
+func (w *worker) runAttempt(m jetstream.Msg, t cluster.Task, rec *cluster.TaskRecord, i int, lease *cluster.Lease, cont bool) {
+	out := w.runTask(m, t, rec, i, lease, cont)
+	last := &rec.Attempts[i]
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	if out.handBack != nil {
@@ -115,7 +126,7 @@ func (w *worker) attempt(ctx context.Context, m jetstream.Msg, t cluster.Task, l
 		return
 	}
 	last.Status = out.result.Status
-	out.result.Attempt, out.result.Previous = n, rec.Attempts[:n-1]
+	out.result.Attempt, out.result.Previous = i+1, rec.Attempts[:i]
 	w.settle(ctx, m, t, rec, out.result)
 }
 

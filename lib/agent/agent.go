@@ -18,6 +18,10 @@ type Agent struct {
 	Name        string
 	Version     string
 	Description string
+	// WorkspaceSync is how the agent's run goes on when the cluster
+	// worker running it dies (none, git or shared; delta-cluster reads
+	// it: the engine does nothing with it).
+	WorkspaceSync string
 
 	LLM              LLMConfig
 	SystemPromptPath string

@@ -11,7 +11,7 @@ import (
 
 // Keys of agent.yaml and its blocks.
 var (
-	agentKeys  = []string{"name", "version", "description", "llm", "system_prompt", "max_iterations", "max_turns", "max_tool_rounds_per_input", "parallel_tool_calls", "max_parallel_tools", "tool_timeout_ms", "output", "exec_wrapper", "loop_detection", "approval", "env", "imports", "tools", "mcp_servers", "plugins", "lifecycle_hooks", "hooks", "subagents", "sandbox"}
+	agentKeys  = []string{"name", "version", "description", "llm", "system_prompt", "max_iterations", "max_turns", "max_tool_rounds_per_input", "parallel_tool_calls", "max_parallel_tools", "tool_timeout_ms", "output", "exec_wrapper", "loop_detection", "approval", "env", "imports", "tools", "mcp_servers", "plugins", "lifecycle_hooks", "hooks", "subagents", "sandbox", "workspace_sync"}
 	llmKeys    = []string{"provider", "model", "base_url", "script", "temperature", "max_tokens", "top_p", "frequency_penalty", "presence_penalty", "stop", "seed", "price", "timeout_ms", "context_window", "reasoning_effort", "api", "first_byte_timeout_ms", "idle_timeout_ms", "cache", "max_cost_usd", "prices", "images"}
 	envKeys    = []string{"inherit", "passthrough", "deny", "inherit_secrets"}
 	loopKeys   = []string{"enabled", "window"}
@@ -32,6 +32,10 @@ func (l *loader) decodeAgent(d *doc, root *yaml.Node, a *Agent) field {
 	}
 	a.Version = d.str(f["version"], "version")
 	a.Description = d.str(f["description"], "description")
+	a.WorkspaceSync = d.str(f["workspace_sync"], "workspace_sync")
+	if v := a.WorkspaceSync; v != "" && v != "none" && v != "git" && v != "shared" {
+		d.problem(f["workspace_sync"].value, ErrInvalid, "workspace_sync: none, git or shared", "unknown workspace_sync %q", v)
+	}
 	a.MaxIterations = d.positive(f["max_iterations"], "max_iterations")
 	a.ToolTimeoutMS = d.positive(f["tool_timeout_ms"], "tool_timeout_ms")
 	a.MaxTurns = d.positive(f["max_turns"], "max_turns")

@@ -19,7 +19,7 @@ func Inventory() []Resource {
 	for _, b := range []string{RunsBucket, LeaseBucket, WorkerBucket, BatchBucket} {
 		out = append(out, Resource{Kind: "bucket", Name: b, Stream: "KV_" + b})
 	}
-	for _, o := range []string{IOStore, AgentStore} {
+	for _, o := range objectStores {
 		out = append(out, Resource{Kind: "object store", Name: o, Stream: "OBJ_" + o})
 	}
 	return out

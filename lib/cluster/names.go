@@ -32,7 +32,13 @@ const (
 	BatchBucket  = "delta_batches" // one record per submitted batch
 	IOStore      = "delta_io"      // io/ records of mirrored runs
 	AgentStore   = "delta_agents"  // agent directories of batches, by content hash
+	// SnapshotStore holds the workspace snapshots of runs whose tasks
+	// carry their workspace in git (workspace_sync: git).
+	SnapshotStore = "delta_snapshots"
 )
+
+// objectStores are the object stores Init creates, in order.
+var objectStores = []string{IOStore, AgentStore, SnapshotStore}
 
 // Subjects. Run ids, batch ids, task ids and queue names hold only
 // [A-Za-z0-9._-]; a dot splits a subject into tokens, which keeps every

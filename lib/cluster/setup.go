@@ -42,7 +42,7 @@ func (c *Cluster) Init(ctx context.Context, s Settings) error {
 			return fmt.Errorf("create bucket %s: %w", cfg.Bucket, err)
 		}
 	}
-	for _, name := range []string{IOStore, AgentStore} {
+	for _, name := range objectStores {
 		cfg := jetstream.ObjectStoreConfig{Bucket: name, Storage: jetstream.FileStorage, Replicas: s.Replicas}
 		if _, err := c.JS.CreateOrUpdateObjectStore(ctx, cfg); err != nil {
 			return fmt.Errorf("create object store %s: %w", name, err)

@@ -23,6 +23,10 @@ type Task struct {
 	LLM         string            `json:"llm,omitempty"`
 	Agent       string            `json:"agent"` // the agent's content hash in AgentStore
 	MaxAttempts int               `json:"max_attempts"`
+	// Sync is how a run whose worker died continues: SyncNone ("") as
+	// a fresh attempt, SyncGit or SyncShared as the same run on the
+	// next worker.
+	Sync string `json:"workspace_sync,omitempty"`
 	// Workflow, when set, makes the task one delivery to a workflow's
 	// agent (delta workflow --cluster, the agent on a queue) instead of
 	// a batch line: Message is the delivery's digest.
@@ -129,6 +133,14 @@ type Attempt struct {
 	Host   string `json:"host,omitempty"`
 	Start  string `json:"start,omitempty"` // RFC 3339
 	Error  string `json:"error,omitempty"` // why an interrupted attempt stopped, when known
+	// Workspace is the attempt's workspace on its worker's host, and
+	// Base the commit it was cloned at (workspace_sync: git): what the
+	// next worker needs to continue the attempt's run.
+	Workspace string `json:"workspace,omitempty"`
+	Base      string `json:"base,omitempty"`
+	// Continued counts the times another worker continued this
+	// attempt's run after its worker died.
+	Continued int `json:"continued,omitempty"`
 }
 
 // Attempt statuses besides the result statuses.
