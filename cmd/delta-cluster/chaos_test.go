@@ -86,6 +86,10 @@ func TestChaos(t *testing.T) {
 	batches := f.submitted()
 	for _, b := range batches {
 		poll(t, "batch "+b+" to finish", func() bool {
+			// A worker restarted just after a heal may still have
+			// given up on the cluster: start it again.
+			c.reap()
+			c.restartDead()
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			s, err := f.cl.Status(ctx, b)

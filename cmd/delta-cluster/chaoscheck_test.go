@@ -44,6 +44,8 @@ func chaosCheck(t *testing.T, cl *cluster.Cluster, environ []string, batches []s
 			status[r.Status]++
 			attempts += r.Attempt
 			if r.Status != cluster.ResultCompleted {
+				// Allowed (a fault may fail a run), but worth reading.
+				t.Logf("task %s of %s: %s as run %s after %d attempts: %s", id, b, r.Status, r.RunID, r.Attempt, r.Error)
 				continue
 			}
 			for _, call := range []string{"call_0_0", "call_1_0"} {

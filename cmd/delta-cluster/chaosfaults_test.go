@@ -45,6 +45,7 @@ func (c *chaos) startWorker(name string) {
 
 // step injects or repairs one fault, chosen at random.
 func (c *chaos) step() {
+	c.reap()
 	switch c.rng.Intn(4) {
 	case 0:
 		c.nodeFault()
@@ -53,7 +54,9 @@ func (c *chaos) step() {
 			names := c.names()
 			name := names[c.rng.Intn(len(names))]
 			p := c.workers[name]
-			p.signal(c.t, syscall.SIGKILL)
+			// It may have exited by itself since reap: then the kill
+			// finds it gone, which is as good.
+			_ = p.cmd.Process.Signal(syscall.SIGKILL)
 			p.wait(c.t)
 			delete(c.workers, name)
 			c.dead = append(c.dead, name)
@@ -92,16 +95,42 @@ func (c *chaos) nodeFault() {
 	}
 }
 
-// repairAll heals and restarts everything.
-func (c *chaos) repairAll() {
-	for c.down >= 0 || c.isolated >= 0 {
-		c.nodeFault()
+// reap moves the workers that exited by themselves to the dead ones
+// (a worker started while its node is cut off from the majority gives
+// up at once: JetStream answers 503 when it creates its consumer).
+func (c *chaos) reap() {
+	for _, name := range c.names() {
+		p := c.workers[name]
+		select {
+		case <-p.done:
+			delete(c.workers, name)
+			c.dead = append(c.dead, name)
+			why := strings.TrimSpace(p.Stderr())
+			if i := strings.LastIndexByte(why, '\n'); i >= 0 {
+				why = why[i+1:]
+			}
+			c.record(fmt.Sprintf("worker exited %s by itself (exit %d): %s", name, p.cmd.ProcessState.ExitCode(), why))
+		default:
+		}
 	}
+}
+
+// restartDead restarts every dead worker.
+func (c *chaos) restartDead() {
 	for _, name := range c.dead {
 		c.startWorker(name)
 		c.record("worker restart " + name)
 	}
 	c.dead = nil
+}
+
+// repairAll heals and restarts everything.
+func (c *chaos) repairAll() {
+	for c.down >= 0 || c.isolated >= 0 {
+		c.nodeFault()
+	}
+	c.reap()
+	c.restartDead()
 }
 
 func (c *chaos) names() []string {
