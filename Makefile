@@ -19,7 +19,7 @@ define plugin_manifest
 cd $(1) && { command -v sha256sum >/dev/null && sha256sum $(FIRST_PARTY_PLUGINS) || shasum -a 256 $(FIRST_PARTY_PLUGINS); } > delta-plugins.sha256.tmp && mv delta-plugins.sha256.tmp delta-plugins.sha256
 endef
 
-.PHONY: all build install test bench man check demo proto clean cross snapshot
+.PHONY: all build install test bench man check demo proto clean cross snapshot chaos
 
 all: build
 
@@ -77,6 +77,15 @@ cross:
 GORELEASER ?= goreleaser
 snapshot:
 	$(GORELEASER) release --snapshot --clean
+
+## chaos: the randomized fault run of the cluster (cmd/delta-cluster TestChaos):
+## batches on three workers over a three-node in-process cluster while nodes
+## are killed, isolated and restarted and workers SIGKILLed, then checks every
+## mirrored journal's seq and hash chain, each tool call run at most once and
+## one result per task. DELTA_CHAOS_DURATION (default 3m), DELTA_CHAOS_SEED
+## (printed, to replay a failure). Not part of make test, nor of CI.
+chaos:
+	DELTA_CHAOS=1 $(GO) test -run '^TestChaos$$' -timeout 30m -v ./cmd/delta-cluster/
 
 ## bench: the speed and memory benchmarks (BenchmarkDeltaRunVsMinimalClient
 ## in cmd/delta-run reports the agent loop against a minimal client)
