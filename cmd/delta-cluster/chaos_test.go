@@ -69,7 +69,8 @@ func TestChaos(t *testing.T) {
 	for _, name := range []string{"w1", "w2", "w3"} {
 		c.startWorker(name)
 	}
-	f := &feeder{environ: environ, bin: filepath.Join(clitest.BinDir(t), "delta-cluster"), agent: writeAgent(t, chaosAgent), marker: marker, tmp: t.TempDir(), cl: clustertest.Connect(t, url)}
+	f := &feeder{environ: environ, bin: filepath.Join(clitest.BinDir(t), "delta-cluster"), agent: writeAgent(t, chaosAgent), marker: marker, tmp: t.TempDir(), cl: clustertest.Connect(t, url),
+		base: gitBase(t), sync: map[string]string{}}
 	stop := make(chan struct{})
 	var fed sync.WaitGroup
 	fed.Add(1)
@@ -96,7 +97,7 @@ func TestChaos(t *testing.T) {
 			return err == nil && s.Done == s.Total
 		})
 	}
-	sum := chaosCheck(t, f.cl, environ, batches, marker)
+	sum := chaosCheck(t, f.cl, environ, batches, marker, f.sync)
 	t.Logf("chaos summary: seed %d; faults %v; submit errors %d; %s", seed, c.faults, f.errors(), sum)
 }
 
@@ -127,6 +128,8 @@ type feeder struct {
 	bin, agent, marker  string
 	tmp                 string
 	cl                  *cluster.Cluster
+	base                string            // the git repository git-synced tasks clone
+	sync                map[string]string // each batch's workspace policy
 	mu                  sync.Mutex
 	batches             []string
 	failedSubmits, next int
@@ -156,17 +159,22 @@ func (f *feeder) feed(stop <-chan struct{}) {
 	}
 }
 
+// chaosSyncs are the workspace policies batches take in turn: a dead
+// worker's task starts afresh (none) or its run is continued (git, shared).
+var chaosSyncs = []string{"none", "git", "shared"}
+
 func (f *feeder) submit(b string) bool {
+	policy := chaosSyncs[f.next%len(chaosSyncs)]
 	var tasks strings.Builder
 	for i := 1; i <= chaosTasks; i++ {
-		fmt.Fprintf(&tasks, `{"id":"t%d","message":"mark","env":{"MARKER":%q}}`+"\n", i, f.marker)
+		fmt.Fprintf(&tasks, `{"id":"t%d","message":"mark","env":{"MARKER":%q},"workspace":{"git":%q}}`+"\n", i, f.marker, f.base)
 	}
 	file := filepath.Join(f.tmp, b+".jsonl")
 	if err := os.WriteFile(file, []byte(tasks.String()), 0o644); err != nil {
 		return false
 	}
 	cmd := exec.Command(f.bin, "batch", "submit", file, "--agent", f.agent,
-		"--queue", "qc", "--batch", b, "--max-attempts", "20")
+		"--queue", "qc", "--batch", b, "--max-attempts", "20", "--workspace-sync", policy)
 	cmd.Env = f.environ
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -176,6 +184,7 @@ func (f *feeder) submit(b string) bool {
 	}
 	if len(f.batches) == 0 || f.batches[len(f.batches)-1] != b {
 		f.batches = append(f.batches, b)
+		f.sync[b] = policy
 	}
 	return true
 }
