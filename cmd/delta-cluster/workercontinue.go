@@ -26,8 +26,13 @@ import (
 // workspace where the dead worker left it. delta-run continue then
 // reports the call that was in flight as interrupted and goes on.
 
-// continuable says whether attempt a's run can be continued here.
+// continuable says whether attempt a's run can be continued here. A run
+// that took down its worker --max-attempts times is not continued again
+// (it may be what kills them): the task goes on as without a policy.
 func (w *worker) continuable(t cluster.Task, a cluster.Attempt) bool {
+	if a.Continued >= t.MaxAttempts {
+		return false
+	}
 	switch t.Sync {
 	case cluster.SyncGit:
 		if a.Base == "" || t.Workspace == nil {
