@@ -90,6 +90,12 @@ func (w *worker) attempt(ctx context.Context, m jetstream.Msg, t cluster.Task, l
 	if died >= 0 && w.republish(ctx, m, t, rec, died) {
 		return
 	}
+	// An attempt that ended but whose result never got published (the
+	// result stream had no leader for longer than the publish waited):
+	// its run is done, so its result is published, not run again.
+	if n := len(rec.Attempts); died < 0 && n > 0 && ended(rec.Attempts[n-1].Status) && w.republish(ctx, m, t, rec, n-1) {
+		return
+	}
 	if died >= 0 && w.continuable(t, rec.Attempts[died]) {
 		w.continueAttempt(ctx, m, t, rec, died, lease)
 		return
@@ -128,6 +134,11 @@ func (w *worker) runAttempt(m jetstream.Msg, t cluster.Task, rec *cluster.TaskRe
 	last.Status = out.result.Status
 	out.result.Attempt, out.result.Previous = i+1, rec.Attempts[:i]
 	w.settle(ctx, m, t, rec, out.result)
+}
+
+// ended says whether an attempt status is a run's end.
+func ended(status string) bool {
+	return status == cluster.ResultCompleted || status == cluster.ResultFailed || status == cluster.ResultWaiting
 }
 
 // republish publishes the result of attempt i, whose worker died, when
