@@ -146,7 +146,7 @@ func (c *StopCmd) stopAgent(std cli.Stdio, dir string, t target) error {
 // ListCmd lists the agents of the instances here.
 type ListCmd struct {
 	All  bool `help:"List every instance this user started, wherever it is, not only those working here."`
-	JSON bool `help:"Print a JSON array of {name, agent, instance, dir, source, status, run_id, runs, unread, runner_pid}; unread is -1 when the board cannot be reached (its cluster is down)."`
+	JSON bool `help:"Print a JSON array of {name, agent, instance, dir, workspace, source, status, run_id, runs, unread, runner_pid} (workspace: where the agents' runs are); unread is -1 when the board cannot be reached (its cluster is down)."`
 }
 
 // listed is one agent of list.
@@ -155,6 +155,7 @@ type listed struct {
 	Agent     string `json:"agent"`
 	Instance  string `json:"instance"`
 	Dir       string `json:"dir"`
+	Workspace string `json:"workspace,omitempty"`
 	Source    string `json:"source"`
 	Status    string `json:"status"`
 	RunID     string `json:"run_id,omitempty"`
@@ -243,7 +244,7 @@ func listInstance(dir string, stderr io.Writer) ([]listed, error) {
 	runner, _ := workflow.LiveRunner(dir)
 	var rows []listed
 	for _, name := range names {
-		l := listed{Name: name + "@" + st.Instance, Agent: name, Instance: st.Instance, Dir: dir, Source: filepath.Base(st.File), Status: workflow.StatusStopped}
+		l := listed{Name: name + "@" + st.Instance, Agent: name, Instance: st.Instance, Dir: dir, Workspace: st.Workspace, Source: filepath.Base(st.File), Status: workflow.StatusStopped}
 		if as, _ := workflow.ReadAgentStatus(dir, name); as != nil {
 			l.RunID, l.Runs = as.RunID, as.Runs
 			if runner != nil {
