@@ -26,7 +26,7 @@ type PsCmd struct {
 
 // Help is ps's description in --help and the man page.
 func (*PsCmd) Help() string {
-	return `ps shows every agent in one table, newest first: the runs of the workspace (a subagent's source names its parent), the agents of every workflow instance this user started (delta workflow list --all: NAME is AGENT@INSTANCE, SOURCE the workflow file), and with --cluster (or DELTA_CLUSTER) the runs the cluster holds, with the host each runs on. A run seen in more than one place is one row. Columns: NAME, SOURCE, HOST, STATUS, AGE (since its last change). A source that cannot be read (no delta-workflow installed, a cluster that does not answer) is a warning on stderr; the others are still shown.`
+	return `ps shows every agent in one table, newest first: the runs of the workspace (a subagent's source names its parent), the agents of every workflow instance this user started (delta workflow list --all: NAME is AGENT@INSTANCE, SOURCE the workflow file; HOST, STATUS and AGE are those of the agent's run, so an agent on a cluster queue shows the host of the worker running it, and one without a run yet its controller's status), and with --cluster (or DELTA_CLUSTER) the runs the cluster holds, with the host each runs on (the cluster's record of a run, when newer, gives its status and age). A run seen in more than one place is one row. Columns: NAME, SOURCE, HOST, STATUS, AGE (since its last change). A source that cannot be read (no delta-workflow installed, a cluster that does not answer) is a warning on stderr; the others are still shown.`
 }
 
 // psRow is one agent of ps.
@@ -96,16 +96,22 @@ func (c *PsCmd) localRows(stderr io.Writer) []psRow {
 		if m.ParentRunID != "" {
 			source = "subagent of " + m.ParentRunID
 		}
-		status := string(m.Status)
-		if runs.Stale(&m) {
-			status += " (stale)"
-		}
-		if w := waitingFor(m); w != "" {
-			status += " (" + w + ")"
-		}
-		rows = append(rows, psRow{Name: m.RunID, Source: source, Host: m.Hostname, Status: status, Updated: m.UpdatedAt, RunID: m.RunID, Workspace: m.WorkDir})
+		rows = append(rows, psRow{Name: m.RunID, Source: source, Host: m.Hostname, Status: runStatus(m), Updated: m.UpdatedAt, RunID: m.RunID, Workspace: m.WorkDir})
 	}
 	return rows
+}
+
+// runStatus is a run's STATUS: its status, and why it is stale or what
+// it waits for.
+func runStatus(m runs.Metadata) string {
+	status := string(m.Status)
+	if runs.Stale(&m) {
+		status += " (stale)"
+	}
+	if w := waitingFor(m); w != "" {
+		status += " (" + w + ")"
+	}
+	return status
 }
 
 // workflowAgentRow is what delta workflow list --json prints per agent.
@@ -115,6 +121,9 @@ type workflowAgentRow struct {
 	Status string `json:"status"`
 	RunID  string `json:"run_id"`
 	Dir    string `json:"dir"`
+	// Workspace is where the agents' runs are (for agents on a cluster
+	// queue, the directory every worker of the queue mounts).
+	Workspace string `json:"workspace"`
 }
 
 // workflowRows are the agents of every workflow instance this user
@@ -131,9 +140,30 @@ func workflowRows(stderr io.Writer) []psRow {
 	host, _ := os.Hostname()
 	var rows []psRow
 	for _, a := range agents {
-		rows = append(rows, psRow{Name: a.Name, Source: "workflow " + a.Source, Host: host, Status: a.Status, RunID: a.RunID, instanceDir: a.Dir})
+		r := psRow{Name: a.Name, Source: "workflow " + a.Source, Host: host, Status: a.Status, RunID: a.RunID, instanceDir: a.Dir}
+		agentRun(&r, a)
+		rows = append(rows, r)
 	}
 	return rows
+}
+
+// agentRun completes a workflow agent's row from its run: the host that
+// runs it (a cluster worker's, for an agent on a queue, not the
+// controller's), its status and its last change. An agent without a run
+// yet keeps its controller's status.
+func agentRun(r *psRow, a workflowAgentRow) {
+	if a.RunID == "" || a.Workspace == "" {
+		return
+	}
+	dir, err := runs.Find(a.Workspace, a.RunID)
+	if err != nil {
+		return
+	}
+	m, err := runs.ReadMetadata(dir)
+	if err != nil {
+		return
+	}
+	r.Host, r.Status, r.Updated, r.Workspace = m.Hostname, runStatus(*m), m.UpdatedAt, a.Workspace
 }
 
 // clusterRow is what delta-cluster list-runs --format json prints per run.
@@ -204,6 +234,11 @@ func mergeRows(rows, more []psRow) []psRow {
 		}
 		if m.Source == "cluster" && m.Host != "" {
 			r.Host = m.Host
+		}
+		if m.Source == "cluster" && m.Updated.After(r.Updated) {
+			// The cluster's record is the holder's, newer than the
+			// files here (another host's copy, or none).
+			r.Status, r.Updated = m.Status, m.Updated
 		}
 	}
 	return rows

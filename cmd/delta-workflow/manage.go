@@ -52,7 +52,7 @@ func (c *StopCmd) Run(std cli.Stdio) error {
 	if t.Agent != "" {
 		return c.stopAgent(std, dir, t)
 	}
-	ok, err := workflow.StopRunner(dir, c.Timeout)
+	ok, err := stopInstance(dir, c.Timeout, std.Err)
 	if err != nil {
 		return err
 	}
@@ -61,6 +61,19 @@ func (c *StopCmd) Run(std cli.Stdio) error {
 	}
 	fmt.Fprintf(std.Out, "stopped @%s\n", t.Instance)
 	return nil
+}
+
+// stopInstance stops the instance's runner, then the runs of its agents
+// that workers of its cluster hold (the runner, stopping, no longer
+// waits for them, but they would go on). It reports whether anything was
+// running.
+func stopInstance(dir string, timeout time.Duration, stderr io.Writer) (bool, error) {
+	ok, err := workflow.StopRunner(dir, timeout)
+	if err != nil {
+		return ok, err
+	}
+	stopped, err := stopClusterRuns(dir, nil, timeout, stderr)
+	return ok || len(stopped) > 0, err
 }
 
 // stopAll stops the runner of every instance running.
@@ -76,7 +89,7 @@ func (c *StopCmd) stopAll(std cli.Stdio) error {
 	stopped := 0
 	var errs []error
 	for _, dir := range dirs {
-		ok, err := workflow.StopRunner(dir, c.Timeout)
+		ok, err := stopInstance(dir, c.Timeout, std.Err)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", dir, err))
 			continue
@@ -117,6 +130,11 @@ func (c *StopCmd) stopAgent(std cli.Stdio, dir string, t target) error {
 	deadline := time.Now().Add(c.Timeout)
 	for time.Now().Before(deadline) {
 		if st, _ := workflow.ReadAgentStatus(dir, t.Agent); st != nil && st.Status == workflow.StatusStopped {
+			// A worker's run of the agent goes on after its controller
+			// stopped waiting for it: stop it too.
+			if _, err := stopClusterRuns(dir, []string{t.Agent}, c.Timeout, std.Err); err != nil {
+				return err
+			}
 			fmt.Fprintf(std.Out, "stopped %s\n", t)
 			return nil
 		}
@@ -128,7 +146,7 @@ func (c *StopCmd) stopAgent(std cli.Stdio, dir string, t target) error {
 // ListCmd lists the agents of the instances here.
 type ListCmd struct {
 	All  bool `help:"List every instance this user started, wherever it is, not only those working here."`
-	JSON bool `help:"Print a JSON array of {name, agent, instance, dir, source, status, run_id, runs, unread, runner_pid}; unread is -1 when the board cannot be reached (its cluster is down)."`
+	JSON bool `help:"Print a JSON array of {name, agent, instance, dir, workspace, source, status, run_id, runs, unread, runner_pid} (workspace: where the agents' runs are); unread is -1 when the board cannot be reached (its cluster is down)."`
 }
 
 // listed is one agent of list.
@@ -137,6 +155,7 @@ type listed struct {
 	Agent     string `json:"agent"`
 	Instance  string `json:"instance"`
 	Dir       string `json:"dir"`
+	Workspace string `json:"workspace,omitempty"`
 	Source    string `json:"source"`
 	Status    string `json:"status"`
 	RunID     string `json:"run_id,omitempty"`
@@ -225,7 +244,7 @@ func listInstance(dir string, stderr io.Writer) ([]listed, error) {
 	runner, _ := workflow.LiveRunner(dir)
 	var rows []listed
 	for _, name := range names {
-		l := listed{Name: name + "@" + st.Instance, Agent: name, Instance: st.Instance, Dir: dir, Source: filepath.Base(st.File), Status: workflow.StatusStopped}
+		l := listed{Name: name + "@" + st.Instance, Agent: name, Instance: st.Instance, Dir: dir, Workspace: st.Workspace, Source: filepath.Base(st.File), Status: workflow.StatusStopped}
 		if as, _ := workflow.ReadAgentStatus(dir, name); as != nil {
 			l.RunID, l.Runs = as.RunID, as.Runs
 			if runner != nil {
